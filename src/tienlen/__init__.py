@@ -1,0 +1,36 @@
+"""tienlen: the rules of Tiến Lên as data, complete move generation, games and records.
+
+The core (this package's top-level modules) is pure Python with no I/O and no third-party
+dependency; ``tienlen.players`` and ``tienlen.apps`` build on it, never the reverse.
+"""
+
+from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
+from .combos import PASS, Combo, Move, beats, classify, why_not_beats
+from .game import Action, Chop, Game, IllegalMoveError, TradeOffer
+from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
+
+__all__ = [
+    "INSTANT_WINS",
+    "PASS",
+    "RANKS",
+    "RULESETS",
+    "SUITS",
+    "Action",
+    "Card",
+    "CardParseError",
+    "Chop",
+    "Combo",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "Rules",
+    "RulesError",
+    "TradeOffer",
+    "beats",
+    "classify",
+    "deck",
+    "format_cards",
+    "parse_cards",
+    "why_not_beats",
+]
+__version__ = "0.1.0"

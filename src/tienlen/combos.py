@@ -1,0 +1,319 @@
+"""Combinations (what may be played) and how one beats another under a :class:`Rules`.
+
+A :class:`Move` is one play (or the pass). ``classify`` tells which combination some
+cards form; ``why_not_beats`` is the single place that decides whether one play beats
+another, and says why not in words a player understands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from typing import Final
+
+from .cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO, Card, cards_of_mask, mask_of
+from .patterns import Pattern, parse_pattern
+from .rules import Rules
+
+__all__ = ["PASS", "Combo", "Move", "beats", "classify", "classify_mask", "why_not_beats"]
+
+#: Kinds made of cards of one rank, by card count.
+SET_KINDS: Final = ("", "single", "pair", "triple", "quad")
+#: Runs of sets: the kind for sets of 1, 2, 3, 4 cards per rank.
+RUN_KINDS: Final = ("", "straight", "pair_run", "triple_run", "quad_run")
+
+
+class Move:
+    """One action of the play phase: a combination of cards, or the pass (:data:`PASS`).
+
+    ``kind`` is ``"pass"`` or a combination kind; ``size`` counts its units (cards of a
+    straight, pairs of a pair run, quads of a multi-quad; 1 for single … quad);
+    ``mask`` is its cards as a bitmask; ``top_id`` the id of its strongest card.
+    Moves compare equal when they hold the same cards.
+    """
+
+    __slots__ = ("kind", "mask", "size", "top_id")
+    kind: str
+    size: int
+    mask: int
+    top_id: int
+
+    def __init__(self, kind: str, size: int, mask: int) -> None:
+        self.kind = kind
+        self.size = size
+        self.mask = mask
+        self.top_id = mask.bit_length() - 1
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards played, lowest first (empty for a pass)."""
+        return cards_of_mask(self.mask)
+
+    @property
+    def top(self) -> Card | None:
+        """The strongest card (``None`` for a pass)."""
+        return Card.from_id(self.top_id) if self.mask else None
+
+    @property
+    def is_pass(self) -> bool:
+        """True for the pass."""
+        return not self.mask
+
+    @property
+    def top_rank(self) -> int:
+        """Rank of the strongest card (-1 for a pass)."""
+        return self.top_id >> 3
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and other.mask == self.mask and other.kind == self.kind
+
+    def __hash__(self) -> int:
+        return hash(self.mask)
+
+    def __str__(self) -> str:
+        return "pass" if not self.mask else " ".join(str(c) for c in self.cards)
+
+    def __repr__(self) -> str:
+        if not self.mask:
+            return "PASS"
+        notation = " ".join(c.ascii() for c in self.cards)
+        return f"<Move {self.kind} {notation!r}>"
+
+    def describe(self) -> str:
+        """Plain words: ``"pair of 7s"``, ``"5-card straight to J♦"``, ``"pass"``."""
+        return describe_kind(self.kind, self.size, self.top_rank, self.top)
+
+
+#: The pass.
+PASS: Final = Move("pass", 0, 0)
+#: A classified combination is a :class:`Move` (the name used by the rules docs).
+Combo = Move
+
+
+def describe_kind(kind: str, size: int, top_rank: int = -1, top: Card | None = None) -> str:
+    """Words for a combination kind, e.g. ``"3-pair run"``; with a top card, more precise."""
+    rank = f"{RANKS[top_rank]}s" if top_rank >= 0 else ""
+    match kind:
+        case "pass":
+            return "pass"
+        case "single":
+            return f"single {top}" if top else "single"
+        case "pair" | "triple" | "quad":
+            return f"{kind} of {rank}" if rank else kind
+        case "straight":
+            return f"{size}-card straight" + (f" to {top}" if top else "")
+        case "pair_run" | "triple_run":
+            unit = "pair" if kind == "pair_run" else "triple"
+            return f"{size}-{unit} run" + (f" to {top}" if top else "")
+        case "quad_run":
+            return f"{size} consecutive quads"
+        case "multi_quad":
+            return f"{size} quads"
+        case _:
+            return kind
+
+
+def classify(cards: Iterable[Card], rules: Rules) -> Move | None:
+    """The combination these cards form under ``rules``, or ``None`` if they form none."""
+    cards = tuple(cards)
+    mask = mask_of(cards)
+    if mask.bit_count() != len(cards):
+        return None  # a card named twice
+    return classify_mask(mask, rules)
+
+
+def classify_mask(mask: int, rules: Rules) -> Move | None:
+    """:func:`classify` for a card bitmask."""
+    if not mask:
+        return None
+    counts: list[int] = []
+    ranks: list[int] = []
+    m, r = mask, 0
+    while m:
+        c = (m & RANK_MASK).bit_count()
+        if c:
+            counts.append(c)
+            ranks.append(r)
+        m >>= RANK_BITS
+        r += 1
+    per = counts[0]
+    if len(ranks) == 1:
+        return Move(SET_KINDS[per], 1, mask) if per <= 4 else None
+    if any(c != per for c in counts) or per > 4:
+        return None
+    consecutive = ranks[-1] - ranks[0] == len(ranks) - 1
+    n = len(ranks)
+    kinds = rules.kinds
+    if per == 4 and (not consecutive or "quad_run" not in kinds):
+        ok = "multi_quad" in kinds and n >= rules.min_quad_run
+        return Move("multi_quad", n, mask) if ok else None
+    if not consecutive:
+        return None
+    kind = RUN_KINDS[per]
+    if kind not in kinds or n < min_run(rules, per):
+        return None
+    twos = rules.twos_in_straight if per == 1 else rules.twos_in_pair_run
+    if ranks[-1] == TWO and twos == "never":
+        return None
+    if per == 1 and n == 12 and ranks[-1] == ACE and "dragon" in kinds:
+        return Move("dragon", 12, mask)
+    return Move(kind, n, mask)
+
+
+def min_run(rules: Rules, per: int) -> int:
+    """The fewest ranks in a run of sets of ``per`` cards."""
+    return (0, rules.min_straight, rules.min_pair_run, rules.min_triple_run, rules.min_quad_run)[
+        per
+    ]
+
+
+# --- comparison ---------------------------------------------------------------------------
+
+
+class RulesIndex:
+    """Bomb tables of one :class:`Rules`, parsed once (see :func:`index`)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.chops: tuple[tuple[Pattern, Pattern], ...] = tuple(
+            (parse_pattern(t), parse_pattern(b)) for t, b in rules.chops
+        )
+        self.ladder: tuple[Pattern, ...] = tuple(parse_pattern(p) for p in rules.bomb_ladder)
+        self.bombs: tuple[Pattern, ...] = tuple(b for _, b in self.chops) + self.ladder
+        self.after_pass: tuple[Pattern, ...] = tuple(
+            parse_pattern(p) for p in rules.after_pass_bombs
+        )
+        self.killer: int = Card.parse(rules.single_killer).id if rules.single_killer else -1
+        self.follows = (
+            rules.single_same_suit
+            or rules.pair_same_colours
+            or rules.triple_same_suits
+            or rules.pair_run_same_colours
+            or rules.pair_run_above
+        )
+
+    def rung_of(self, kind: str, size: int, top_rank: int) -> int:
+        """Index of a combination's rung on the bomb ladder (-1 if it is not on it)."""
+        for i, p in enumerate(self.ladder):
+            if p.matches(kind, size, top_rank):
+                return i
+        return -1
+
+    def is_bomb(self, move: Move) -> bool:
+        """Whether the move is a bomb: it appears on the bomb side of the tables."""
+        return any(p.matches(move.kind, move.size, move.top_rank) for p in self.bombs)
+
+
+@cache
+def index(rules: Rules) -> RulesIndex:
+    """The parsed tables of ``rules`` (cached per rules value)."""
+    return RulesIndex(rules)
+
+
+def is_twos(move: Move) -> bool:
+    """A single, pair or triple of 2s: the plays that bombs chop."""
+    return move.top_id >> 3 == TWO and move.kind in ("single", "pair", "triple")
+
+
+def is_one_suit(move: Move) -> bool:
+    """A straight whose cards all share one suit (a "lock")."""
+    return len({c.suit for c in move.cards}) == 1
+
+
+def why_not_beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -> str | None:
+    """``None`` if ``new`` may be played on ``old``; otherwise the reason, in words.
+
+    ``locked`` is true when a one-suit straight has locked the pile (``straight_lock``).
+    """
+    ix = index(rules)
+    old_rank, new_rank = old.top_id >> 3, new.top_id >> 3
+    for target, bomb in ix.chops:
+        if target.matches(old.kind, old.size, old_rank) and bomb.matches(
+            new.kind, new.size, new_rank
+        ):
+            return None
+    if ix.ladder:
+        new_rung = ix.rung_of(new.kind, new.size, new_rank)
+        old_rung = ix.rung_of(old.kind, old.size, old_rank)
+        if new_rung >= 0 and old_rung >= 0:
+            if new_rung < old_rung:
+                return None
+            if new_rung > old_rung:
+                return f"a {new.describe()} is a weaker bomb than a {old.describe()}"
+    if rules.triple_beats_ace and new.kind == "triple" and old.kind == "single" and old_rank == ACE:
+        return None
+    if new.kind == "single" and old.kind == "single":
+        if old.top_id == ix.killer:
+            return f"nothing beats the single {old.top}"
+        if new.top_id == ix.killer:
+            return None
+    if new.kind != old.kind or new.size != old.size:
+        what = describe_kind(old.kind, old.size)
+        if is_twos(old) and ix.bombs:
+            return f"a {what} of 2s can only be beaten by higher 2s or a bomb that chops it"
+        return f"a {what} can only be beaten by a higher {what}"
+    if locked and new.kind == "straight" and not is_one_suit(new):
+        return (
+            "the pile is locked by a one-suit straight: only a higher one-suit straight may follow"
+        )
+    if ix.follows and old_rank != TWO and new_rank != TWO:
+        reason = _why_not_follows(new, old, rules)
+        if reason:
+            return reason
+    new_key, old_key = new.top_id >> 1, old.top_id >> 1
+    if new_key > old_key:
+        return None
+    if new_key < old_key:
+        return (
+            f"{new.top} is lower than {old.top}: play a higher {describe_kind(old.kind, old.size)}"
+        )
+    return _why_not_tie(new, old, rules)
+
+
+def beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -> bool:
+    """Whether ``new`` may be played on ``old`` (see :func:`why_not_beats`)."""
+    return why_not_beats(new, old, rules, locked=locked) is None
+
+
+def _why_not_tie(new: Move, old: Move, rules: Rules) -> str | None:
+    """Top cards of equal rank and suit (two decks)."""
+    tie = rules.tie_rule
+    if tie == "later-wins":
+        return None
+    if tie == "red-beats-blue":
+        return None if new.top_id > old.top_id else f"{new.top} (blue back) does not beat {old.top}"
+    if tie == "highest-distinct":
+        a = sorted((c.id >> 1 for c in new.cards), reverse=True)
+        b = sorted((c.id >> 1 for c in old.cards), reverse=True)
+        return None if a > b else "a tie must be broken by a higher distinct card"
+    return f"{new.top} only ties {old.top}: a tie does not beat"
+
+
+def _colours(mask: int) -> tuple[int, ...]:
+    """Red cards per rank present, in rank order."""
+    out = []
+    while mask:
+        byte = mask & RANK_MASK
+        if byte:
+            out.append((byte >> 4).bit_count())  # bits 4-7 of a rank are ♦ and ♥
+        mask >>= RANK_BITS
+    return tuple(out)
+
+
+def _suits(mask: int) -> frozenset[int]:
+    return frozenset(c.suit for c in cards_of_mask(mask))
+
+
+def _why_not_follows(new: Move, old: Move, rules: Rules) -> str | None:
+    kind = new.kind
+    if kind == "single" and rules.single_same_suit and new.top.suit != old.top.suit:  # type: ignore[union-attr]
+        return f"a single must be beaten by a higher card of the same suit ({old.top})"
+    if kind == "pair" and rules.pair_same_colours and _colours(new.mask) != _colours(old.mask):
+        return "a pair must be beaten by a pair of the same colours"
+    if kind == "triple" and rules.triple_same_suits and _suits(new.mask) != _suits(old.mask):
+        return "a triple must be beaten by a triple of the same suits"
+    if kind == "pair_run":
+        if rules.pair_run_same_colours and _colours(new.mask) != _colours(old.mask):
+            return "a pair run must be beaten by one with the same colours"
+        if rules.pair_run_above and (new.mask & -new.mask).bit_length() - 1 >> 3 <= old.top_rank:
+            return "a pair run must be beaten by one that starts above the other's top pair"
+    return None

@@ -1,0 +1,754 @@
+"""One deal of Tiến Lên: the state and its transitions.
+
+The turn order follows RULES.md "Turn order, precisely": after any play or pass the turn
+moves in the playing direction to the next player who may act (holds cards, has not
+passed since the last play, and is not locked out, unless 2s are on top and the rules let
+locked-out players bomb). When that search reaches the player who made the last play,
+everyone else has passed: that player wins the pile (or, with stacking, may go on).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Final, NamedTuple
+
+from .cards import (
+    RANK_BITS,
+    RANK_MASK,
+    TWO,
+    Card,
+    CardParseError,
+    cards_of_mask,
+    deck,
+    format_cards,
+    mask_of,
+    parse_cards,
+    rank_counts,
+)
+from .combos import PASS, Move, classify_mask, index, is_one_suit, is_twos, why_not_beats
+from .movegen import MoveTable, table_for
+from .rules import Rules
+
+__all__ = ["Action", "Chop", "Game", "IllegalMoveError", "TradeOffer"]
+
+TWOS_MASK: Final = RANK_MASK << (RANK_BITS * TWO)
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules do not allow now; the message says why. The game is unchanged."""
+
+
+class Action(NamedTuple):
+    """One entry of a game's history: ``seat`` did ``move`` (a play, a pass or a give)."""
+
+    seat: int
+    move: Move
+
+
+class Chop(NamedTuple):
+    """A bomb played on a play of another kind (``proplay`` pays for these)."""
+
+    seat: int
+    victim: int
+    bomb: Move
+    target: Move
+
+
+class TradeOffer(NamedTuple):
+    """A proposed swap of equal numbers of cards (``trading="mutual"``)."""
+
+    proposer: int
+    partner: int
+    give: int
+    take: int
+    accepted: bool | None = None
+
+
+class Game:
+    """A deal of Tiến Lên under ``rules``: deal, optional trading, play, result.
+
+    ``hands`` gives an explicit deal (one card sequence or notation string per seat);
+    otherwise the deck is shuffled with ``seed`` (``None``: a cryptographic shuffle).
+    ``leader`` is the seat that leads freely; ``None`` applies ``rules.first_lead``.
+    ``previous_finish`` (the last game's finish order) enables the San Jose exchange.
+    """
+
+    __slots__ = (
+        "_chops",
+        "_dealt",
+        "_exchange",
+        "_finish",
+        "_first",
+        "_given",
+        "_hands",
+        "_history",
+        "_instant",
+        "_leader",
+        "_lock",
+        "_locked",
+        "_lowest",
+        "_passed",
+        "_phase",
+        "_pile",
+        "_rules",
+        "_spare",
+        "_stuck",
+        "_tables",
+        "_top",
+        "_top_seat",
+        "_trade",
+        "_turn",
+        "_unused",
+    )
+
+    def __init__(
+        self,
+        rules: Rules | str = "standard",
+        *,
+        hands: Sequence[Iterable[Card] | str] | None = None,
+        seed: int | str | None = None,
+        leader: int | None = None,
+        previous_finish: Sequence[int] | None = None,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
+        self._rules = rules
+        n = rules.players
+        self._unused: tuple[int, ...] = ()
+        if hands is not None:
+            masks = self._explicit_hands(hands)
+            self._spare = _full_deck(rules) & ~_union(masks)
+        else:
+            masks, self._spare = self._deal(seed)
+        if leader is not None and not 0 <= leader < n:
+            raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
+        self._first: str | None = None
+        self._lowest = -1
+        if leader is None:
+            dealt = _union(masks)
+            self._lowest = (dealt & -dealt).bit_length() - 1
+            leader = next(s for s in range(n) if masks[s] >> self._lowest & 1)
+            mode = rules.first_lead
+            self._first = None if mode == "holder-free" else mode
+        if rules.starter_takes_spare and self._spare.bit_count() == 1:
+            masks[leader] |= self._spare
+            self._spare = 0
+        self._hands: list[int] = masks
+        self._dealt: tuple[int, ...] = tuple(masks)
+        self._tables: list[MoveTable | None] = [None] * n
+        self._leader = leader
+        self._turn = leader
+        self._top: Move | None = None
+        self._top_seat = -1
+        self._pile: tuple[Action, ...] = ()
+        self._passed = 0
+        self._locked = 0
+        self._lock = False
+        self._stuck = 0
+        self._finish: list[int] = []
+        self._history: list[Action] = []
+        self._chops: list[Chop] = []
+        self._instant: tuple[int, str] | None = None
+        self._trade: list[TradeOffer] = []
+        self._exchange: tuple[tuple[int, int, int], ...] = ()
+        self._given: tuple[int, ...] = ()
+        self._phase = "play"
+        if rules.trading == "mutual":
+            self._phase = "trading"
+        elif rules.trading == "san-jose" and previous_finish is not None:
+            self._start_exchange(previous_finish)
+        else:
+            self._check_instant_wins()
+
+    # --- set-up -------------------------------------------------------------------------
+    def _explicit_hands(self, hands: Sequence[Iterable[Card] | str]) -> list[int]:
+        rules = self._rules
+        if len(hands) != rules.players:
+            raise ValueError(f"{len(hands)} hands given for {rules.players} players")
+        masks: list[int] = []
+        for h in hands:
+            cards = parse_cards(h) if isinstance(h, str) else tuple(h)
+            mask = mask_of(cards)
+            if mask.bit_count() != len(cards) or mask & ~_full_deck(rules):
+                raise CardParseError(
+                    f"hand {format_cards(cards)!r} repeats a card or uses a second deck"
+                )
+            masks.append(mask)
+        if _union(masks).bit_count() != sum(m.bit_count() for m in masks):
+            raise CardParseError("the same card was dealt to two hands")
+        return masks
+
+    def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
+        rules = self._rules
+        cards = list(deck(rules.decks))
+        rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+        rng.shuffle(cards)
+        n, size = rules.players, rules.cards_per_hand
+        hands_dealt = 4 if rules.deal_four_hands else n
+        order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
+        masks = [0] * hands_dealt
+        for i in range(size * hands_dealt):
+            masks[order[i % hands_dealt]] |= cards[i].bit
+        spare = mask_of(cards[size * hands_dealt :])
+        self._unused = tuple(masks[n:])
+        return masks[:n], spare
+
+    def _check_instant_wins(self) -> None:
+        wins = self._rules.instant_wins
+        if not wins or self._rules.trading != "none":
+            return
+        for seat in self._seats_from(self._turn):
+            name = instant_win_of(self._hands[seat], wins)
+            if name:
+                self._instant = (seat, name)
+                self._end_with_winner(seat)
+                return
+
+    def _start_exchange(self, previous: Sequence[int]) -> None:
+        n = self._rules.players
+        if sorted(previous) != list(range(n)):
+            raise ValueError(f"previous_finish must order seats 0-{n - 1}, not {previous!r}")
+        # (giver of unwanted cards, receiver, count); receivers give their highest back.
+        pairs = [(previous[0], previous[-1], 2)]
+        if n >= 4:
+            pairs.append((previous[1], previous[-2], 1))
+        self._exchange = tuple(pairs)
+        self._phase = "exchange"
+        self._turn = self._exchange[0][0]
+
+    # --- public state -------------------------------------------------------------------
+    @property
+    def rules(self) -> Rules:
+        """The rules this game is played under."""
+        return self._rules
+
+    @property
+    def turn(self) -> int:
+        """The seat to act (meaningless once the game is over)."""
+        return self._turn
+
+    @property
+    def phase(self) -> str:
+        """``"trading"``, ``"exchange"``, ``"play"`` or ``"over"``."""
+        return self._phase
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self._phase == "over"
+
+    @property
+    def finish_order(self) -> tuple[int, ...]:
+        """Seats in the order they went out; once over, every seat with the loser last."""
+        return tuple(self._finish)
+
+    @property
+    def winner(self) -> int | None:
+        """The first seat out, if any."""
+        return self._finish[0] if self._finish else None
+
+    @property
+    def loser(self) -> int | None:
+        """The last seat, once the game is over."""
+        return self._finish[-1] if self._phase == "over" else None
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Every seat's cards, lowest first."""
+        return tuple(cards_of_mask(h) for h in self._hands)
+
+    @property
+    def hand_masks(self) -> tuple[int, ...]:
+        """Every seat's cards as bitmasks."""
+        return tuple(self._hands)
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """The hands as dealt (after a lone spare card went to the leader)."""
+        return tuple(cards_of_mask(h) for h in self._dealt)
+
+    @property
+    def unused_hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Hands dealt but not played (``deal_four_hands`` with fewer than four players)."""
+        return tuple(cards_of_mask(h) for h in self._unused)
+
+    @property
+    def leader(self) -> int:
+        """The seat that led (or had to lead) the first pile."""
+        return self._leader
+
+    @property
+    def history(self) -> tuple[Action, ...]:
+        """Every play, pass and give of the game, in order."""
+        return tuple(self._history)
+
+    @property
+    def pile(self) -> tuple[Action, ...]:
+        """The plays of the current pile (passes left out), oldest first."""
+        return self._pile
+
+    @property
+    def top(self) -> Action | None:
+        """The play to beat, or ``None`` when the seat to act leads a fresh pile."""
+        return self._pile[-1] if self._pile else None
+
+    @property
+    def passed(self) -> frozenset[int]:
+        """Seats that passed since the last play."""
+        return frozenset(s for s in range(self._rules.players) if self._passed >> s & 1)
+
+    @property
+    def locked_out(self) -> frozenset[int]:
+        """Seats locked out of the current pile by passing."""
+        return frozenset(s for s in range(self._rules.players) if self._locked >> s & 1)
+
+    @property
+    def straight_locked(self) -> bool:
+        """Whether a one-suit straight has locked the pile."""
+        return self._lock
+
+    @property
+    def first_lead_rule(self) -> tuple[str, Card] | None:
+        """The constraint on the opening play still pending: (mode, lowest card)."""
+        return (self._first, Card.from_id(self._lowest)) if self._first else None
+
+    @property
+    def instant_win(self) -> tuple[int, str] | None:
+        """``(seat, hand name)`` if the game was won at the deal."""
+        return self._instant
+
+    @property
+    def chops(self) -> tuple[Chop, ...]:
+        """Bombs played on plays of another kind, in order."""
+        return tuple(self._chops)
+
+    @property
+    def trades(self) -> tuple[TradeOffer, ...]:
+        """Trade offers made in the trading phase, with their answers."""
+        return tuple(self._trade)
+
+    @property
+    def pending_trade(self) -> TradeOffer | None:
+        """The offer awaiting an answer from the seat to act, if any."""
+        return self._trade[-1] if self._trade and self._trade[-1].accepted is None else None
+
+    def cards_left(self, seat: int) -> int:
+        """How many cards ``seat`` holds."""
+        return self._hands[seat].bit_count()
+
+    # --- moves ---------------------------------------------------------------------------
+    def table(self, seat: int) -> MoveTable:
+        """The move table of ``seat``'s current hand."""
+        t = self._tables[seat]
+        if t is None:
+            t = self._tables[seat] = table_for(self._hands[seat], self._rules)
+        return t
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to act (the pass included when it is legal)."""
+        phase = self._phase
+        if phase != "play":
+            if phase == "exchange":
+                count = self._exchange[len(self._given)][2]
+                return [Move("give", count, m) for m in _subsets(self._hands[self._turn], count)]
+            return [PASS] if phase == "trading" else []
+        seat = self._turn
+        table = self.table(seat)
+        rules = self._rules
+        top = self._top
+        if top is None:
+            moves = self._leads(table)
+            if self._first == "holder-may-decline" or (not moves and table.moves):
+                moves.append(PASS)
+            return moves
+        if seat == self._top_seat:  # stacking on one's own play
+            moves = table.beating(top, rules, locked=self._lock)
+        elif self._locked >> seat & 1:
+            ix = index(rules)
+            moves = [
+                m
+                for m in table.beating(top, rules, locked=self._lock)
+                if ix.is_bomb(m)
+                and any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
+            ]
+        else:
+            moves = table.beating(top, rules, locked=self._lock)
+        if not rules.may_finish_on_two:
+            moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
+        moves.append(PASS)
+        return moves
+
+    def _leads(self, table: MoveTable) -> list[Move]:
+        rules = self._rules
+        moves = list(table.moves)
+        first = self._first
+        if first is not None:
+            bit = 1 << self._lowest
+            if first == "lowest-single":
+                moves = [m for m in moves if m.mask == bit]
+            else:
+                moves = [m for m in moves if m.mask & bit]
+        if not rules.bombs_may_lead:
+            ix = index(rules)
+            moves = [m for m in moves if not ix.is_bomb(m)]
+        if not rules.may_finish_on_two:
+            hand = table.hand
+            moves = [m for m in moves if not _finishes_on_two(m, hand)]
+        return moves
+
+    def why_illegal(self, move: Move | str | Iterable[Card]) -> str | None:
+        """``None`` if the move is legal now; else the reason, in words."""
+        try:
+            m = self._to_move(move)
+        except ValueError as e:
+            return str(e)
+        return self._why_illegal(m)
+
+    def _to_move(self, move: Move | str | Iterable[Card]) -> Move:
+        if isinstance(move, Move):
+            if move.kind == "give" or move.is_pass:
+                return move
+            cards = move.mask
+        elif isinstance(move, str):
+            if move.strip().lower() in ("pass", "p", "-"):
+                return PASS
+            cards = mask_of(parse_cards(move))
+        else:
+            cards = mask_of(move)
+        if self._phase == "exchange":
+            return Move("give", cards.bit_count(), cards)
+        classified = classify_mask(cards, self._rules)
+        if classified is None:
+            raise IllegalMoveError(
+                f"{format_cards(cards_of_mask(cards))} is not a combination under "
+                f"the {self._rules.name} rules"
+            )
+        return classified
+
+    def _why_illegal(self, m: Move) -> str | None:
+        phase = self._phase
+        seat = self._turn
+        hand = self._hands[seat]
+        if phase == "over":
+            return "the game is over"
+        if m.mask & ~hand:
+            return f"you do not hold {format_cards(cards_of_mask(m.mask & ~hand))}"
+        if phase == "trading":
+            return None if m.is_pass else "during trading use offer_trade, accept_trade or pass"
+        if phase == "exchange":
+            count = self._exchange[len(self._given)][2]
+            if m.kind != "give" or m.mask.bit_count() != count:
+                return f"give exactly {count} card{'s' if count > 1 else ''} back"
+            return None
+        rules = self._rules
+        top = self._top
+        if m.is_pass:
+            if (
+                top is None
+                and self._first != "holder-may-decline"
+                and self._leads(self.table(seat))
+            ):
+                return "you lead this pile: play something (passing is not allowed)"
+            return None
+        if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+            return "you may not go out on a 2"
+        if top is None:
+            first = self._first
+            lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
+            if first == "lowest-single" and m.mask != 1 << self._lowest:
+                return f"the first play must be {lowest} on its own"
+            if first is not None and not m.mask >> self._lowest & 1:
+                return f"the first play must include {lowest}"
+            if not rules.bombs_may_lead and index(rules).is_bomb(m):
+                return "a bomb may not be led"
+            return None
+        if self._locked >> seat & 1 and seat != self._top_seat:
+            ix = index(rules)
+            after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
+            if not (is_twos(top) and ix.is_bomb(m) and after):
+                return (
+                    "you passed this round: only a bomb on 2s may be played now"
+                    if (ix.after_pass)
+                    else "you passed this round: you may not play again until a new pile"
+                )
+        return why_not_beats(m, top, rules, locked=self._lock)
+
+    def play(self, move: Move | str | Iterable[Card]) -> Move:
+        """Make a move for the seat to act: a :class:`Move`, notation (``"3s 4s 5d"``,
+        ``"pass"``) or cards. Returns the move as classified. Raises
+        :class:`IllegalMoveError` (a ``ValueError``) and changes nothing if it is illegal."""
+        m = self._to_move(move)
+        reason = self._why_illegal(m)
+        if reason is not None:
+            raise IllegalMoveError(reason)
+        self._apply(m)
+        return m
+
+    def apply_unchecked(self, move: Move) -> None:
+        """Make a move taken from :meth:`legal_moves` without checking it again (search)."""
+        self._apply(move)
+
+    def _apply(self, m: Move) -> None:
+        phase = self._phase
+        if phase == "trading":
+            self._trade_pass()
+            return
+        if phase == "exchange":
+            self._give(m)
+            return
+        seat = self._turn
+        self._history.append(Action(seat, m))
+        if m.is_pass:
+            self._pass(seat)
+            return
+        self._stuck = 0
+        self._hands[seat] &= ~m.mask
+        table = self._tables[seat]
+        self._tables[seat] = table.without(m.mask) if table is not None else None
+        top = self._top
+        if top is not None and (top.kind, top.size) != (m.kind, m.size):
+            self._chops.append(Chop(seat, self._top_seat, m, top))
+        self._top, self._top_seat = m, seat
+        self._pile += (Action(seat, m),)
+        self._passed = 0
+        self._first = None
+        if self._rules.straight_lock and m.kind == "straight" and not self._lock:
+            self._lock = is_one_suit(m)
+        if not self._hands[seat]:
+            self._finish.append(seat)
+            if self._rules.end_at_first_out:
+                self._end_with_winner(seat)
+                return
+            still_in = [s for s in range(self._rules.players) if self._hands[s]]
+            if len(still_in) == 1:
+                self._finish.append(still_in[0])
+                self._phase = "over"
+                return
+            if self._rules.out_ends_pile:
+                self._new_pile(self._next_in(seat))
+                return
+        self._advance(seat)
+
+    def _pass(self, seat: int) -> None:
+        if self._top is None:
+            # Declining the first lead, or a leader with no legal play: the next leads.
+            self._first = None
+            self._stuck |= 1 << seat
+            nxt = self._next_in(seat)
+            if all(self._stuck >> s & 1 for s in range(self._rules.players) if self._hands[s]):
+                self._end_rest(self._turn)
+                return
+            self._turn = nxt
+            return
+        if seat == self._top_seat:  # stacking: declining to go on takes the pile
+            self._new_pile(seat)
+            return
+        self._passed |= 1 << seat
+        if self._rules.pass_locks:
+            self._locked |= 1 << seat
+        self._advance(seat)
+
+    def _advance(self, seat: int) -> None:
+        n, step = self._rules.players, self._rules.step
+        hands = self._hands
+        rejoin = bool(self._locked) and is_twos(self._top) and bool(index(self._rules).after_pass)  # type: ignore[arg-type]
+        p = seat
+        while True:
+            p = (p + step) % n
+            if p == self._top_seat:
+                if self._rules.stacking and hands[p]:
+                    self._turn = p
+                else:
+                    self._new_pile(p if hands[p] else self._next_in(p))
+                return
+            if not hands[p] or self._passed >> p & 1:
+                continue
+            if self._locked >> p & 1 and not rejoin:
+                continue
+            self._turn = p
+            return
+
+    def _new_pile(self, leader: int) -> None:
+        self._top, self._top_seat = None, -1
+        self._pile = ()
+        self._passed = self._locked = 0
+        self._lock = False
+        self._turn = leader
+
+    def _next_in(self, seat: int) -> int:
+        """The next seat after ``seat`` that still holds cards."""
+        n, step = self._rules.players, self._rules.step
+        p = seat
+        for _ in range(n):
+            p = (p + step) % n
+            if self._hands[p]:
+                return p
+        return seat
+
+    def _seats_from(self, seat: int) -> list[int]:
+        n, step = self._rules.players, self._rules.step
+        return [(seat + i * step) % n for i in range(n)]
+
+    def _end_with_winner(self, seat: int) -> None:
+        """End now: the winner first, the others by fewest cards left, then turn order."""
+        if seat not in self._finish:
+            self._finish.append(seat)
+        self._end_rest(seat)
+
+    def _end_rest(self, seat: int) -> None:
+        """End now; seats still in follow by fewest cards left, then turn order from ``seat``."""
+        order = self._seats_from(seat)
+        rest = sorted(
+            (s for s in order if s not in self._finish),
+            key=lambda s: (self._hands[s].bit_count(), order.index(s)),
+        )
+        self._finish.extend(rest)
+        self._phase = "over"
+
+    # --- trading (mutual) ----------------------------------------------------------------
+    def offer_trade(
+        self, partner: int, give: str | Iterable[Card], take: str | Iterable[Card]
+    ) -> None:
+        """Trading phase: the seat to act offers ``give`` (own cards) for ``take`` (the
+        partner's); the partner answers with :meth:`accept_trade` or a pass."""
+        if self._phase != "trading" or self.pending_trade is not None:
+            raise IllegalMoveError("no trade can be offered now")
+        g = mask_of(parse_cards(give) if isinstance(give, str) else give)
+        t = mask_of(parse_cards(take) if isinstance(take, str) else take)
+        seat = self._turn
+        if partner == seat or not 0 <= partner < self._rules.players:
+            raise IllegalMoveError(f"seat {partner!r} cannot be a trading partner")
+        if not g or g.bit_count() != t.bit_count():
+            raise IllegalMoveError("a trade swaps the same number of cards each way")
+        if g & ~self._hands[seat]:
+            raise IllegalMoveError(
+                f"you do not hold {format_cards(cards_of_mask(g & ~self._hands[seat]))}"
+            )
+        self._trade.append(TradeOffer(seat, partner, g, t))
+        self._turn = partner
+
+    def accept_trade(self) -> None:
+        """Trading phase: the partner accepts the pending offer (they must hold the cards)."""
+        offer = self.pending_trade
+        if offer is None or self._phase != "trading":
+            raise IllegalMoveError("there is no trade offer to accept")
+        if offer.take & ~self._hands[offer.partner]:
+            raise IllegalMoveError("you do not hold the cards asked for: refuse (pass) instead")
+        h = self._hands
+        h[offer.proposer] = (h[offer.proposer] & ~offer.give) | offer.take
+        h[offer.partner] = (h[offer.partner] & ~offer.take) | offer.give
+        self._tables[offer.proposer] = self._tables[offer.partner] = None
+        self._trade[-1] = offer._replace(accepted=True)
+        self._after_offer(offer.proposer)
+
+    def _trade_pass(self) -> None:
+        offer = self.pending_trade
+        if offer is not None:
+            self._trade[-1] = offer._replace(accepted=False)
+            self._after_offer(offer.proposer)
+        else:
+            self._after_offer(self._turn)
+
+    def _after_offer(self, proposer: int) -> None:
+        """Each seat, from the leader round the table, has one chance to offer a trade."""
+        nxt = (proposer + self._rules.step) % self._rules.players
+        if nxt == self._leader:
+            self._phase = "play"
+            self._dealt = tuple(self._hands)
+            self._turn = self._leader
+        else:
+            self._turn = nxt
+
+    # --- San Jose exchange ---------------------------------------------------------------
+    def _give(self, m: Move) -> None:
+        done = len(self._given)
+        self._history.append(Action(self._exchange[done][0], m))
+        self._given = (*self._given, m.mask)
+        if len(self._given) < len(self._exchange):
+            self._turn = self._exchange[len(self._given)][0]
+            return
+        # Both sides give at once: the unwanted cards chosen, and the receivers' highest.
+        h = self._hands
+        for (giver, receiver, count), chosen in zip(self._exchange, self._given, strict=True):
+            highest = _highest(h[receiver], count)
+            h[giver] = (h[giver] & ~chosen) | highest
+            h[receiver] = (h[receiver] & ~highest) | chosen
+            self._tables[giver] = self._tables[receiver] = None
+        self._exchange = ()
+        self._dealt = tuple(h)
+        self._phase = "play"
+        self._turn = self._leader
+
+    # --- copying -------------------------------------------------------------------------
+    def copy(self) -> Game:
+        """An independent copy (cheap: hands and tables are immutable values)."""
+        g = object.__new__(Game)
+        for name in Game.__slots__:
+            setattr(g, name, getattr(self, name))
+        g._hands = self._hands[:]
+        g._tables = self._tables[:]
+        g._finish = self._finish[:]
+        g._history = self._history[:]
+        g._chops = self._chops[:]
+        g._trade = self._trade[:]
+        return g
+
+    def __repr__(self) -> str:
+        hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
+        return f"<Game {self._rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+
+
+# --- helpers ---------------------------------------------------------------------------
+def _full_deck(rules: Rules) -> int:
+    return mask_of(deck(rules.decks))
+
+
+def _union(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+def _finishes_on_two(m: Move, hand: int) -> bool:
+    return m.mask == hand and bool(m.mask & TWOS_MASK)
+
+
+def _highest(hand: int, count: int) -> int:
+    out = 0
+    for _ in range(count):
+        if not hand:
+            break
+        bit = 1 << (hand.bit_length() - 1)
+        out |= bit
+        hand &= ~bit
+    return out
+
+
+def _subsets(hand: int, count: int) -> list[int]:
+    from itertools import combinations
+
+    bits = [1 << c.id for c in cards_of_mask(hand)]
+    return [sum(c) for c in combinations(bits, count)]
+
+
+def instant_win_of(hand: int, wins: Sequence[str]) -> str | None:
+    """The first instant-win hand (of ``wins``) that ``hand`` holds, if any."""
+    counts = rank_counts(hand)
+    for name in wins:
+        if name == "four-twos" and counts[TWO] >= 4:
+            return name
+        if name == "six-pairs" and sum(c // 2 for c in counts) >= 6:
+            return name
+        if name == "three-triples" and sum(c // 3 for c in counts) >= 3:
+            return name
+        if name == "dragon" and all(counts[r] for r in range(12)):
+            return name
+        if name == "five-consecutive-pairs":
+            run = 0
+            for r in range(12):
+                run = run + 1 if counts[r] >= 2 else 0
+                if run >= 5:
+                    return name
+    return None

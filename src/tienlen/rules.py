@@ -1,0 +1,446 @@
+"""Rules as data: one frozen :class:`Rules` value per rule set, and the twelve presets.
+
+Every knob of ``RULES.md`` is one field. The move generator and the game read knobs;
+nothing anywhere asks which preset a value came from. House rules are expressed with
+``dataclasses.replace``; for example a quad that also chops a pair of 2s is
+``replace(rules, chops=rules.chops + (("pair@2", "quad"),))``.
+
+Bomb tables use the pattern language of :mod:`tienlen.patterns`:
+
+- ``chops``: ``(target, bomb)`` pairs. A combination matching ``bomb`` may be played on a
+  pile whose top play matches ``target`` even though the kinds differ (and, for ``*``
+  targets, whatever the ranks).
+- ``bomb_ladder``: bomb patterns from strongest to weakest; a bomb beats any bomb on a
+  lower rung (``proplay``'s hierarchy, ``hawaii``'s quad over a three-pair run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from .cards import Card
+from .patterns import KINDS, parse_pattern
+
+__all__ = ["INSTANT_WINS", "RULESETS", "Rules", "RulesError"]
+
+FirstLead = Literal["lowest-single", "must-include-lowest", "holder-free", "holder-may-decline"]
+LaterLeads = Literal["winner", "as-first"]
+TwosInRuns = Literal["never", "top"]
+TieRule = Literal["forbid", "later-wins", "highest-distinct", "red-beats-blue"]
+Trading = Literal["none", "mutual", "san-jose"]
+Scoring = Literal["stake", "scorepad", "per-card", "winner-takes-all", "proplay"]
+Direction = Literal["clockwise", "anticlockwise"]
+
+#: Instant-win hands (tới trắng) the engine knows.
+INSTANT_WINS = ("four-twos", "six-pairs", "three-triples", "dragon", "five-consecutive-pairs")
+#: Combination kinds every rule set has; ``extra_kinds`` adds the others.
+BASE_KINDS = ("single", "pair", "triple", "quad", "straight", "pair_run")
+
+
+class RulesError(ValueError):
+    """A :class:`Rules` value that cannot be played (bad knob value or unknown preset)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """The complete rule set of one game of Tiến Lên. Build one with :meth:`preset`."""
+
+    name: str = "standard"
+    """Label of the preset this value started from (shown in UIs; never read by the rules)."""
+
+    # --- deal and start -------------------------------------------------------------
+    players: int = 4
+    """Number of seats, 2-8."""
+    decks: int = 1
+    """1 or 2 decks (two for 5-8 players); copy 0 has blue backs, copy 1 red backs."""
+    hand_size: int | Literal["all"] = 13
+    """Cards dealt to each player, or ``"all"`` to deal the deck(s) out equally."""
+    few_players_hand_size: int | None = None
+    """Hand size used instead with 2 or 3 players (Kenneth Lu: 17)."""
+    starter_takes_spare: bool = False
+    """When exactly one card is left over, the player who leads takes it (Kenneth Lu)."""
+    deal_four_hands: bool = False
+    """Always deal four 13-card hands; unused hands are set aside (UT Pike). With two
+    players the two unused hands are the next game, without reshuffling."""
+    direction: Direction = "clockwise"
+    """Direction of the deal and of play."""
+    first_lead: FirstLead = "must-include-lowest"
+    """How the first game starts: the holder of the lowest dealt card (3♠ with four players)
+    leads it alone (``lowest-single``), leads a combination containing it
+    (``must-include-lowest``), leads anything (``holder-free``), or may decline so that the
+    next player leads anything (``holder-may-decline``)."""
+    later_leads: LaterLeads = "winner"
+    """Who starts later games: the previous winner, freely (``winner``), or as in the first
+    game (``as-first``)."""
+
+    # --- combinations ---------------------------------------------------------------
+    extra_kinds: tuple[str, ...] = ()
+    """Kinds beyond single/pair/triple/quad/straight/pair_run: ``quad_run`` (consecutive
+    quads), ``multi_quad`` (any two or more quads), ``triple_run``, ``dragon`` (3..A as a
+    kind of its own)."""
+    twos_in_straight: TwosInRuns = "never"
+    """Whether a 2 may top a straight (K-A-2); sequences never wrap round."""
+    twos_in_pair_run: TwosInRuns = "never"
+    """Whether 2s may top a pair run (also triple and quad runs)."""
+    min_straight: int = 3
+    """Fewest cards in a straight."""
+    min_pair_run: int = 3
+    """Fewest pairs in a pair run (đôi thông)."""
+    min_triple_run: int = 3
+    """Fewest triples in a triple run."""
+    min_quad_run: int = 2
+    """Fewest quads in a run of consecutive quads (also in a multi-quad)."""
+
+    # --- comparison -----------------------------------------------------------------
+    tie_rule: TieRule = "forbid"
+    """Double deck: how a play whose top card equals the pile's top (other copy) compares."""
+    single_same_suit: bool = False
+    """A single must be beaten by a higher card of the same suit (2s exempt)."""
+    pair_same_colours: bool = False
+    """A pair must be beaten by a pair of the same colours (2s exempt)."""
+    triple_same_suits: bool = False
+    """A triple must be beaten by a triple of the same three suits (2s exempt)."""
+    pair_run_same_colours: bool = False
+    """A pair run must be beaten by one whose pairs have the same colours, in rank order."""
+    pair_run_above: bool = False
+    """A pair run must be beaten by one whose lowest pair is above the other's highest."""
+    straight_lock: bool = False
+    """Once a one-suit straight is played, later straights of the pile must be one-suit."""
+    triple_beats_ace: bool = False
+    """Any triple may be played on a single Ace (Akita)."""
+    single_killer: str | None = None
+    """A card (notation) that beats any single card as a single (Double Deck 13: ``"Kd"``)."""
+    chops: tuple[tuple[str, str], ...] = ()
+    """Bomb table: ``(target pattern, bomb pattern)`` pairs."""
+    bomb_ladder: tuple[str, ...] = ()
+    """Bomb patterns, strongest first: a bomb beats any bomb on a lower rung."""
+    bombs_may_lead: bool = True
+    """Whether a bomb may be led to a fresh pile."""
+
+    # --- passing and the end of a pile -------------------------------------------------
+    pass_locks: bool = True
+    """A player who passes may not play again to this pile (bombs aside, see below)."""
+    after_pass_bombs: tuple[str, ...] = ()
+    """Bombs (patterns) a locked-out player may still play while 2s are on top of the pile;
+    such players are offered their turn again then. Empty: no bombing after passing."""
+    stacking: bool = False
+    """When everyone else has passed, the last player may go on beating their own play."""
+    out_ends_pile: bool = False
+    """When a player goes out the pile ends at once and the next player leads (Akita)."""
+    may_finish_on_two: bool = True
+    """Whether a player's last play may contain a 2."""
+
+    # --- special phases ---------------------------------------------------------------
+    instant_wins: tuple[str, ...] = ()
+    """Dealt hands that win at once (tới trắng); checked only when there is no trading."""
+    trading: Trading = "none"
+    """``mutual``: before the first lead, players may swap equal numbers of cards by
+    agreement. ``san-jose``: from the second game, the losers give their highest cards to the
+    winners, who give back unwanted ones."""
+
+    # --- end and scoring --------------------------------------------------------------
+    end_at_first_out: bool = False
+    """The game ends when the first player goes out (otherwise when one player is left)."""
+    scoring: Scoring = "scorepad"
+    """How a finished game is scored (see :mod:`tienlen.scoring`)."""
+    cong: bool = False
+    """Cóng: a player still holding every dealt card when someone goes out pays double."""
+
+    # Derived, cached lookups (not knobs).
+    _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._validate()
+        object.__setattr__(self, "_kinds", frozenset(BASE_KINDS + self.extra_kinds))
+
+    # ----------------------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> Rules:
+        """The named rule set (see :data:`RULESETS`), with optional knob overrides."""
+        try:
+            base = _PRESETS[name]
+        except KeyError:
+            raise RulesError(
+                f"unknown rule set {name!r}; valid names: {', '.join(RULESETS)}"
+            ) from None
+        return dataclasses.replace(base, **overrides) if overrides else base
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every combination kind this rule set allows."""
+        return self._kinds
+
+    @property
+    def cards_per_hand(self) -> int:
+        """How many cards each player is dealt."""
+        if self.deal_four_hands:
+            return 13
+        if self.players < 4 and self.few_players_hand_size is not None:
+            return self.few_players_hand_size
+        if self.hand_size == "all":
+            return 52 * self.decks // self.players
+        return self.hand_size
+
+    @property
+    def step(self) -> int:
+        """+1 clockwise, -1 anticlockwise: the seat offset of the next player."""
+        return 1 if self.direction == "clockwise" else -1
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; :meth:`from_dict` reads it back to an equal value."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if not f.init:
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, tuple):
+                value = [list(v) if isinstance(v, tuple) else v for v in value]
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Read a dict written by :meth:`to_dict`; missing knobs take the preset's value."""
+        known = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise RulesError(f"unknown rules knob(s): {', '.join(unknown)}")
+        base_name = data.get("name", "standard")
+        base = _PRESETS.get(base_name, _PRESETS["standard"])
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            if isinstance(value, list):
+                value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+            values[key] = value
+        return dataclasses.replace(base, **values)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    # ----------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        def bad(msg: str) -> RulesError:
+            return RulesError(f"rules {self.name!r}: {msg}")
+
+        if not 2 <= self.players <= 8:
+            raise bad(f"players must be 2-8, not {self.players!r}")
+        if self.decks not in (1, 2):
+            raise bad(f"decks must be 1 or 2, not {self.decks!r}")
+        if self.hand_size != "all" and (not isinstance(self.hand_size, int) or self.hand_size < 1):
+            raise bad(f"hand_size must be a positive number or 'all', not {self.hand_size!r}")
+        if self.deal_four_hands and (self.players > 4 or self.decks != 1):
+            raise bad("deal_four_hands needs one deck and at most four players")
+        if self.players * self.cards_per_hand > 52 * self.decks:
+            raise bad(
+                f"{self.players} hands of {self.cards_per_hand} need more than "
+                f"{52 * self.decks} cards; use decks=2 or a smaller hand_size"
+            )
+        for knob, allowed in (
+            ("direction", Direction),
+            ("first_lead", FirstLead),
+            ("later_leads", LaterLeads),
+            ("twos_in_straight", TwosInRuns),
+            ("twos_in_pair_run", TwosInRuns),
+            ("tie_rule", TieRule),
+            ("trading", Trading),
+            ("scoring", Scoring),
+        ):
+            if getattr(self, knob) not in get_args(allowed):
+                raise bad(f"{knob} must be one of {get_args(allowed)}, not {getattr(self, knob)!r}")
+        for kind in self.extra_kinds:
+            if kind not in KINDS or kind in BASE_KINDS:
+                raise bad(f"unknown extra kind {kind!r}")
+        for win in self.instant_wins:
+            if win not in INSTANT_WINS:
+                raise bad(f"unknown instant win {win!r}; known: {', '.join(INSTANT_WINS)}")
+        for pair in self.chops:
+            if len(pair) != 2:
+                raise bad(f"a chop is a (target, bomb) pair, not {pair!r}")
+            for text in pair:
+                parse_pattern(text)
+        for text in self.bomb_ladder + self.after_pass_bombs:
+            parse_pattern(text)
+        if min(self.min_straight, self.min_pair_run, self.min_triple_run) < 2:
+            raise bad("runs need at least two units")
+        if self.min_quad_run < 2:
+            raise bad("min_quad_run must be at least 2")
+        if self.single_killer is not None:
+            Card.parse(self.single_killer)
+
+
+# --- the presets ------------------------------------------------------------------------
+# Chop tables. "pair_run3" is exactly three pairs; "pair_run3+" three or more.
+_CHOPS_SOUTHERN = (
+    ("single@2", "quad"),
+    ("single@2", "pair_run3"),
+    ("pair@2", "pair_run4"),
+    ("triple@2", "pair_run5"),
+)
+_ALL_BOMBS = ("*",)
+
+_PROPLAY_LADDER = (
+    "quad@2",
+    "triple_run4@2",
+    "pair_run6@2",
+    "multi_quad3",
+    "triple_run4",
+    "triple_run3@2",
+    "pair_run6",
+    "pair_run5@2",
+    "pair_run5",
+    "pair_run4@2",
+    "triple_run3",
+    "multi_quad2",
+    "pair_run4",
+    "pair_run3@2",
+    "quad",
+    "pair_run3",
+)
+# Rungs 0-1 bomb four 2s (nothing does: quad 2s are unbombable), 2-9 three 2s,
+# 10-13 two 2s, 14-15 one 2. A straight topped by a 2 counts as a single 2.
+_PROPLAY_CHOPS = tuple(
+    (target, bomb)
+    for targets, bombs in (
+        (("single@2", "straight@2"), _PROPLAY_LADDER[1:]),
+        (("pair@2",), _PROPLAY_LADDER[1:14]),
+        (("triple@2",), _PROPLAY_LADDER[1:10]),
+    )
+    for target in targets
+    for bomb in bombs
+)
+
+_PRESETS: dict[str, Rules] = {
+    "standard": Rules(
+        name="standard",
+        chops=_CHOPS_SOUTHERN,
+        after_pass_bombs=_ALL_BOMBS,
+        scoring="scorepad",
+    ),
+    "wikipedia": Rules(
+        name="wikipedia",
+        first_lead="lowest-single",
+        twos_in_straight="top",
+        twos_in_pair_run="top",
+        chops=(
+            ("single@2", "quad"),
+            ("single@2", "pair_run3+"),
+            ("pair@2", "quad"),
+            ("pair@2", "pair_run4+"),
+            ("triple@2", "pair_run5+"),
+        ),
+        scoring="stake",
+    ),
+    "pagat": Rules(
+        name="pagat",
+        twos_in_straight="top",
+        twos_in_pair_run="top",
+        chops=_CHOPS_SOUTHERN,
+        after_pass_bombs=_ALL_BOMBS,
+        scoring="stake",
+    ),
+    "pang": Rules(
+        name="pang",
+        first_lead="holder-may-decline",
+        chops=_CHOPS_SOUTHERN,
+        after_pass_bombs=_ALL_BOMBS,
+        stacking=True,
+        scoring="stake",
+    ),
+    "lu": Rules(
+        name="lu",
+        few_players_hand_size=17,
+        starter_takes_spare=True,
+        first_lead="holder-free",
+        twos_in_straight="top",
+        twos_in_pair_run="top",
+        chops=(("single", "quad"), ("pair", "quad"), ("single@2", "pair_run3")),
+        after_pass_bombs=_ALL_BOMBS,
+        end_at_first_out=True,
+        scoring="per-card",
+    ),
+    "vietcong": Rules(
+        name="vietcong",
+        extra_kinds=("quad_run",),
+        twos_in_pair_run="top",
+        chops=(
+            ("single@2", "quad"),
+            ("single@2", "pair_run3+"),
+            ("pair@2", "quad_run2"),
+            ("pair@2", "pair_run5+"),
+            ("triple@2", "quad_run3"),
+            ("triple@2", "pair_run7+"),
+        ),
+        after_pass_bombs=_ALL_BOMBS,
+        instant_wins=("four-twos",),
+        scoring="stake",
+    ),
+    "suited": Rules(
+        name="suited",
+        later_leads="as-first",
+        single_same_suit=True,
+        pair_same_colours=True,
+        triple_same_suits=True,
+        pair_run_same_colours=True,
+        pair_run_above=True,
+        chops=(
+            ("single@2", "quad"),
+            ("single@2", "pair_run3"),
+            ("pair@2", "quad"),
+            ("pair@2", "pair_run4"),
+        ),
+        instant_wins=("four-twos", "six-pairs", "three-triples", "dragon"),
+        scoring="stake",
+    ),
+    "hawaii": Rules(
+        name="hawaii",
+        later_leads="as-first",
+        chops=(("single@2", "quad"), ("single@2", "pair_run3+")),
+        bomb_ladder=("quad", "pair_run3+"),
+        scoring="stake",
+    ),
+    "akita": Rules(
+        name="akita",
+        extra_kinds=("dragon",),
+        chops=(("*", "quad"), ("*", "pair_run3"), ("*", "dragon")),
+        triple_beats_ace=True,
+        straight_lock=True,
+        pass_locks=False,
+        out_ends_pile=True,
+        scoring="stake",
+    ),
+    "pike": Rules(
+        name="pike",
+        deal_four_hands=True,
+        chops=(("single@2", "pair_run3"),),
+        straight_lock=True,
+        pass_locks=False,
+        scoring="stake",
+    ),
+    "proplay": Rules(
+        name="proplay",
+        extra_kinds=("multi_quad", "triple_run"),
+        twos_in_straight="top",
+        twos_in_pair_run="top",
+        chops=_PROPLAY_CHOPS,
+        bomb_ladder=_PROPLAY_LADDER,
+        end_at_first_out=True,
+        scoring="proplay",
+    ),
+    "double-deck-13": Rules(
+        name="double-deck-13",
+        players=8,
+        decks=2,
+        tie_rule="red-beats-blue",
+        single_killer="Kd",
+        chops=_CHOPS_SOUTHERN,
+        scoring="scorepad",
+    ),
+}
+
+#: The names of the twelve presets, ``standard`` (the default) first.
+RULESETS: tuple[str, ...] = tuple(_PRESETS)
