@@ -78,6 +78,7 @@ class Game:
         "_chops",
         "_dealt",
         "_exchange",
+        "_exchange_done",
         "_finish",
         "_first",
         "_given",
@@ -153,6 +154,7 @@ class Game:
         self._trade: list[TradeOffer] = []
         self._exchange: tuple[tuple[int, int, int], ...] = ()
         self._given: tuple[int, ...] = ()
+        self._exchange_done: tuple[tuple[int, int, int], ...] = ()
         self._phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
@@ -332,6 +334,21 @@ class Game:
     def pending_trade(self) -> TradeOffer | None:
         """The offer awaiting an answer from the seat to act, if any."""
         return self._trade[-1] if self._trade and self._trade[-1].accepted is None else None
+
+    @property
+    def stuck(self) -> frozenset[int]:
+        """Leaders who passed the lead for want of a legal play, since the last play."""
+        return frozenset(s for s in range(self._rules.players) if self._stuck >> s & 1)
+
+    def exchange_receiver(self, giver: int) -> int | None:
+        """In a San Jose exchange, the seat that receives ``giver``'s cards."""
+        for g, r, _ in self._exchange_pairs():
+            if g == giver:
+                return r
+        return None
+
+    def _exchange_pairs(self) -> tuple[tuple[int, int, int], ...]:
+        return self._exchange or self._exchange_done
 
     def cards_left(self, seat: int) -> int:
         """How many cards ``seat`` holds."""
@@ -675,10 +692,61 @@ class Game:
             h[giver] = (h[giver] & ~chosen) | highest
             h[receiver] = (h[receiver] & ~highest) | chosen
             self._tables[giver] = self._tables[receiver] = None
+        self._exchange_done = self._exchange
         self._exchange = ()
         self._dealt = tuple(h)
         self._phase = "play"
         self._turn = self._leader
+
+    # --- state from parts (determinization) ---------------------------------------------
+    @classmethod
+    def from_state(
+        cls,
+        rules: Rules,
+        *,
+        hands: Sequence[int],
+        turn: int,
+        pile: Sequence[Action] = (),
+        passed: Iterable[int] = (),
+        locked_out: Iterable[int] = (),
+        straight_locked: bool = False,
+        first_lead: tuple[str, Card] | None = None,
+        stuck: Iterable[int] = (),
+        finish_order: Sequence[int] = (),
+        leader: int = 0,
+    ) -> Game:
+        """A play-phase game built from its parts, e.g. an observation plus sampled hands.
+        The history starts empty; ``pile`` is the current pile's plays."""
+        g = object.__new__(cls)
+        n = rules.players
+        g._rules = rules
+        g._hands = list(hands)
+        if len(g._hands) != n:
+            raise ValueError(f"{len(g._hands)} hands given for {n} players")
+        g._dealt = tuple(g._hands)
+        g._tables = [None] * n
+        g._unused = ()
+        g._spare = 0
+        g._leader = leader
+        g._turn = turn
+        g._pile = tuple(pile)
+        g._top = g._pile[-1].move if g._pile else None
+        g._top_seat = g._pile[-1].seat if g._pile else -1
+        g._passed = sum(1 << s for s in set(passed))
+        g._locked = sum(1 << s for s in set(locked_out))
+        g._lock = straight_locked
+        g._first = first_lead[0] if first_lead else None
+        g._lowest = first_lead[1].id if first_lead else -1
+        g._stuck = sum(1 << s for s in set(stuck))
+        g._finish = list(finish_order)
+        g._history = []
+        g._chops = []
+        g._instant = None
+        g._trade = []
+        g._exchange = g._exchange_done = ()
+        g._given = ()
+        g._phase = "over" if len(g._finish) == n else "play"
+        return g
 
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:

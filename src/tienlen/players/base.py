@@ -1,0 +1,78 @@
+"""The one player interface every bot, the terminal game, the server and the arena use.
+
+A player sees only its seat's :class:`~tienlen.observation.Observation` and the legal
+moves, plus a :class:`Budget`, and returns one of the legal moves. Callers go through
+:func:`choose_safely`, so a player that raises, overruns or answers with an illegal move
+never crashes a game: the fallback move is played and the problem is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from tienlen.combos import PASS, Move
+from tienlen.observation import Observation
+
+__all__ = ["Budget", "Player", "choose_safely", "fallback_move"]
+
+log = logging.getLogger("tienlen.players")
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much thinking a player may do for one move (``None``: the player's default)."""
+
+    seconds: float | None = None
+    iterations: int | None = None
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything that picks a move from an observation."""
+
+    name: str
+
+    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+        """Return one of ``legal``."""
+        ...
+
+
+def fallback_move(legal: Sequence[Move]) -> Move:
+    """The move played for a player that failed: pass if allowed, else the lowest play."""
+    if PASS in legal:
+        return PASS
+    return min(legal, key=lambda m: (m.top_id, m.mask.bit_count()))
+
+
+def choose_safely(
+    player: Player,
+    obs: Observation,
+    legal: Sequence[Move],
+    budget: Budget,
+    *,
+    grace: float = 1.0,
+) -> tuple[Move, str | None]:
+    """Ask ``player`` for a move; return ``(move, problem)``. On an exception, an illegal
+    answer or a time overrun of more than ``grace`` seconds, the move is
+    :func:`fallback_move` (or the late answer, if legal) and ``problem`` says what went wrong."""
+    start = time.perf_counter()
+    try:
+        move = player.choose(obs, legal, budget)
+    except Exception as e:  # a bot must never crash a game
+        problem = f"{player.name} raised {type(e).__name__}: {e}"
+        log.warning(problem)
+        return fallback_move(legal), problem
+    elapsed = time.perf_counter() - start
+    if move not in legal:
+        problem = f"{player.name} chose an illegal move {move!r}"
+        log.warning(problem)
+        return fallback_move(legal), problem
+    if budget.seconds is not None and elapsed > budget.seconds + grace:
+        problem = f"{player.name} took {elapsed:.2f}s for a {budget.seconds:.2f}s budget"
+        log.warning(problem)
+        return move, problem
+    return move, None
