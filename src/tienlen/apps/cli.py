@@ -1,0 +1,48 @@
+"""The ``tienlen`` command. Each subcommand lives in its own ``cmd_*`` module that exposes
+``register(subparsers)``; this file only assembles them."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Subcommand modules, in the order ``tienlen --help`` lists them.
+COMMANDS = ("play", "rules", "replay", "arena", "bot")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tienlen",
+        description="Tiến Lên (Thirteen, Killer, Viet Cong): play, study and measure bots.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"tienlen.apps.cmd_{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"tienlen.apps.cmd_{name}":
+                raise
+            continue  # not built yet
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as e:
+        print(f"tienlen: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
