@@ -9,11 +9,11 @@ not rebuilt. Tables are immutable and shared between copies of a game.
 from __future__ import annotations
 
 from bisect import bisect_left
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import Final
 
-from .cards import RANK_BITS, RANK_MASK, TWO
+from .cards import ACE, RANK_BITS, RANK_MASK, TWO
 from .combos import (
     RUN_KINDS,
     SET_KINDS,
@@ -40,24 +40,42 @@ _SUBSETS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
 )
 
 
-def combinations_of(hand: int, rules: Rules) -> list[Move]:
-    """Every combination the cards of ``hand`` (a mask) can form under ``rules``."""
-    bytes_ = [(hand >> (RANK_BITS * r)) & RANK_MASK for r in range(13)]
-    # sets[k][r]: masks of the k-card sets of rank r, already shifted into place.
+@cache
+def _rank_sets(
+    rank: int, byte: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[Move, ...], ...]]:
+    """The k-card sets (k = 0..4) of the cards ``byte`` of ``rank``: masks and moves.
+    Set moves do not depend on the rules, so they are made once and shared."""
+    shift = RANK_BITS * rank
+    # Sorted by top card, so that groups come out of ``generate`` already in order.
+    masks = tuple(
+        tuple(sorted((m << shift for m in _SUBSETS[byte][k]), key=int.bit_length)) for k in range(5)
+    )
+    moves = tuple(tuple(Move(SET_KINDS[k], 1, m) for m in masks[k]) for k in range(1, 5))
+    return masks, ((), *moves)
+
+
+def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
+    """Every combination of ``hand`` (a mask) under ``rules``, by (kind, size), each group
+    sorted by top card."""
+    groups: dict[tuple[str, int], list[Move]] = {}
+    # sets[k][r]: masks of the k-card sets of rank r.
     sets: list[list[tuple[int, ...]]] = [[()] * 13 for _ in range(5)]
-    moves: list[Move] = []
-    for r, byte in enumerate(bytes_):
+    for r in range(13):
+        byte = (hand >> (RANK_BITS * r)) & RANK_MASK
         if not byte:
             continue
-        shift = RANK_BITS * r
-        subsets = _SUBSETS[byte]
+        masks, moves = _rank_sets(r, byte)
         for k in range(1, 5):
-            masks = tuple(m << shift for m in subsets[k])
-            if not masks:
+            if not masks[k]:
                 break
-            sets[k][r] = masks
-            kind = SET_KINDS[k]
-            moves.extend(Move(kind, 1, m) for m in masks)
+            sets[k][r] = masks[k]
+            key = (SET_KINDS[k], 1)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = list(moves[k])
+            else:
+                group.extend(moves[k])
     kinds = rules.kinds
     dragon = "dragon" in kinds
     for per in range(1, 5):
@@ -66,19 +84,27 @@ def combinations_of(hand: int, rules: Rules) -> list[Move]:
             continue
         shortest = min_run(rules, per)
         twos = rules.twos_in_straight if per == 1 else rules.twos_in_pair_run
-        top_rank = TWO if twos == "top" else TWO - 1
         level = sets[per]
-        for start in range(top_rank - shortest + 2):
-            partial: list[int] = [0]
-            for end in range(start, top_rank + 1):
-                choices = level[end]
-                if not choices:
-                    break
-                partial = [p | c for p in partial for c in choices]
-                n = end - start + 1
-                if n >= shortest:
-                    name = "dragon" if dragon and per == 1 and n == 12 and start == 0 else kind
-                    moves.extend(Move(name, n, m) for m in partial)
+        top_rank = TWO if twos == "top" else TWO - 1
+        # Each maximal stretch of consecutive ranks holding such sets yields its runs.
+        r = 0
+        while r <= top_rank:
+            if not level[r]:
+                r += 1
+                continue
+            first = r
+            while r <= top_rank and level[r]:
+                r += 1
+            last = r - 1
+            for start in range(first, last - shortest + 2):
+                partial: list[int] = [0]
+                for end in range(start, last + 1):
+                    # The top rank's card varies slowest: runs come out sorted by top.
+                    partial = [c | p for c in level[end] for p in partial]
+                    n = end - start + 1
+                    if n >= shortest:
+                        name = "dragon" if dragon and per == 1 and n == 12 and end == ACE else kind
+                        groups.setdefault((name, n), []).extend(Move(name, n, m) for m in partial)
     if "multi_quad" in kinds:
         quad_ranks = [r for r in range(13) if sets[4][r]]
         consecutive_ok = "quad_run" in kinds
@@ -89,52 +115,69 @@ def combinations_of(hand: int, rules: Rules) -> list[Move]:
                 partial = [0]
                 for r in ranks:
                     partial = [p | c for p in partial for c in sets[4][r]]
-                moves.extend(Move("multi_quad", n, m) for m in partial)
-    return moves
+                groups.setdefault(("multi_quad", n), []).extend(
+                    Move("multi_quad", n, m) for m in partial
+                )
+        for key, ms in groups.items():
+            if key[0] == "multi_quad":
+                ms.sort(key=_top)
+    return groups
+
+
+def combinations_of(hand: int, rules: Rules) -> list[Move]:
+    """Every combination the cards of ``hand`` (a mask) can form under ``rules``."""
+    return [m for ms in generate(hand, rules).values() for m in ms]
 
 
 class MoveTable:
-    """The combinations of one hand, grouped for fast following."""
+    """The combinations of one hand, grouped by (kind, size) and sorted by top card."""
 
-    __slots__ = ("_groups", "hand", "moves")
+    __slots__ = ("_groups", "_moves", "_tops", "hand")
 
-    def __init__(self, hand: int, moves: list[Move]) -> None:
+    def __init__(self, hand: int, groups: dict[tuple[str, int], list[Move]]) -> None:
         self.hand = hand
-        self.moves: tuple[Move, ...] = tuple(moves)
-        self._groups: dict[tuple[str, int], tuple[list[int], list[Move]]] | None = None
+        self._groups = groups
+        self._moves: tuple[Move, ...] | None = None
+        # Top ids per group, made when a group is first searched (a cache, not state).
+        self._tops: dict[tuple[str, int], list[int]] = {}
+
+    @classmethod
+    def build(cls, hand: int, rules: Rules) -> MoveTable:
+        """Generate the table of ``hand`` from scratch."""
+        return cls(hand, generate(hand, rules))
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """Every combination of the hand."""
+        if self._moves is None:
+            self._moves = tuple(m for ms in self._groups.values() for m in ms)
+        return self._moves
+
+    def groups(self) -> dict[tuple[str, int], list[Move]]:
+        """(kind, size) -> moves sorted by top card."""
+        return self._groups
 
     def without(self, played: int) -> MoveTable:
-        """The table of the hand after the cards of ``played`` leave it."""
-        return MoveTable(self.hand & ~played, [m for m in self.moves if not m.mask & played])
-
-    def groups(self) -> dict[tuple[str, int], tuple[list[int], list[Move]]]:
-        """(kind, size) -> (sorted top ids, moves in that order)."""
-        if self._groups is None:
-            buckets: dict[tuple[str, int], list[Move]] = {}
-            for m in self.moves:
-                key = (m.kind, m.size)
-                bucket = buckets.get(key)
-                if bucket is None:
-                    buckets[key] = [m]
-                else:
-                    bucket.append(m)
-            groups = {}
-            for key, ms in buckets.items():
-                ms.sort(key=_top)
-                groups[key] = ([m.top_id for m in ms], ms)
-            self._groups = groups
-        return self._groups
+        """The table of the hand after the cards of ``played`` leave it (order is kept)."""
+        groups: dict[tuple[str, int], list[Move]] = {}
+        for key, ms in self._groups.items():
+            kept = [m for m in ms if not m.mask & played]
+            if kept:
+                groups[key] = kept
+        return MoveTable(self.hand & ~played, groups)
 
     def beating(self, old: Move, rules: Rules, *, locked: bool = False) -> list[Move]:
         """Every combination of the hand that may be played on ``old``."""
         ix = index(rules)
-        groups = self.groups()
+        groups = self._groups
         out: list[Move] = []
         key = (old.kind, old.size)
         others = _other_kinds(rules, old.kind, old.size, old.top_id >> 3)
-        same = groups.get(key) if key not in others else None
-        if same is not None:
-            tops, ms = same
+        ms = groups.get(key) if key not in others else None
+        if ms is not None:
+            tops = self._tops.get(key)
+            if tops is None:
+                tops = self._tops[key] = [m.top_id for m in ms]
             # Candidates start at the first card of the same rank and suit (the other
             # copy of a double deck may tie); everything above is higher.
             start = bisect_left(tops, old.top_id & ~1)
@@ -149,9 +192,7 @@ class MoveTable:
         for other in others:
             group = groups.get(other)
             if group is not None:
-                out.extend(
-                    m for m in group[1] if why_not_beats(m, old, rules, locked=locked) is None
-                )
+                out.extend(m for m in group if why_not_beats(m, old, rules, locked=locked) is None)
         return out
 
 
@@ -210,4 +251,4 @@ _SIZES: Final = (
 @lru_cache(maxsize=65536)
 def table_for(hand: int, rules: Rules) -> MoveTable:
     """The move table of a hand (cached: search revisits the same hands)."""
-    return MoveTable(hand, combinations_of(hand, rules))
+    return MoveTable.build(hand, rules)
