@@ -30,7 +30,7 @@ from .combos import PASS, Move, classify_mask, index, is_one_suit, is_twos, why_
 from .movegen import MoveTable, table_for
 from .rules import Rules
 
-__all__ = ["Action", "Chop", "Game", "IllegalMoveError", "TradeOffer"]
+__all__ = ["Action", "Chop", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
 TWOS_MASK: Final = RANK_MASK << (RANK_BITS * TWO)
 
@@ -53,6 +53,18 @@ class Chop(NamedTuple):
     victim: int
     bomb: Move
     target: Move
+
+
+class GameSetup(NamedTuple):
+    """What a game was started from: ``Game(rules, hands=..., leader=...,
+    previous_finish=...)`` with these values deals the same game again (records use it)."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    """The hands as dealt, before a spare card, a trade or an exchange changed them."""
+    leader: int | None
+    """The seat given as free leader, or ``None`` when ``rules.first_lead`` applied."""
+    previous_finish: tuple[int, ...] | None
+    """The previous game's finish order given for a San Jose exchange, if any."""
 
 
 class TradeOffer(NamedTuple):
@@ -93,6 +105,7 @@ class Game:
         "_phase",
         "_pile",
         "_rules",
+        "_setup",
         "_spare",
         "_stuck",
         "_tables",
@@ -124,6 +137,11 @@ class Game:
             masks, self._spare = self._deal(seed)
         if leader is not None and not 0 <= leader < n:
             raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
+        self._setup: tuple[tuple[int, ...], int | None, tuple[int, ...] | None] = (
+            tuple(masks),
+            leader,
+            tuple(previous_finish) if previous_finish is not None else None,
+        )
         self._first: str | None = None
         self._lowest = -1
         if leader is None:
@@ -172,6 +190,8 @@ class Game:
         for h in hands:
             cards = parse_cards(h) if isinstance(h, str) else tuple(h)
             mask = mask_of(cards)
+            if not mask:
+                raise ValueError("every seat needs at least one card")
             if mask.bit_count() != len(cards) or mask & ~_full_deck(rules):
                 raise CardParseError(
                     f"hand {format_cards(cards)!r} repeats a card or uses a second deck"
@@ -269,6 +289,12 @@ class Game:
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
         """The hands as dealt (after a lone spare card went to the leader)."""
         return tuple(cards_of_mask(h) for h in self._dealt)
+
+    @property
+    def setup(self) -> GameSetup:
+        """The hands, leader and previous finish this game was started from."""
+        masks, leader, previous = self._setup
+        return GameSetup(tuple(cards_of_mask(h) for h in masks), leader, previous)
 
     @property
     def unused_hands(self) -> tuple[tuple[Card, ...], ...]:
@@ -383,6 +409,8 @@ class Game:
             moves = table.beating(top, rules, locked=self._lock)
         elif self._locked >> seat & 1:
             ix = index(rules)
+            if not is_twos(top):
+                return [PASS]
             moves = [
                 m
                 for m in table.beating(top, rules, locked=self._lock)
@@ -484,11 +512,9 @@ class Game:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
             if not (is_twos(top) and ix.is_bomb(m) and after):
-                return (
-                    "you passed this round: only a bomb on 2s may be played now"
-                    if (ix.after_pass)
-                    else "you passed this round: you may not play again until a new pile"
-                )
+                if ix.after_pass:
+                    return "you passed this round: only a bomb may be played now"
+                return "you passed this round: wait for the next pile"
         return why_not_beats(m, top, rules, locked=self._lock)
 
     def play(self, move: Move | str | Iterable[Card]) -> Move:
@@ -724,6 +750,7 @@ class Game:
         if len(g._hands) != n:
             raise ValueError(f"{len(g._hands)} hands given for {n} players")
         g._dealt = tuple(g._hands)
+        g._setup = (g._dealt, leader, None)
         g._tables = [None] * n
         g._unused = ()
         g._spare = 0
