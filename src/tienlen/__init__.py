@@ -6,8 +6,11 @@ dependency; ``tienlen.players`` and ``tienlen.apps`` build on it, never the reve
 
 from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
 from .combos import PASS, Combo, Move, beats, classify, why_not_beats
-from .game import Action, Chop, Game, IllegalMoveError, TradeOffer
+from .game import Action, Chop, Game, GameSetup, IllegalMoveError, TradeOffer
+from .match import GameResult, Match
+from .record import GameRecord, RecordError, record_of
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
+from .scoring import score
 
 __all__ = [
     "INSTANT_WINS",
@@ -21,8 +24,13 @@ __all__ = [
     "Chop",
     "Combo",
     "Game",
+    "GameRecord",
+    "GameResult",
+    "GameSetup",
     "IllegalMoveError",
+    "Match",
     "Move",
+    "RecordError",
     "Rules",
     "RulesError",
     "TradeOffer",
@@ -31,6 +39,8 @@ __all__ = [
     "deck",
     "format_cards",
     "parse_cards",
+    "record_of",
+    "score",
     "why_not_beats",
 ]
 __version__ = "0.1.0"

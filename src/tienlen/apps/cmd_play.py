@@ -1,0 +1,127 @@
+"""``tienlen play``: play against bots in the terminal (Textual), or line by line (``--plain``).
+
+Examples::
+
+    tienlen play                                  # the new-match screen
+    tienlen play --rules pagat --players 3 --start --fast
+    tienlen play --plain --seed 7 --bots random,greedy,heuristic < moves.txt
+    tienlen play --resume tienlen-match.json
+    tienlen play --replay game.json               # step through a record, every hand shown
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from tienlen import RULESETS, Rules
+
+__all__ = ["register", "run", "settings_from_args"]
+
+_DEFAULT_SAVE = "tienlen-match.json"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``play`` subcommand."""
+    from .tui.texts import OPTIONS
+
+    p = subparsers.add_parser(
+        "play",
+        help="play Tiến Lên against bots in the terminal",
+        description=(
+            "Play Tiến Lên against bots: a full-screen terminal game, or with --plain a "
+            "line-based game for screen readers, dumb terminals and pipes."
+        ),
+        epilog="House-rule options: " + "; ".join(f"{o.key}: {o.label}" for o in OPTIONS),
+    )
+    p.add_argument("--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}")
+    p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
+    p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
+    p.add_argument(
+        "--bots",
+        default="greedy",
+        help="bots for the other seats, comma-separated, one per seat or one for all "
+        "(random, greedy, heuristic, ismcts; default greedy)",
+    )
+    p.add_argument("--option", action="append", default=[], metavar="KEY", help="switch on a house rule (repeatable)")
+    p.add_argument("--games", type=int, default=None, help="games in the match (default 5)")
+    p.add_argument("--target", type=int, help="end the match when a player reaches this score")
+    p.add_argument("--seed", help="seed of the deals and bots (default: random, shown in the title)")
+    p.add_argument("--fast", action="store_true", help="bots play at once (no pause)")
+    p.add_argument("--delay", type=float, default=0.6, help="seconds a bot pauses before playing (default 0.6)")
+    p.add_argument("--start", action="store_true", help="skip the new-match screen")
+    p.add_argument("--save", default=_DEFAULT_SAVE, metavar="FILE", help=f"where ctrl+s saves the match ({_DEFAULT_SAVE})")
+    p.add_argument("--resume", metavar="FILE", help="resume a saved match")
+    p.add_argument("--replay", metavar="FILE", help="step through a game record or saved match, every hand visible")
+    p.add_argument("--plain", action="store_true", help="line-based game on stdin/stdout")
+    p.add_argument("--ascii", action="store_true", help="with --plain: suits as letters (3s 10h)")
+    p.set_defaults(func=run)
+
+
+def _seed(text: str | None) -> int | str | None:
+    if text is None:
+        return None
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def settings_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~tienlen.apps.tui.controller.Settings` the options describe."""
+    from .tui.controller import Settings
+    from .tui.texts import apply_options
+
+    rules = Rules.preset(args.rules)
+    changes: dict[str, Any] = {}
+    if args.players is not None:
+        changes["players"] = args.players
+        if args.decks is None and args.players > 4 and rules.cards_per_hand * args.players > 52:
+            changes["decks"] = 2
+    if args.decks is not None:
+        changes["decks"] = args.decks
+    if changes:
+        rules = dataclasses.replace(rules, **changes)
+    rules = apply_options(rules, frozenset(args.option))
+    names = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if not names:
+        raise ValueError("--bots needs at least one bot name")
+    others = rules.players - 1
+    if len(names) == 1:
+        names *= others
+    elif len(names) != others:
+        raise ValueError(f"--bots lists {len(names)} bots but {rules.players} players need {others}")
+    games = args.games
+    if games is None and args.target is None:
+        games = 5
+    return Settings(
+        rules=rules,
+        bots=tuple(names),
+        games=games,
+        target=args.target,
+        seed=_seed(args.seed),
+        delay=0.0 if args.fast else args.delay,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``tienlen play``."""
+    if args.replay:
+        if args.plain:
+            raise ValueError("--replay shows the terminal viewer; use `tienlen replay FILE` for text")
+        from .tui import run_replay
+
+        run_replay(args.replay)
+        return 0
+    settings = settings_from_args(args)
+    controller = None
+    if args.resume:
+        from .tui.controller import MatchController
+
+        controller = MatchController.load(args.resume, delay=settings.delay)
+    if args.plain:
+        from .plain import play_plain
+
+        return play_plain(settings, controller=controller, ascii=args.ascii)
+    from .tui import run_play
+
+    run_play(settings, controller=controller, setup=not args.start, save_path=args.save)
+    return 0

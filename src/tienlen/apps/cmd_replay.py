@@ -1,0 +1,129 @@
+"""``tienlen replay``: show a recorded game move by move."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from tienlen.cards import cards_of_mask, format_cards
+from tienlen.record import GameRecord, RecordedAction, read, replay
+from tienlen.scoring import payments
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``replay`` subcommand."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "replay",
+        help="show a recorded game move by move",
+        description=(
+            "Replay a game record (the JSON form or the text form) through the rules engine "
+            "and print every action with the hands, then the result and the scores."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="the record to replay ('-' reads standard input)")
+    p.add_argument(
+        "--step", action="store_true", help="wait for Enter after each action before the next"
+    )
+    p.add_argument(
+        "--ascii", action="store_true", help="write cards with letters (3s 10h) instead of ♠♥"
+    )
+    p.add_argument(
+        "--no-hands",
+        dest="hands",
+        action="store_false",
+        help="do not show the hands after each action",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay one record file."""
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    show(read(text), out=sys.stdout, step=args.step, ascii=args.ascii, hands=args.hands)
+    return 0
+
+
+def show(
+    record: GameRecord,
+    *,
+    out: TextIO,
+    step: bool = False,
+    ascii: bool = False,
+    hands: bool = True,
+) -> None:
+    """Print ``record`` action by action (the replay raises on an illegal action)."""
+    rules = record.rules
+    names = record.names or tuple(f"S{i}" for i in range(rules.players))
+
+    def cards(mask: int) -> str:
+        return format_cards(cards_of_mask(mask), ascii=ascii) or "-"
+
+    def who(seat: int) -> str:
+        return names[seat] if names[seat] == f"S{seat}" else f"{names[seat]} (S{seat})"
+
+    game = record.new_game()
+    print(f"{rules.name}, {rules.players} players, {len(record.actions)} actions", file=out)
+    if record.seed is not None:
+        print(f"seed {record.seed}", file=out)
+    print("Hands dealt:", file=out)
+    for seat, mask in enumerate(game.hand_masks):
+        print(f"  {who(seat)}: {cards(mask)}", file=out)
+    if game.instant_win is not None:
+        seat, hand = game.instant_win
+        print(f"{who(seat)} wins at once with {hand} (tới trắng).", file=out)
+    for s in replay(record):
+        g = s.game
+        if s.leads:
+            print(f"-- {who(s.action.seat)} leads a fresh pile --", file=out)
+        print(f"{s.number:4}. {who(s.action.seat)} {_words(s.action, ascii)}", file=out)
+        if hands:
+            for seat in _involved(s.action):
+                print(f"        {who(seat)} holds {cards(g.hand_masks[seat])}", file=out)
+        if g.phase == "play" and s.action.kind in ("play", "pass"):
+            left = g.cards_left(s.action.seat)
+            if left == 0:
+                place = g.finish_order.index(s.action.seat) + 1
+                print(f"        {who(s.action.seat)} is out, place {place}", file=out)
+        if step and not g.is_over:
+            out.flush()
+            try:
+                input("[Enter] ")
+            except EOFError:
+                step = False
+        game = g
+    print("", file=out)
+    if not game.is_over:
+        print("The record stops before the end of the game.", file=out)
+        return
+    order = ", ".join(f"{i}. {who(seat)}" for i, seat in enumerate(game.finish_order, 1))
+    print(f"Result: {order}", file=out)
+    deltas = [0] * rules.players
+    for p in payments(game):
+        deltas[p.payer] -= p.amount
+        deltas[p.payee] += p.amount
+        print(f"  {who(p.payer)} pays {who(p.payee)} {p.amount}: {p.reason}", file=out)
+    print("Scores: " + ", ".join(f"{who(s)} {d:+d}" for s, d in enumerate(deltas)), file=out)
+
+
+def _words(a: RecordedAction, ascii: bool) -> str:
+    text = a.words(ascii=ascii).split(" ", 1)[1]
+    if a.kind == "play":
+        return f"plays {text}"
+    if a.kind == "pass":
+        return "passes"
+    return text
+
+
+def _involved(a: RecordedAction) -> tuple[int, ...]:
+    if a.kind == "offer":
+        return ()
+    if a.kind == "accept":
+        return (a.seat,)
+    if a.kind in ("pass", "refuse"):
+        return ()
+    return (a.seat,)

@@ -1,0 +1,34 @@
+"""The terminal game (Textual). Importing this package does not import Textual: the
+controller and the plain game work without it; :func:`run_play` and :func:`run_replay`
+import the app when called."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .controller import MatchController, Settings
+
+__all__ = ["run_play", "run_replay"]
+
+
+def run_play(
+    settings: Settings | None = None,
+    *,
+    controller: MatchController | None = None,
+    setup: bool = True,
+    save_path: str | Path = "tienlen-match.json",
+) -> None:
+    """Run the terminal game (see :class:`~tienlen.apps.tui.app.TienLenApp`)."""
+    from .app import TienLenApp
+
+    TienLenApp(settings=settings, controller=controller, setup=setup, save_path=save_path).run()
+
+
+def run_replay(path: str | Path) -> None:
+    """Step through the game record (or saved match) at ``path`` with every hand visible."""
+    from .app import TienLenApp
+    from .replay import ReplayModel
+
+    TienLenApp(replay=ReplayModel.open(path)).run()

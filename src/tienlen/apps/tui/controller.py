@@ -1,0 +1,719 @@
+"""The model behind the terminal game: one object owns the match and everything shown.
+
+Widgets hold no game state. A :class:`MatchController` owns the :class:`~tienlen.match.Match`
+(and so the current :class:`~tienlen.Game`), the person's card selection and the last
+message; the user's intents (select, play, pass, hint …) are its methods, and
+:meth:`MatchController.view` returns an immutable :class:`TableView` that screens render.
+Listeners registered with :meth:`MatchController.subscribe` hear about every change.
+
+Nothing here imports Textual, so the plain line-based game drives the same controller.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tienlen import PASS, Card, Game, IllegalMoveError, Move, Rules, parse_cards
+from tienlen.cards import cards_of_mask, format_cards, mask_of
+from tienlen.match import GameResult, Match
+from tienlen.observation import observe
+from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.record import load as load_record
+from tienlen.record import record_of
+from tienlen.scoring import Payment, payments
+
+from .seats import SEAT_NAMES, bot_info, make_player
+
+__all__ = [
+    "HUMAN",
+    "MATCH_FORMAT",
+    "BotJob",
+    "HandCard",
+    "MatchController",
+    "PileEntry",
+    "SeatView",
+    "Settings",
+    "TableView",
+    "describe_move",
+    "move_notation",
+]
+
+#: The seat of the person at the keyboard.
+HUMAN = 0
+#: The ``format`` field of a saved match file.
+MATCH_FORMAT = "tienlen-match"
+MATCH_VERSION = 1
+
+
+# --- settings ----------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Everything that starts a match: rules, the bots in seats 1…n-1, its length, seed."""
+
+    rules: Rules = field(default_factory=lambda: Rules.preset("standard"))
+    bots: tuple[str, ...] = ("greedy", "greedy", "greedy")
+    """Bot name for each opponent seat (seats 1 … players-1)."""
+    games: int | None = 5
+    """Games in the match (``None``: no fixed number)."""
+    target: int | None = None
+    """Points that end the match (``None``: none)."""
+    seed: int | str | None = None
+    """Seed of the deals and the bots (``None``: a random seed is drawn and shown)."""
+    delay: float = 0.6
+    """Seconds a bot waits before it plays (0: at once)."""
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.rules.players - 1:
+            raise ValueError(
+                f"{self.rules.players} players need {self.rules.players - 1} bots, "
+                f"not {len(self.bots)} ({', '.join(self.bots) or 'none'})"
+            )
+        for name in self.bots:
+            bot_info(name)
+        if self.games is not None and self.games < 1:
+            raise ValueError(f"a match lasts at least one game, not {self.games!r}")
+        if self.target is not None and self.target < 1:
+            raise ValueError(f"the target must be at least 1 point, not {self.target!r}")
+        if self.delay < 0:
+            raise ValueError(f"the bot delay cannot be negative, not {self.delay!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (:meth:`from_dict` reads it back)."""
+        return {
+            "rules": self.rules.to_dict(),
+            "bots": list(self.bots),
+            "games": self.games,
+            "target": self.target,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> Settings:
+        """Read :meth:`to_dict`'s form."""
+        return cls(
+            rules=Rules.from_dict(data["rules"]),
+            bots=tuple(data["bots"]),
+            games=data.get("games"),
+            target=data.get("target"),
+            seed=data.get("seed"),
+            delay=delay,
+        )
+
+
+# --- views -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as the table shows it."""
+
+    seat: int
+    name: str
+    level: str
+    cards: int
+    score: int
+    to_act: bool
+    passed: bool
+    locked: bool
+    place: int | None
+    """Finishing place (1 = first out), once the seat is out."""
+    leads: bool
+    """This seat made the play on top of the pile."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandCard:
+    """One card of the person's hand with its selection marks."""
+
+    card: Card
+    selected: bool
+    cursor: bool
+    combinable: bool
+    """The card is part of a legal play that contains every selected card."""
+
+
+@dataclass(frozen=True, slots=True)
+class PileEntry:
+    """One play of the current pile and who made it."""
+
+    seat: int
+    name: str
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """Everything one frame of the game screen shows (immutable)."""
+
+    version: int
+    title: str
+    seats: tuple[SeatView, ...]
+    hand: tuple[HandCard, ...]
+    pile: tuple[PileEntry, ...]
+    status: str
+    note: str
+    note_kind: str
+    """``"info"``, ``"error"`` or ``"hint"``."""
+    combos: tuple[Move, ...]
+    """Legal plays containing the selection (all legal plays when nothing is selected)."""
+    log: tuple[str, ...]
+    your_turn: bool
+    phase: str
+    over: bool
+    hands: tuple[tuple[Card, ...], ...] | None = None
+    """Every hand, when all are visible (replays)."""
+
+
+# --- helpers -----------------------------------------------------------------------------
+def move_notation(move: Move) -> str:
+    """ASCII notation that :meth:`Game.play` reads back (``"3s 4s 5d"``, ``"pass"``)."""
+    return "pass" if move.is_pass else " ".join(c.ascii() for c in move.cards)
+
+
+def describe_move(move: Move) -> str:
+    """``"7♠ 7♥ (pair of 7s)"``, ``"pass"``, ``"gives 2 cards"``."""
+    if move.is_pass:
+        return "pass"
+    if move.kind == "give":
+        return f"{format_cards(move.cards)} (given back)"
+    return f"{format_cards(move.cards)} ({move.describe()})"
+
+
+@dataclass(slots=True)
+class BotJob:
+    """A bot's turn, prepared on the main thread; :meth:`run` may run on another thread."""
+
+    game: Game
+    seat: int
+    player: Player
+    obs: Any
+    legal: list[Move]
+    budget: Budget
+    problem: str | None = None
+
+    def run(self) -> Move:
+        """Ask the bot (errors and illegal answers fall back to a safe move)."""
+        move, self.problem = choose_safely(self.player, self.obs, self.legal, self.budget)
+        return move
+
+
+# --- the controller ----------------------------------------------------------------------
+class MatchController:
+    """Owns a match against bots and the person's selection; see the module docstring."""
+
+    def __init__(self, settings: Settings, *, budget: Budget | None = None) -> None:
+        seed = settings.seed
+        if seed is None:
+            seed = random.SystemRandom().randrange(10**6)
+        self.settings = settings
+        self.seed: int | str = seed
+        self.budget = budget or Budget()
+        self.match = Match(settings.rules, games=settings.games, target=settings.target, seed=seed)
+        self.players: dict[int, Player] = {
+            seat: make_player(name, f"{seed}/seat{seat}")
+            for seat, name in enumerate(settings.bots, start=1)
+        }
+        self.names: tuple[str, ...] = tuple(
+            SEAT_NAMES[s] if s < len(SEAT_NAMES) else f"Seat {s}"
+            for s in range(settings.rules.players)
+        )
+        self.levels: tuple[str, ...] = ("you", *settings.bots)
+        self.finished: list[Game] = []
+        self.selected = 0
+        self.cursor = 0
+        self.note = ""
+        self.note_kind = "info"
+        self.log: list[str] = []
+        self.version = 0
+        self.problems: list[str] = []
+        self._listeners: list[Callable[[], None]] = []
+        self._combo_index = -1
+        self._start_game()
+
+    # --- listening ------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        """Stop calling ``listener``."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        self.version += 1
+        for listener in list(self._listeners):
+            listener()
+
+    def _say(self, text: str, kind: str = "info") -> None:
+        self.note, self.note_kind = text, kind
+
+    # --- state questions --------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The current game."""
+        return self.match.game
+
+    @property
+    def rules(self) -> Rules:
+        """The match's rules."""
+        return self.match.rules
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """The person's cards, lowest first (strength order)."""
+        return self.game.hands[HUMAN]
+
+    @property
+    def human_to_act(self) -> bool:
+        """Whether the game waits for the person."""
+        g = self.game
+        return not g.is_over and g.turn == HUMAN and g.phase in ("play", "exchange")
+
+    @property
+    def bot_to_act(self) -> bool:
+        """Whether the game waits for a bot."""
+        g = self.game
+        return not g.is_over and g.turn != HUMAN
+
+    @property
+    def game_over(self) -> bool:
+        """Whether the current game has ended."""
+        return self.game.is_over
+
+    @property
+    def match_over(self) -> bool:
+        """Whether the match has ended (the current game is over and it was the last)."""
+        return self.game.is_over and self.match.is_over
+
+    @property
+    def result(self) -> GameResult | None:
+        """The current game's result once it is over."""
+        return self.match.record_game() if self.game.is_over else None
+
+    def payments(self) -> list[Payment]:
+        """The current (finished) game's payments, with reasons."""
+        return payments(self.game)
+
+    def label(self, seat: int) -> str:
+        """``"Lan (greedy)"`` or ``"You"``."""
+        return self.names[seat] if seat == HUMAN else f"{self.names[seat]} ({self.levels[seat]})"
+
+    def legal_moves(self) -> list[Move]:
+        """The person's legal moves (empty when it is not their turn)."""
+        return self.game.legal_moves() if self.human_to_act else []
+
+    def combos(self) -> list[Move]:
+        """Legal plays that contain every selected card, weakest first."""
+        sel = self.selected
+        moves = [m for m in self.legal_moves() if not m.is_pass and m.mask & sel == sel]
+        return sorted(moves, key=lambda m: (m.mask.bit_count(), m.top_id))
+
+    # --- selection intents ------------------------------------------------------------
+    def move_cursor(self, delta: int) -> None:
+        """Move the hand cursor by ``delta`` cards (clamped)."""
+        n = len(self.hand)
+        if n:
+            self.cursor = max(0, min(n - 1, self.cursor + delta))
+        self._changed()
+
+    def toggle(self, card: Card | None = None) -> None:
+        """Select or unselect ``card`` (default: the card under the cursor)."""
+        hand = self.hand
+        if not hand:
+            return
+        if card is None:
+            card = hand[min(self.cursor, len(hand) - 1)]
+        elif card in hand:
+            self.cursor = hand.index(card)
+        if card not in hand:
+            self._say(f"you do not hold {card}", "error")
+        else:
+            self.selected ^= card.bit
+            self._say("")
+        self._combo_index = -1
+        self._changed()
+
+    def clear_selection(self) -> None:
+        """Unselect every card."""
+        self.selected = 0
+        self._combo_index = -1
+        self._say("")
+        self._changed()
+
+    def select_text(self, text: str, *, quiet: bool = False) -> bool:
+        """Select the cards written in ``text`` (``"3s 4s 5d"``); on bad notation or a card
+        not held, say why (unless ``quiet``) and keep the selection. Returns success."""
+        try:
+            cards = parse_cards(text) if text.strip() else ()
+        except ValueError as e:
+            if not quiet:
+                self._say(str(e), "error")
+                self._changed()
+            return False
+        mask = mask_of(cards)
+        missing = mask & ~self.game.hand_masks[HUMAN]
+        if missing:
+            if not quiet:
+                self._say(f"you do not hold {format_cards(cards_of_mask(missing))}", "error")
+                self._changed()
+            return False
+        self.selected = mask
+        self._combo_index = -1
+        if cards:
+            self.cursor = self.hand.index(max(cards))
+        if not quiet:
+            self._say("")
+        self._changed()
+        return True
+
+    def next_combo(self) -> None:
+        """Select the next legal play that contains the selected cards."""
+        if not self.human_to_act:
+            self._say("wait for your turn", "error")
+            self._changed()
+            return
+        base = self.selected if self._combo_index < 0 else self._combo_base
+        moves = [m for m in self.legal_moves() if not m.is_pass and m.mask & base == base]
+        moves.sort(key=lambda m: (m.mask.bit_count(), m.top_id))
+        if not moves:
+            self._say("no legal play contains the selected cards", "error")
+            self._changed()
+            return
+        if self._combo_index < 0:
+            self._combo_base = base
+        self._combo_index = (self._combo_index + 1) % len(moves)
+        move = moves[self._combo_index]
+        self.selected = move.mask
+        self._say(f"{self._combo_index + 1}/{len(moves)}: {describe_move(move)}")
+        self._changed()
+
+    _combo_base = 0
+
+    # --- acting intents ---------------------------------------------------------------
+    def play_selection(self) -> bool:
+        """Play (or, in an exchange, give) the selected cards; explain if illegal."""
+        if not self.human_to_act:
+            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._changed()
+            return False
+        if not self.selected:
+            self._say("select cards to play first, or press p to pass", "error")
+            self._changed()
+            return False
+        return self._human_move(cards_of_mask(self.selected))
+
+    def play_text(self, text: str) -> bool:
+        """Play the move written in ``text`` (notation or ``"pass"``)."""
+        if text.strip().lower() in ("pass", "p"):
+            return self.pass_turn()
+        if not self.human_to_act:
+            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._changed()
+            return False
+        try:
+            cards = parse_cards(text)
+        except ValueError as e:
+            self._say(str(e), "error")
+            self._changed()
+            return False
+        if not cards:
+            self._say("type the cards to play, e.g. 3s 4s 5d", "error")
+            self._changed()
+            return False
+        return self._human_move(cards)
+
+    def pass_turn(self) -> bool:
+        """Pass; explain if passing is not allowed now."""
+        if not self.human_to_act:
+            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._changed()
+            return False
+        return self._human_move(None)
+
+    def _human_move(self, cards: Sequence[Card] | None) -> bool:
+        g = self.game
+        try:
+            move = g.play(PASS if cards is None else cards)
+        except (IllegalMoveError, ValueError) as e:
+            self._say(str(e), "error")
+            self._changed()
+            return False
+        self.selected = 0
+        self._combo_index = -1
+        self._say("")
+        self._after_move(HUMAN, move)
+        return True
+
+    def hint(self) -> Move | None:
+        """Suggest a move, select its cards and say why."""
+        if not self.human_to_act:
+            self._say("hints come on your turn", "error")
+            self._changed()
+            return None
+        move, reason = self._hint()
+        self.selected = move.mask
+        self._combo_index = -1
+        self._say(f"hint: {describe_move(move)}" + (f": {reason}" if reason else ""), "hint")
+        self._changed()
+        return move
+
+    def _hint(self) -> tuple[Move, str]:
+        g = self.game
+        obs = observe(g, HUMAN)
+        try:
+            from tienlen.players.hint import hint
+        except ImportError:
+            hint = None
+        if hint is not None:
+            suggestion = hint(obs, g.rules)
+            return _hint_parts(suggestion)
+        legal = g.legal_moves()
+        plays = [m for m in legal if not m.is_pass]
+        if not plays:
+            return PASS, "nothing you hold can be played"
+        return min(plays, key=lambda m: (m.top_id, -m.mask.bit_count())), "the lowest play"
+
+    # --- bots -------------------------------------------------------------------------
+    def bot_job(self) -> BotJob | None:
+        """The bot turn to compute, or ``None`` when no bot is to act."""
+        if not self.bot_to_act:
+            return None
+        g = self.game
+        seat = g.turn
+        return BotJob(g, seat, self.players[seat], observe(g, seat), g.legal_moves(), self.budget)
+
+    def apply_bot(self, job: BotJob, move: Move) -> bool:
+        """Make ``job``'s move if the game is still where the job found it."""
+        g = self.game
+        if job.game is not g or g.turn != job.seat or g.is_over:
+            return False
+        if job.problem:
+            self.problems.append(job.problem)
+        g.play(move)
+        self._after_move(job.seat, move)
+        return True
+
+    def step_bot(self) -> Move | None:
+        """Let the bot to act move at once (no delay); returns its move."""
+        job = self.bot_job()
+        if job is None:
+            return None
+        move = job.run()
+        self.apply_bot(job, move)
+        return move
+
+    # --- after moves and between games -------------------------------------------------
+    def _after_move(self, seat: int, move: Move) -> None:
+        g = self.game
+        who = self.names[seat]
+        if move.is_pass:
+            self.log.append(f"{who} passed")
+        elif move.kind == "give":
+            n = move.mask.bit_count()
+            self.log.append(f"{who} gave {n} card{'s' if n > 1 else ''} back")
+        else:
+            self.log.append(f"{who}: {describe_move(move)}")
+            if g.cards_left(seat) == 0:
+                self.log.append(f"{who} is out (place {g.finish_order.index(seat) + 1})")
+        if not g.is_over and not g.pile and g.phase == "play" and not move.kind == "give":
+            self.log.append(f"— {self.names[g.turn]} leads a fresh pile")
+        self._settle()
+        if g.is_over:
+            self.log.append(f"Game {self.match.number} over: {self.names[g.finish_order[0]]} wins")
+        self._changed()
+
+    def _settle(self) -> None:
+        """Play through what needs no decision: nobody offers trades in this game."""
+        g = self.game
+        while g.phase == "trading":
+            g.play(PASS)
+        n = len(self.hand)
+        self.cursor = max(0, min(self.cursor, n - 1))
+
+    def _start_game(self) -> None:
+        g = self.game
+        self.selected = 0
+        self.cursor = 0
+        self._combo_index = -1
+        self.log.append(f"Game {self.match.number}: {self.names[g.leader]} leads")
+        if g.phase == "trading":
+            self.log.append("Nobody offers a trade this game")
+        self._settle()
+        if g.phase == "exchange":
+            self.log.append("Exchange: the losers hand their highest cards to the winners")
+        if g.instant_win is not None:
+            seat, name = g.instant_win
+            self.log.append(f"{self.names[seat]} wins at once with {name.replace('-', ' ')}")
+        self._say("")
+
+    def next_game(self) -> None:
+        """Start the next game of the match (the current one must be over)."""
+        if not self.game.is_over:
+            raise ValueError("the game is not over yet")
+        self.finished.append(self.game)
+        self.match.new_game()
+        self.log = []
+        self._start_game()
+        self._changed()
+
+    # --- the view ---------------------------------------------------------------------
+    def status(self) -> str:
+        """What the game waits for, in words."""
+        g = self.game
+        if g.is_over:
+            return "Game over" if not self.match.is_over else "Match over"
+        if g.phase == "exchange":
+            receiver = g.exchange_receiver(g.turn)
+            count = len(g.legal_moves()[0].cards) if g.turn == HUMAN else 0
+            if g.turn == HUMAN and receiver is not None:
+                return f"Exchange: give {count} card{'s' if count > 1 else ''} to {self.names[receiver]}"
+            return f"Exchange: {self.names[g.turn]} chooses cards to give back"
+        if g.turn != HUMAN:
+            return f"{self.label(g.turn)} to play"
+        top = g.top
+        if top is None:
+            first = g.first_lead_rule
+            if first is not None and first[0] == "lowest-single":
+                return f"Your lead: play {first[1]} alone"
+            if first is not None and first[0] == "must-include-lowest":
+                return f"Your lead: play a combination with {first[1]}"
+            return "Your lead: play any combination"
+        return f"Your turn: beat {self.names[top.seat]}'s {top.move.describe()} or pass"
+
+    def title(self) -> str:
+        """The header line: rules, game number, match length, seed."""
+        m = self.match
+        parts = [self.rules.name, f"game {m.number}" + (f" of {m.games}" if m.games else "")]
+        if m.target:
+            parts.append(f"to {m.target} points")
+        parts.append(f"seed {self.seed}")
+        return " · ".join(parts)
+
+    def view(self) -> TableView:
+        """An immutable picture of the table for the screens."""
+        g = self.game
+        scores = self.match.scores
+        top = g.top
+        finish = g.finish_order
+        seats = tuple(
+            SeatView(
+                seat=s,
+                name=self.names[s],
+                level=self.levels[s],
+                cards=g.cards_left(s),
+                score=scores[s],
+                to_act=not g.is_over and g.turn == s,
+                passed=s in g.passed,
+                locked=s in g.locked_out,
+                place=finish.index(s) + 1 if s in finish else None,
+                leads=top is not None and top.seat == s,
+            )
+            for s in range(self.rules.players)
+        )
+        combos = self.combos() if self.human_to_act and g.phase == "play" else []
+        joinable = 0
+        if self.selected:
+            for m in combos:
+                joinable |= m.mask
+        hand = tuple(
+            HandCard(
+                card=c,
+                selected=bool(self.selected & c.bit),
+                cursor=i == self.cursor,
+                combinable=bool(joinable & c.bit) and not self.selected & c.bit,
+            )
+            for i, c in enumerate(self.hand)
+        )
+        pile = tuple(PileEntry(a.seat, self.names[a.seat], a.move) for a in g.pile)
+        return TableView(
+            version=self.version,
+            title=self.title(),
+            seats=seats,
+            hand=hand,
+            pile=pile,
+            status=self.status(),
+            note=self.note,
+            note_kind=self.note_kind,
+            combos=tuple(combos),
+            log=tuple(self.log),
+            your_turn=self.human_to_act,
+            phase=g.phase,
+            over=g.is_over,
+        )
+
+    # --- saving -------------------------------------------------------------------------
+    def records(self) -> list[dict[str, Any]]:
+        """Every game of the match so far as a game record (:mod:`tienlen.record`)."""
+        games = [*self.finished, self.game]
+        return [
+            record_of(g, seed=self.match.seed_of(number), names=self.names)
+            for number, g in enumerate(games, start=1)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The match as a JSON-ready dict: settings, scores and every game's record."""
+        return {
+            "format": MATCH_FORMAT,
+            "version": MATCH_VERSION,
+            "settings": {**self.settings.to_dict(), "seed": self.seed},
+            "scores": list(self.match.scores),
+            "games": self.records(),
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the match to ``path`` (JSON); returns the path."""
+        p = Path(path)
+        p.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n", "utf-8")
+        self._say(f"match saved to {p}")
+        self._changed()
+        return p
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> MatchController:
+        """Rebuild a saved match: the match is dealt again from its seed and every recorded
+        move is played again (and so checked) in order."""
+        if data.get("format") != MATCH_FORMAT:
+            raise ValueError(f"not a saved tienlen match (format {data.get('format')!r})")
+        if data.get("version") != MATCH_VERSION:
+            raise ValueError(f"unsupported match file version {data.get('version')!r}")
+        ctl = cls(Settings.from_dict(data["settings"], delay=delay))
+        for number, record in enumerate(data["games"], start=1):
+            if number > 1:
+                ctl.next_game()
+            recorded = load_record(record)
+            g = ctl.game
+            if recorded.setup.hands != g.setup.hands:
+                raise ValueError(f"game {number} of the file was not dealt from its seed")
+            if recorded.trades:
+                raise ValueError(f"game {number} has card trades, which cannot be resumed")
+            for seat, move in recorded.history:
+                ctl._settle()
+                ctl._after_move(seat, g.play(move))
+        saved = data.get("scores")
+        if saved is not None and list(ctl.match.scores) != list(saved):
+            raise ValueError(f"saved scores {saved} do not match the replayed games")
+        ctl._say("match resumed")
+        return ctl
+
+    @classmethod
+    def load(cls, path: str | Path, *, delay: float = 0.6) -> MatchController:
+        """Resume the match saved at ``path``."""
+        try:
+            data = json.loads(Path(path).read_text("utf-8"))
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+        return cls.from_dict(data, delay=delay)
+
+
+def _hint_parts(suggestion: Any) -> tuple[Move, str]:
+    """Read whatever :func:`tienlen.players.hint.hint` returns: a move, or (move, reason),
+    or an object with ``move`` and ``reason``."""
+    if isinstance(suggestion, Move):
+        return suggestion, ""
+    if isinstance(suggestion, tuple):
+        return suggestion[0], str(suggestion[1])
+    return suggestion.move, str(getattr(suggestion, "reason", ""))

@@ -1,0 +1,191 @@
+"""The model of the replay viewer: step through recorded games with every hand visible.
+
+A file is a game record (:mod:`tienlen.record`, JSON or text form) or a saved match (its
+games are the match's records). The states are made by :func:`tienlen.record.replay`, so a
+replay shows exactly what the engine accepts. Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tienlen import Game
+from tienlen.record import GameRecord, read, replay
+
+from .controller import MATCH_FORMAT, PileEntry, SeatView, TableView, describe_move
+from .seats import SEAT_NAMES
+
+__all__ = ["ReplayModel", "read_games"]
+
+
+def read_games(path: str | Path) -> list[GameRecord]:
+    """The game records in ``path``: one for a game record, every game of a saved match."""
+    text = Path(path).read_text("utf-8")
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("{"):
+        try:
+            data: Any = json.loads(stripped)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+        if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
+            games = data.get("games") or []
+            if not games:
+                raise ValueError(f"{path}: the saved match has no games")
+            return [read(g) for g in games]
+        return [read(data)]
+    return [read(stripped)]
+
+
+class ReplayModel:
+    """Which game and which action of a recording is shown; every state precomputed."""
+
+    def __init__(self, records: list[GameRecord]) -> None:
+        if not records:
+            raise ValueError("nothing to replay")
+        self.records = records
+        self.index = 0
+        self.step = 0
+        self.version = 0
+        self._listeners: list[Callable[[], None]] = []
+        self._load()
+
+    @classmethod
+    def open(cls, path: str | Path) -> ReplayModel:
+        """A model of the file at ``path``."""
+        return cls(read_games(path))
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        """Stop calling ``listener``."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        self.version += 1
+        for listener in list(self._listeners):
+            listener()
+
+    def _load(self) -> None:
+        rec = self.records[self.index]
+        self.states: list[Game] = [rec.new_game()]
+        self.words: list[str] = []
+        self.leads: list[bool] = []
+        for step in replay(rec):
+            self.states.append(step.game.copy())
+            self.words.append(self._words(step.action.seat, step.game, len(self.states) - 1))
+            self.leads.append(step.leads)
+        self.step = 0
+
+    def _words(self, seat: int, after: Game, number: int) -> str:
+        before = self.states[number - 1]
+        action = self.records[self.index].actions[number - 1]
+        who = self.names[seat]
+        match action.kind:
+            case "play":
+                move = after.history[-1].move if after.history else None
+                return f"{who}: {describe_move(move)}" if move else f"{who}: {action.cards}"
+            case "pass":
+                return f"{who} passed" if before.phase == "play" else f"{who} makes no trade"
+            case "give":
+                return f"{who} gives {action.cards} back"
+            case _:
+                return f"{who} {action.words().split(' ', 1)[1]}"
+
+    # --- questions ---------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Seat names: the record's own, else the game's defaults."""
+        rec = self.records[self.index]
+        n = rec.rules.players
+        if rec.names and len(rec.names) == n:
+            return tuple(rec.names)
+        return tuple(SEAT_NAMES[s] if s < len(SEAT_NAMES) else f"Seat {s}" for s in range(n))
+
+    @property
+    def game(self) -> Game:
+        """The game as it stands after the shown step."""
+        return self.states[self.step]
+
+    @property
+    def last_step(self) -> int:
+        """The number of actions of the shown game."""
+        return len(self.states) - 1
+
+    # --- intents -------------------------------------------------------------------------
+    def go(self, step: int) -> None:
+        """Show the state after ``step`` actions (clamped)."""
+        self.step = max(0, min(self.last_step, step))
+        self._changed()
+
+    def forward(self, n: int = 1) -> None:
+        """Step ``n`` actions on (back if negative)."""
+        self.go(self.step + n)
+
+    def next_pile(self) -> None:
+        """Jump to the end of the current pile."""
+        for s in range(self.step + 1, self.last_step + 1):
+            if s == self.last_step or self.leads[s]:
+                self.go(s)
+                return
+
+    def select_game(self, index: int) -> None:
+        """Show game ``index`` (clamped) from its start."""
+        index = max(0, min(len(self.records) - 1, index))
+        if index != self.index:
+            self.index = index
+            self._load()
+        self._changed()
+
+    # --- view -----------------------------------------------------------------------------
+    def view(self) -> TableView:
+        """The table at the shown step, every hand visible."""
+        g = self.game
+        rec = self.records[self.index]
+        names = self.names
+        top = g.top
+        finish = g.finish_order
+        seats = tuple(
+            SeatView(
+                seat=s,
+                name=names[s],
+                level="",
+                cards=g.cards_left(s),
+                score=0 if rec.scores is None or not g.is_over else rec.scores[s],
+                to_act=not g.is_over and g.turn == s,
+                passed=s in g.passed,
+                locked=s in g.locked_out,
+                place=finish.index(s) + 1 if s in finish else None,
+                leads=top is not None and top.seat == s,
+            )
+            for s in range(rec.rules.players)
+        )
+        title = f"replay · {rec.rules.name} · game {self.index + 1} of {len(self.records)}"
+        title += f" · move {self.step} of {self.last_step}"
+        if self.step == self.last_step and g.is_over:
+            status = "Game over: " + ", ".join(names[s] for s in finish)
+        elif self.step == 0:
+            status = f"Dealt. {names[g.turn]} to act."
+        else:
+            status = self.words[self.step - 1]
+        return TableView(
+            version=self.version,
+            title=title,
+            seats=seats,
+            hand=(),
+            pile=tuple(PileEntry(a.seat, names[a.seat], a.move) for a in g.pile),
+            status=status,
+            note="",
+            note_kind="info",
+            combos=(),
+            log=tuple(self.words[: self.step]),
+            your_turn=False,
+            phase=g.phase,
+            over=g.is_over,
+            hands=g.hands,
+        )

@@ -1,0 +1,16 @@
+"""Screens of the terminal game."""
+
+from .game import GameScreen
+from .help import HelpScreen
+from .replay import ReplayScreen
+from .results import GameOverScreen, MatchOverScreen
+from .setup import SetupScreen
+
+__all__ = [
+    "GameOverScreen",
+    "GameScreen",
+    "HelpScreen",
+    "MatchOverScreen",
+    "ReplayScreen",
+    "SetupScreen",
+]

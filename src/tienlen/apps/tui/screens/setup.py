@@ -1,0 +1,243 @@
+"""The new-game screen: rule set, players, a bot per seat, match length, seed, house rules.
+
+The form is checked as it changes: the rules are built with ``Rules.preset`` and
+``dataclasses.replace`` (so the engine's :class:`~tienlen.RulesError` explains anything
+that cannot be played), and Start is enabled only for a valid set-up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+
+from tienlen import RULESETS, Rules
+from tienlen.describe import SUMMARIES
+
+from ..controller import Settings
+from ..seats import SEAT_NAMES, bot_choices
+from ..texts import OPTIONS, apply_options
+
+__all__ = ["LENGTHS", "SetupScreen"]
+
+#: Match lengths offered: label and (games, target).
+LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
+    ("1 game", (1, None)),
+    ("3 games", (3, None)),
+    ("5 games", (5, None)),
+    ("10 games", (10, None)),
+    ("First to 10 points", (None, 10)),
+    ("First to 20 points", (None, 20)),
+    ("Until I stop", (None, None)),
+)
+
+
+class SetupScreen(Screen[None]):
+    """Choose a match; Start hands its :class:`Settings` to the app."""
+
+    BINDINGS = [
+        Binding("ctrl+g", "start", "Start"),
+        Binding("ctrl+o", "resume", "Resume saved"),
+        Binding("ctrl+q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json") -> None:
+        super().__init__()
+        self.initial = settings or Settings()
+        self.save_path = Path(save_path)
+        self._syncing = False
+
+    def compose(self) -> ComposeResult:
+        s = self.initial
+        preset = s.rules.name if s.rules.name in RULESETS else "standard"
+        bots = [(f"{b.name} ({b.difficulty})", b.name) for b in bot_choices()]
+        yield Static(Text("Tiến Lên · new match", "bold"), id="title")
+        with VerticalScroll(id="form"):
+            with Grid(id="main-grid"):
+                yield Label("Rule set")
+                yield Select(
+                    [(f"{name}: {SUMMARIES[name]}", name) for name in RULESETS],
+                    value=preset,
+                    allow_blank=False,
+                    compact=True,
+                    id="rules",
+                )
+                yield Label("Players")
+                with Horizontal(classes="row"):
+                    yield Select(
+                        [(str(n), n) for n in range(2, 9)],
+                        value=s.rules.players,
+                        allow_blank=False,
+                    compact=True,
+                        id="players",
+                    )
+                    yield Checkbox("Two decks", s.rules.decks == 2, id="decks")
+                yield Label("Match")
+                yield Select(
+                    [(label, i) for i, (label, _) in enumerate(LENGTHS)],
+                    value=_length_index(s.games, s.target),
+                    allow_blank=False,
+                    compact=True,
+                    id="length",
+                )
+                yield Label("Seed")
+                yield Input(
+                    value="" if s.seed is None else str(s.seed),
+                    placeholder="blank: a new random deal",
+                    id="seed",
+                    compact=True,
+                )
+            yield Static(Text("Opponents", "bold"), classes="section")
+            with Grid(id="bot-grid"):
+                for seat in range(1, 8):
+                    name = s.bots[seat - 1] if seat - 1 < len(s.bots) else s.bots[-1] if s.bots else "greedy"
+                    yield Label(SEAT_NAMES[seat], id=f"bot-label-{seat}")
+                    yield Select(bots, value=name, allow_blank=False, id=f"bot-{seat}", compact=True)
+            yield Static(Text("House rules", "bold"), classes="section")
+            for option in OPTIONS:
+                yield Checkbox(option.label, option.is_on(s.rules), id=f"opt-{option.key}")
+            yield Checkbox("Bots play at once (no pause between moves)", s.delay == 0, id="fast")
+        yield Static(id="check")
+        with Horizontal(id="setup-buttons", classes="buttons"):
+            yield Button("Start", id="start", variant="primary", compact=True)
+            yield Button(
+                "Resume saved", id="resume", disabled=not self.save_path.exists(), compact=True
+            )
+            yield Button("Quit", id="quit", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._sync_preset(apply_defaults=False)
+        self._check()
+        self.query_one("#start", Button).focus()
+
+    # --- reading the form -------------------------------------------------------------
+    def _value(self, selector: str) -> object:
+        return self.query_one(selector, Select).value
+
+    def build(self) -> Settings:
+        """The :class:`Settings` the form describes; raises ``ValueError`` saying what is wrong."""
+        name = str(self._value("#rules"))
+        players = int(str(self._value("#players")))
+        decks = 2 if self.query_one("#decks", Checkbox).value else 1
+        rules = Rules.preset(name)
+        rules = dataclasses.replace(rules, players=players, decks=decks)
+        keys = {o.key for o in OPTIONS if self.query_one(f"#opt-{o.key}", Checkbox).value}
+        rules = apply_options(rules, keys)
+        games, target = LENGTHS[int(str(self._value("#length")))][1]
+        seed_text = self.query_one("#seed", Input).value.strip()
+        seed: int | str | None = None
+        if seed_text:
+            seed = int(seed_text) if seed_text.lstrip("-").isdigit() else seed_text
+        bots = tuple(str(self._value(f"#bot-{seat}")) for seat in range(1, players))
+        fast = self.query_one("#fast", Checkbox).value
+        return Settings(
+            rules=rules,
+            bots=bots,
+            games=games,
+            target=target,
+            seed=seed,
+            delay=0.0 if fast else (self.initial.delay or 0.6),
+        )
+
+    def _check(self) -> Settings | None:
+        check = self.query_one("#check", Static)
+        start = self.query_one("#start", Button)
+        players = int(str(self._value("#players")))
+        for seat in range(1, 8):
+            shown = seat < players
+            self.query_one(f"#bot-label-{seat}").display = shown
+            self.query_one(f"#bot-{seat}").display = shown
+        try:
+            settings = self.build()
+        except ValueError as e:
+            check.update(Text(f"✗ {e}", "bold #ff5f5f"))
+            start.disabled = True
+            return None
+        r = settings.rules
+        check.update(
+            Text(
+                f"✓ {r.name}, {r.players} players, {r.cards_per_hand} cards each"
+                + (", two decks" if r.decks == 2 else ""),
+                "#87d75f",
+            )
+        )
+        start.disabled = False
+        return settings
+
+    def _sync_preset(self, *, apply_defaults: bool) -> None:
+        """Show the chosen preset's own options as fixed (checked and disabled)."""
+        rules = Rules.preset(str(self._value("#rules")))
+        self._syncing = True
+        if apply_defaults:
+            self.query_one("#players", Select).value = rules.players
+            self.query_one("#decks", Checkbox).value = rules.decks == 2
+        for option in OPTIONS:
+            box = self.query_one(f"#opt-{option.key}", Checkbox)
+            built_in = option.is_on(rules)
+            if built_in:
+                box.value = True
+            elif apply_defaults:
+                box.value = False
+            box.disabled = built_in
+        self._syncing = False
+
+    # --- events -------------------------------------------------------------------------
+    @on(Select.Changed, "#rules")
+    def _rules_changed(self) -> None:
+        self._sync_preset(apply_defaults=True)
+        self._check()
+
+    @on(Select.Changed, "#players")
+    def _players_changed(self) -> None:
+        players = int(str(self._value("#players")))
+        decks = self.query_one("#decks", Checkbox)
+        preset = Rules.preset(str(self._value("#rules")))
+        if players > 4 and preset.cards_per_hand * players > 52:
+            decks.value = True
+        self._check()
+
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        if not self._syncing:
+            self._check()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        match event.button.id:
+            case "start":
+                self.action_start()
+            case "resume":
+                self.action_resume()
+            case _:
+                self.app.exit()
+
+    def action_start(self) -> None:
+        settings = self._check()
+        if settings is not None:
+            self.app.start_match(settings)  # type: ignore[attr-defined]
+
+    def action_resume(self) -> None:
+        from ..controller import MatchController
+
+        try:
+            controller = MatchController.load(self.save_path, delay=self.initial.delay)
+        except (OSError, ValueError) as e:
+            self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
+            return
+        self.app.start_controller(controller)  # type: ignore[attr-defined]
+
+
+def _length_index(games: int | None, target: int | None) -> int:
+    for i, (_, value) in enumerate(LENGTHS):
+        if value == (games, target):
+            return i
+    return 2

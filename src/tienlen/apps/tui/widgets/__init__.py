@@ -1,0 +1,6 @@
+"""Widgets of the terminal game; each renders a value from the controller's view."""
+
+from .hand import HandView
+from .table import HandsView, LogView, PileView, SeatsView
+
+__all__ = ["HandView", "HandsView", "LogView", "PileView", "SeatsView"]

@@ -1,0 +1,147 @@
+"""The table around the hand: the seats, the pile, the log, and (in replays) every hand.
+
+Each widget renders one immutable value from :class:`~..controller.TableView`; none keeps
+game state of its own.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tienlen import Card
+
+from ..controller import PileEntry, SeatView
+from .cards import card_text, cards_text
+
+__all__ = ["HandsView", "LogView", "PileView", "SeatsView"]
+
+
+class SeatsView(Widget):
+    """One line per seat: name, bot level, cards left, what it did, its score."""
+
+    DEFAULT_CSS = "SeatsView { height: auto; }"
+
+    seats: reactive[tuple[SeatView, ...]] = reactive((), layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(1, len(self.seats) + 1)
+
+    def render(self) -> RenderableType:
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(width=1)
+        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
+        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
+        table.add_column(justify="right", width=3)
+        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
+        table.add_column(justify="right", width=4)
+        table.add_row(
+            "", Text("player", "dim"), Text("level", "dim"), Text("crd", "dim"),
+            Text("", "dim"), Text("pts", "dim"),
+        )  # fmt: skip
+        for s in self.seats:
+            if s.place is not None:
+                state = Text(f"out #{s.place}", "bold green" if s.place == 1 else "green")
+            elif s.to_act:
+                state = Text("to play", "bold #5fd7ff")
+            elif s.leads:
+                state = Text("on top", "bold yellow")
+            elif s.passed:
+                state = Text("passed", "#d7875f")
+            elif s.locked:
+                state = Text("locked out", "dim")
+            else:
+                state = Text("")
+            name_style = "bold" if s.seat == 0 else ""
+            table.add_row(
+                Text("▶", "bold #5fd7ff") if s.to_act else Text(" "),
+                Text(s.name, name_style),
+                Text(s.level, "dim" if s.seat else "italic"),
+                Text(str(s.cards), "bold" if s.cards <= 2 and s.place is None else ""),
+                state,
+                Text(f"{s.score:+d}", "green" if s.score > 0 else "red" if s.score < 0 else ""),
+            )
+        return table
+
+
+class PileView(Widget):
+    """The current pile: every play on it and who made it, the top play as card faces."""
+
+    DEFAULT_CSS = "PileView { height: 1fr; }"
+
+    entries: reactive[tuple[PileEntry, ...]] = reactive(())
+    leader: reactive[str] = reactive("")
+
+    def render(self) -> RenderableType:
+        entries = self.entries
+        if not entries:
+            return Text(f"The pile is empty: {self.leader} to lead." if self.leader else "", "dim")
+        height = max(1, self.content_size.height)
+        top = entries[-1]
+        lines: list[RenderableType] = []
+        earlier = entries[:-1][-max(0, height - 3) :] if height > 3 else ()
+        for e in earlier:
+            lines.append(
+                Text.assemble((f"{e.name}: ", "dim"), (str(e.move), "dim"), (f"  {e.move.describe()}", "dim"))
+            )
+        lines.append(Text.assemble((f"{top.name} played ", "bold"), (top.move.describe(), "italic")))
+        lines.append(cards_text(top.move.cards))
+        return Group(*lines)
+
+
+class LogView(Widget):
+    """The latest events of the game, newest at the bottom."""
+
+    DEFAULT_CSS = "LogView { height: 1fr; }"
+
+    lines: reactive[tuple[str, ...]] = reactive(())
+
+    def render(self) -> RenderableType:
+        height = max(1, self.content_size.height)
+        shown = self.lines[-height:]
+        out = Text()
+        for i, line in enumerate(shown):
+            if i:
+                out.append("\n")
+            style = "bold" if line.startswith(("Game", "—")) else ""
+            out.append(line, style)
+        return out
+
+
+class HandsView(Widget):
+    """Every seat's hand (replays show them all)."""
+
+    DEFAULT_CSS = "HandsView { height: auto; }"
+
+    hands: reactive[tuple[tuple[str, tuple[Card, ...]], ...]] = reactive((), layout=True)
+    turn: reactive[int] = reactive(-1)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        total = 0
+        for name, cards in self.hands:
+            used = len(name) + 8
+            per_line = max(1, (width - used) // 6)
+            total += max(1, -(-len(cards) // per_line))
+        return max(1, total)
+
+    def render(self) -> RenderableType:
+        width = self.content_size.width or 80
+        out = Text()
+        first = True
+        for seat, (name, cards) in enumerate(self.hands):
+            head = f"{'▶' if seat == self.turn else ' '} {name} ({len(cards)}) "
+            per_line = max(1, (width - len(head)) // 6)
+            for start in range(0, max(1, len(cards)), per_line):
+                if not first:
+                    out.append("\n")
+                first = False
+                out.append(head if start == 0 else " " * len(head), "bold" if seat == self.turn else "")
+                for i, card in enumerate(cards[start : start + per_line]):
+                    if i:
+                        out.append(" ")
+                    out.append_text(card_text(card, width=5))
+        return out

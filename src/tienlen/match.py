@@ -1,0 +1,239 @@
+"""A match: a series of games under one :class:`~tienlen.Rules`, with a running score.
+
+Between games the match applies the rotation rules (RULES.md "Deal and start"):
+
+- the first dealer is drawn at random (from the match seed); afterwards the loser of each
+  game deals the next one (the dealer only matters for who shuffles; the deal itself is the
+  same whoever deals);
+- with ``rules.later_leads == "winner"`` the previous winner leads the next game freely;
+  otherwise every game starts as the first one does (``rules.first_lead``);
+- with ``rules.trading == "san-jose"`` every game after the first opens with the exchange,
+  from the previous finish order;
+- with ``rules.deal_four_hands`` and two players, the two hands left unused by a fresh deal
+  are the next game's hands, without reshuffling; the game after that is dealt afresh.
+
+Scoring is automatic: the first time the match is asked about scores, results, whether it
+is over, or for a new game after the current game has ended, the finished game is scored
+with :func:`tienlen.scoring.score`. :meth:`Match.record_game` does the same explicitly.
+
+A seeded match is reproducible: the dealer draw and every deal derive from the seed and the
+game number.
+
+>>> m = Match("standard", games=2, seed=7)
+>>> while not m.is_over:
+...     while not m.game.is_over:
+...         _ = m.game.play(m.game.legal_moves()[0])
+...     if not m.is_over:
+...         _ = m.new_game()
+>>> len(m.results), sum(m.scores)
+(2, 0)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .cards import Card
+from .game import Game
+from .rules import Rules
+from .scoring import score
+
+__all__ = ["GameResult", "Match"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of one finished game of a match."""
+
+    number: int
+    """The game's number in the match, from 1."""
+    finish_order: tuple[int, ...]
+    """Seats in finishing order, the winner first and the loser last."""
+    deltas: tuple[int, ...]
+    """Points won (or lost, negative) by each seat in this game."""
+    instant_win: tuple[int, str] | None
+    """``(seat, hand name)`` when the game was won at the deal (tới trắng)."""
+    dealer: int
+    """The seat that dealt the game."""
+    seed: int | str | None
+    """The seed the game was dealt from (``None``: unseeded, or dealt from unused hands)."""
+
+    @property
+    def winner(self) -> int:
+        """The first seat out."""
+        return self.finish_order[0]
+
+    @property
+    def loser(self) -> int:
+        """The last seat."""
+        return self.finish_order[-1]
+
+
+class Match:
+    """A series of games between the same seats under ``rules``.
+
+    ``games`` ends the match after that many games; ``target`` ends it as soon as a seat
+    has that many points (003 suggests 10). With neither, the match goes on until the
+    caller stops asking for new games. ``seed`` makes the whole match reproducible.
+    The first game is dealt at once: :attr:`game` is always the current game.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | str = "standard",
+        *,
+        games: int | None = None,
+        target: int | None = None,
+        seed: int | str | None = None,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
+        if games is not None and games < 1:
+            raise ValueError(f"games must be at least 1, not {games!r}")
+        if target is not None and target < 1:
+            raise ValueError(f"target must be at least 1 point, not {target!r}")
+        self._rules = rules
+        self._games = games
+        self._target = target
+        self._seed = seed
+        n = rules.players
+        if seed is None:
+            self._dealer = random.SystemRandom().randrange(n)
+        else:
+            self._dealer = random.Random(f"{seed}/dealer").randrange(n)
+        self._scores = [0] * n
+        self._results: list[GameResult] = []
+        self._number = 1
+        self._game_seed = self.seed_of(1)
+        self._game = Game(rules, seed=self._game_seed)
+        # Hands a four-hand deal left over for the next game (two players only).
+        self._spare_hands = self._unused_for_next(self._game)
+
+    # --- state ------------------------------------------------------------------------
+    @property
+    def rules(self) -> Rules:
+        """The rules every game of the match is played under."""
+        return self._rules
+
+    @property
+    def game(self) -> Game:
+        """The current game (possibly finished)."""
+        return self._game
+
+    @property
+    def number(self) -> int:
+        """The current game's number, from 1."""
+        return self._number
+
+    @property
+    def dealer(self) -> int:
+        """The seat that dealt the current game."""
+        return self._dealer
+
+    @property
+    def game_seed(self) -> int | str | None:
+        """The seed the current game was dealt from (``None`` if dealt otherwise)."""
+        return self._game_seed
+
+    @property
+    def games(self) -> int | None:
+        """The number of games the match lasts, if fixed."""
+        return self._games
+
+    @property
+    def target(self) -> int | None:
+        """The score that ends the match, if any."""
+        return self._target
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Every seat's total points over the finished games."""
+        self._sync()
+        return tuple(self._scores)
+
+    @property
+    def results(self) -> list[GameResult]:
+        """The finished games' results, oldest first (a copy)."""
+        self._sync()
+        return list(self._results)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the agreed number of games is played or a seat reached the target."""
+        self._sync()
+        if self._games is not None and len(self._results) >= self._games:
+            return True
+        return self._target is not None and max(self._scores) >= self._target
+
+    def standings(self) -> list[tuple[int, int]]:
+        """``(seat, points)`` pairs, best first; equal points keep seat order."""
+        scores = self.scores
+        return sorted(enumerate(scores), key=lambda sp: (-sp[1], sp[0]))
+
+    def seed_of(self, number: int) -> str | None:
+        """The seed game ``number`` is dealt from (``None`` for an unseeded match)."""
+        return None if self._seed is None else f"{self._seed}/game{number}"
+
+    # --- transitions ------------------------------------------------------------------
+    def record_game(self) -> GameResult:
+        """Score the current game, which must be over; calling it again is harmless."""
+        if not self._game.is_over:
+            raise ValueError(f"game {self._number} is not over yet")
+        self._sync()
+        return self._results[-1]
+
+    def new_game(self) -> Game:
+        """Score the finished current game and start the next one; returns it."""
+        if not self._game.is_over:
+            raise ValueError(f"game {self._number} is not over yet: finish it first")
+        if self.is_over:
+            raise ValueError("the match is over")
+        prev = self._game
+        rules = self._rules
+        self._number += 1
+        self._dealer = prev.finish_order[-1]
+        leader = prev.finish_order[0] if rules.later_leads == "winner" else None
+        previous = prev.finish_order if rules.trading == "san-jose" else None
+        if self._spare_hands is not None:
+            self._game_seed = None
+            self._game = Game(
+                rules, hands=self._spare_hands, leader=leader, previous_finish=previous
+            )
+            self._spare_hands = None
+        else:
+            self._game_seed = self.seed_of(self._number)
+            self._game = Game(rules, seed=self._game_seed, leader=leader, previous_finish=previous)
+            self._spare_hands = self._unused_for_next(self._game)
+        return self._game
+
+    # --- helpers ----------------------------------------------------------------------
+    def _sync(self) -> None:
+        """Score the current game if it is over and not scored yet."""
+        if self._game.is_over and len(self._results) < self._number:
+            game = self._game
+            deltas = score(game)
+            for seat, d in enumerate(deltas):
+                self._scores[seat] += d
+            self._results.append(
+                GameResult(
+                    number=self._number,
+                    finish_order=game.finish_order,
+                    deltas=deltas,
+                    instant_win=game.instant_win,
+                    dealer=self._dealer,
+                    seed=self._game_seed,
+                )
+            )
+
+    def _unused_for_next(self, game: Game) -> tuple[tuple[Card, ...], ...] | None:
+        unused = game.unused_hands
+        if self._rules.deal_four_hands and len(unused) == self._rules.players:
+            return unused
+        return None
+
+    def __repr__(self) -> str:
+        return (
+            f"<Match {self._rules.name} game={self._number} scores={list(self.scores)}"
+            f"{' over' if self.is_over else ''}>"
+        )

@@ -1,0 +1,393 @@
+"""The arena: many games between bots, with duplicate deals, statistics and ratings.
+
+A run plays ``deals`` deals; every deal is replayed once per seat rotation, so each entry
+plays each hand of the deal from each seat (``games = deals × players``). Deals and bots
+are seeded from the run's seed, the deal number and the rotation, so the figures do not
+depend on how many worker processes shared the work.
+
+Statistics per entry (see :func:`entry_stats`):
+
+- win rate (first out) and loss rate (last): 95% Wilson score interval over the games;
+- mean finishing position (1 = first) and mean score (:func:`tienlen.scoring.score`): 95%
+  normal interval whose standard error is computed from the per-deal means. The rotated
+  games of one deal share the cards, so they are not independent; treating each deal as one
+  observation accounts for that. Rates use the games as if independent: for an entry that
+  plays every hand of a deal this is conservative (the deal's luck cancels out).
+
+Ratings: openskill's Plackett-Luce model (each game a free-for-all ranked by finishing
+position, entries processed in deal and rotation order), shown as mu, sigma and the
+conservative ordinal mu − 3·sigma. Skipped when openskill is not installed.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tienlen.game import Game
+from tienlen.observation import observe
+from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.rules import Rules
+
+__all__ = [
+    "ArenaResult",
+    "EntryStats",
+    "GameOutcome",
+    "entry_labels",
+    "entry_stats",
+    "play_game",
+    "ratings",
+    "run_arena",
+    "wilson",
+]
+
+Z95 = 1.959963984540054
+
+
+def entry_labels(specs: Sequence[str]) -> list[str]:
+    """Display labels: a spec used more than once gets ``#1``, ``#2`` … (``greedy#2``)."""
+    labels = []
+    for i, spec in enumerate(specs):
+        base = spec
+        if spec.startswith("cmd:"):
+            base = "cmd:" + os.path.basename(spec[4:].split()[-1]) if spec[4:].split() else spec
+        if specs.count(spec) > 1:
+            labels.append(f"{base}#{specs[: i + 1].count(spec)}")
+        else:
+            labels.append(base)
+    return labels
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """One finished game of a run, seen per entry (entry ``e`` sat at ``seats[e]``)."""
+
+    deal: int
+    rotation: int
+    seats: tuple[int, ...]
+    positions: tuple[int, ...]
+    """Finishing position of each entry, 1 = first out."""
+    scores: tuple[int, ...]
+    """Score of each entry for this game."""
+    decisions: int
+    problems: tuple[str, ...] = ()
+
+
+def _score(game: Game) -> tuple[int, ...]:
+    try:
+        from tienlen.scoring import score
+    except ImportError:  # pragma: no cover - scoring ships with the core
+        n = game.rules.players
+        return tuple(n - 1 - 2 * game.finish_order.index(s) for s in range(n))
+    return score(game)
+
+
+def play_game(
+    game: Game,
+    players: Sequence[Player],
+    budget: Budget = Budget(),
+    *,
+    on_problem: Callable[[str], None] | None = None,
+) -> int:
+    """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
+    move) are made without asking. Returns the number of decisions asked for."""
+    decisions = 0
+    while not game.is_over:
+        legal = game.legal_moves()
+        if len(legal) == 1:
+            game.apply_unchecked(legal[0])
+            continue
+        seat = game.turn
+        move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
+        if problem is not None and on_problem is not None:
+            on_problem(f"seat {seat}: {problem}")
+        decisions += 1
+        game.apply_unchecked(move)
+    return decisions
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    rules: Rules
+    specs: tuple[str, ...]
+    seed: int
+    deal: int
+    budget: Budget
+    bot_options: tuple[tuple[str, Any], ...] = ()
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal ``deal`` of a run seeded ``seed``."""
+    return seed * 1_000_003 + deal
+
+
+_CMD_PLAYERS: dict[str, Player] = {}
+
+
+def _player(spec: str, seed: int, options: dict[str, Any]) -> Player:
+    if spec.startswith("cmd:"):
+        # one external process per spec and worker, reused from game to game
+        player = _CMD_PLAYERS.get(spec)
+        if player is None:
+            from tienlen.players.protocol import ProtocolPlayer
+
+            player = _CMD_PLAYERS[spec] = ProtocolPlayer(spec[4:])
+        return player
+    from tienlen.players.registry import make_bot
+
+    return make_bot(spec, seed=seed, **options.get(spec, {}))
+
+
+def _play_deal(job: _Job) -> list[GameOutcome]:
+    rules = job.rules
+    n = rules.players
+    options = dict(job.bot_options)
+    out = []
+    base = deal_seed(job.seed, job.deal)
+    for rotation in range(n):
+        # entry e sits at seat (e + rotation) % n
+        seats = tuple((e + rotation) % n for e in range(n))
+        by_seat: list[Player] = [None] * n  # type: ignore[list-item]
+        for e, seat in enumerate(seats):
+            by_seat[seat] = _player(job.specs[e], base * 64 + rotation * 8 + e, options)
+        game = Game(rules, seed=base)
+        problems: list[str] = []
+        decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
+        order = game.finish_order
+        points = _score(game)
+        out.append(
+            GameOutcome(
+                deal=job.deal,
+                rotation=rotation,
+                seats=seats,
+                positions=tuple(order.index(s) + 1 for s in seats),
+                scores=tuple(points[s] for s in seats),
+                decisions=decisions,
+                problems=tuple(problems),
+            )
+        )
+    return out
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _mean_ci(per_deal: Sequence[float]) -> tuple[float, float, float]:
+    m = statistics.fmean(per_deal) if per_deal else float("nan")
+    if len(per_deal) < 2:
+        return (m, float("nan"), float("nan"))
+    half = Z95 * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
+    return (m, m - half, m + half)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryStats:
+    """The figures of one entry; each ``*_ci`` is a 95% interval ``(low, high)``."""
+
+    label: str
+    games: int
+    wins: int
+    losses: int
+    win_rate: float
+    win_ci: tuple[float, float]
+    loss_rate: float
+    loss_ci: tuple[float, float]
+    mean_position: float
+    position_ci: tuple[float, float]
+    mean_score: float
+    score_ci: tuple[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures."""
+        return {
+            "label": self.label,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "win_rate": self.win_rate,
+            "win_rate_ci95": list(self.win_ci),
+            "loss_rate": self.loss_rate,
+            "loss_rate_ci95": list(self.loss_ci),
+            "mean_position": self.mean_position,
+            "mean_position_ci95": list(self.position_ci),
+            "mean_score": self.mean_score,
+            "mean_score_ci95": list(self.score_ci),
+        }
+
+
+def entry_stats(
+    labels: Sequence[str], outcomes: Sequence[GameOutcome], players: int
+) -> list[EntryStats]:
+    """Per-entry figures of a run (see the module docstring for the intervals)."""
+    out = []
+    for e, label in enumerate(labels):
+        games = len(outcomes)
+        wins = sum(1 for o in outcomes if o.positions[e] == 1)
+        losses = sum(1 for o in outcomes if o.positions[e] == players)
+        by_deal_pos: dict[int, list[int]] = {}
+        by_deal_score: dict[int, list[int]] = {}
+        for o in outcomes:
+            by_deal_pos.setdefault(o.deal, []).append(o.positions[e])
+            by_deal_score.setdefault(o.deal, []).append(o.scores[e])
+        pos = _mean_ci([statistics.fmean(v) for v in by_deal_pos.values()])
+        sc = _mean_ci([statistics.fmean(v) for v in by_deal_score.values()])
+        # The per-deal means weigh deals equally; with every rotation played, that is the
+        # plain mean over games.
+        out.append(
+            EntryStats(
+                label=label,
+                games=games,
+                wins=wins,
+                losses=losses,
+                win_rate=wins / games if games else float("nan"),
+                win_ci=wilson(wins, games),
+                loss_rate=losses / games if games else float("nan"),
+                loss_ci=wilson(losses, games),
+                mean_position=pos[0],
+                position_ci=(pos[1], pos[2]),
+                mean_score=sc[0],
+                score_ci=(sc[1], sc[2]),
+            )
+        )
+    return out
+
+
+def ratings(labels: Sequence[str], outcomes: Iterable[GameOutcome]) -> list[dict[str, Any]] | None:
+    """openskill Plackett-Luce ratings, best first (``None`` if openskill is missing)."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        return None
+    model = PlackettLuce()
+    current = [model.rating(name=label) for label in labels]
+    for o in outcomes:
+        teams = [[r] for r in current]
+        rated = model.rate(teams, ranks=list(o.positions))
+        current = [team[0] for team in rated]
+    table = [
+        {"label": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma}
+        for label, r in zip(labels, current, strict=True)
+    ]
+    table.sort(key=lambda d: -d["ordinal"])
+    return table
+
+
+@dataclass
+class ArenaResult:
+    """Everything a run produced."""
+
+    rules: Rules
+    specs: tuple[str, ...]
+    labels: tuple[str, ...]
+    seed: int
+    budget: Budget
+    outcomes: list[GameOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+    jobs: int = 1
+
+    @property
+    def problems(self) -> list[str]:
+        """Every fallback the run needed, as log lines."""
+        return [f"deal {o.deal} rotation {o.rotation} {p}" for o in self.outcomes for p in o.problems]
+
+    def stats(self) -> list[EntryStats]:
+        """Per-entry figures."""
+        return entry_stats(self.labels, self.outcomes, self.rules.players)
+
+    def ratings(self) -> list[dict[str, Any]] | None:
+        """The rating table (see :func:`ratings`)."""
+        return ratings(self.labels, self.outcomes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures, for ``--json``."""
+        decisions = sum(o.decisions for o in self.outcomes)
+        return {
+            "rules": self.rules.to_dict(),
+            "bots": list(self.specs),
+            "labels": list(self.labels),
+            "seed": self.seed,
+            "budget": {"seconds": self.budget.seconds, "iterations": self.budget.iterations},
+            "games": len(self.outcomes),
+            "deals": len({o.deal for o in self.outcomes}),
+            "seconds": self.seconds,
+            "jobs": self.jobs,
+            "decisions": decisions,
+            "problems": len(self.problems),
+            "method": {
+                "rates": "95% Wilson score interval over games",
+                "means": "95% normal interval, standard error over per-deal means",
+                "ratings": "openskill PlackettLuce, games in deal/rotation order; ordinal = mu - 3 sigma",
+            },
+            "entries": [s.to_dict() for s in self.stats()],
+            "ratings": self.ratings(),
+        }
+
+
+def run_arena(
+    rules: Rules,
+    specs: Sequence[str],
+    *,
+    games: int,
+    seed: int = 1,
+    jobs: int = 1,
+    budget: Budget = Budget(),
+    bot_options: dict[str, dict[str, Any]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ArenaResult:
+    """Play at least ``games`` games (rounded up to whole deals: every deal is played once
+    per seat rotation) between the bots ``specs`` (registry names or ``cmd:COMMAND``), one
+    per seat. ``jobs`` worker processes share the deals; ``progress(done, total)`` is
+    called as games finish."""
+    import time
+
+    n = rules.players
+    if len(specs) != n:
+        raise ValueError(f"{len(specs)} bots given for {n} players: name one bot per seat")
+    from tienlen.players.registry import BOTS
+
+    for spec in specs:
+        if not spec.startswith("cmd:") and spec not in BOTS:
+            raise ValueError(
+                f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'"
+            )
+    if games < 1:
+        raise ValueError(f"games must be at least 1, not {games!r}")
+    deals = -(-games // n)
+    total = deals * n
+    options = tuple(sorted((bot_options or {}).items()))
+    work = [_Job(rules, tuple(specs), seed, d, budget, options) for d in range(deals)]
+    result = ArenaResult(rules, tuple(specs), tuple(entry_labels(specs)), seed, budget, jobs=jobs)
+    start = time.perf_counter()
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    if jobs <= 1:
+        for job in work:
+            result.outcomes.extend(_play_deal(job))
+            done += n
+            if progress is not None:
+                progress(done, total)
+    else:
+        ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+        with ctx.Pool(jobs) as pool:
+            for outcomes in pool.imap_unordered(_play_deal, work, chunksize=1):
+                result.outcomes.extend(outcomes)
+                done += n
+                if progress is not None:
+                    progress(done, total)
+    result.outcomes.sort(key=lambda o: (o.deal, o.rotation))
+    result.seconds = time.perf_counter() - start
+    return result

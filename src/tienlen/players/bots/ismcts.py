@@ -1,0 +1,256 @@
+"""``ismcts``: single-observer information-set Monte Carlo tree search.
+
+One tree is grown over the bot's information set. Each iteration
+
+1. samples a determinization: the unseen cards (not in the bot's hand, not played) dealt at
+   random to the other seats in their exact card counts, the rest set aside
+   (:func:`sample_hands`);
+2. builds that game with :func:`tienlen.observation.game_from_observation`;
+3. descends the tree by UCB1 with availability counts (a child's exploration term counts
+   the visits in which its move was legal, as the information-set version requires),
+   adding one new node;
+4. plays the game out with the ``greedy`` policy (:func:`greedy_pick`) and backs the
+   result up: every node is credited with the reward of the seat that made its move.
+
+The moves considered are pruned: at the root the ``heuristic`` bot's best few moves and
+the pass; deeper, for every seat, the lowest play of each kind and size, the lowest bomb
+and the pass. The answer is the most visited root move.
+
+The budget is a number of iterations or seconds (:class:`~tienlen.players.base.Budget`);
+with an iteration budget and a seed the bot is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from tienlen.cards import RANK_BITS, RANK_MASK, TWO
+from tienlen.combos import PASS, Move, RulesIndex, index
+from tienlen.game import Game
+from tienlen.observation import Observation, game_from_observation
+from tienlen.players.base import Budget
+from tienlen.players.bots.analysis import unseen_mask
+from tienlen.players.bots.greedy import greedy_pick
+from tienlen.players.bots.heuristic import HeuristicBot
+
+__all__ = ["IsmctsBot", "sample_hands"]
+
+TWOS: int = RANK_MASK << (RANK_BITS * TWO)
+
+
+class _Node:
+    __slots__ = ("avail", "children", "n", "w")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.w = 0.0
+        self.avail = 1
+
+
+def sample_hands(obs: Observation, rng: random.Random, pool: list[int] | None = None) -> list[int]:
+    """One determinization: hand masks for every seat, the observer's own hand included,
+    the other seats' hands drawn from the unseen cards in their exact counts."""
+    if pool is None:
+        pool = _bits(unseen_mask(obs))
+    cards = pool[:]
+    rng.shuffle(cards)
+    hands = []
+    i = 0
+    for seat, count in enumerate(obs.card_counts):
+        if seat == obs.seat:
+            hands.append(obs.hand_mask)
+            continue
+        mask = 0
+        for bit in cards[i : i + count]:
+            mask |= bit
+        i += count
+        hands.append(mask)
+    return hands
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+def _reward(game: Game) -> list[float]:
+    """Per seat: 0.4 × (how many seats finished below) / (n − 1), plus 0.6 for a win."""
+    order = game.finish_order
+    n = len(order)
+    out = [0.0] * n
+    for pos, seat in enumerate(order):
+        out[seat] = 0.4 * (n - 1 - pos) / (n - 1) + (0.6 if pos == 0 else 0.0)
+    return out
+
+
+def _candidates(legal: Sequence[Move], ix: RulesIndex) -> list[Move]:
+    """The moves searched below the root: the lowest play of each kind and size, the
+    lowest bomb and the pass."""
+    lowest: dict[tuple[str, int], Move] = {}
+    has_pass = False
+    for m in legal:
+        if not m.mask:
+            has_pass = True
+            continue
+        key = (m.kind, m.size)
+        best = lowest.get(key)
+        if best is None or m.top_id < best.top_id:
+            lowest[key] = m
+    out = list(lowest.values())
+    if has_pass:
+        out.append(PASS)
+    return out
+
+
+class IsmctsBot:
+    """The ``ismcts`` bot (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        exploration: float = 0.7,
+        root_moves: int = 5,
+        prior: float = 0.01,
+        name: str = "ismcts",
+    ) -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+        if iterations is None and seconds is None:
+            seconds = 0.2
+        self.iterations = iterations
+        self.seconds = seconds
+        self.exploration = exploration
+        self.root_moves = root_moves
+        self.prior = prior
+        self._heuristic = HeuristicBot()
+        #: Iterations run by the last search (for benchmarks).
+        self.last_iterations = 0
+
+    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+        """Search within ``budget`` (else the bot's own default) and return the most
+        visited root move."""
+        if len(legal) == 1:
+            return legal[0]
+        ranked = self._heuristic.ranked(obs, legal)
+        if obs.phase != "play" or ranked[0].score >= 100.0:
+            return ranked[0].move  # exchanges, trading, and going out need no search
+        roots = [s.move for s in ranked[: self.root_moves]]
+        if PASS in legal and PASS not in roots:
+            roots.append(PASS)
+        if len(roots) == 1:
+            return roots[0]
+        iterations = budget.iterations
+        seconds = budget.seconds
+        if iterations is None and seconds is None:
+            iterations, seconds = self.iterations, self.seconds
+        return self._search(obs, roots, iterations, seconds)
+
+    def _search(
+        self,
+        obs: Observation,
+        roots: list[Move],
+        iterations: int | None,
+        seconds: float | None,
+    ) -> Move:
+        rng = self._rng
+        ix = index(obs.rules)
+        pool = _bits(unseen_mask(obs))
+        root = _Node()
+        c = self.exploration
+        deadline = time.perf_counter() + seconds if seconds is not None else math.inf
+        done = 0
+        game0: Game | None = None
+        turn = 0
+        while True:
+            if iterations is not None and done >= iterations:
+                break
+            if done and time.perf_counter() >= deadline:
+                break
+            done += 1
+            # Root moves take turns on a shared determinization (paired comparisons:
+            # the luck of the deal cancels out between them).
+            if turn == 0:
+                game0 = game_from_observation(obs, sample_hands(obs, rng, pool))
+            assert game0 is not None
+            first = roots[turn]
+            turn = (turn + 1) % len(roots)
+            game = game0.copy()
+            mover = game.turn
+            node = root.children.get(first.mask)
+            if node is None:
+                node = root.children[first.mask] = _Node()
+            game.apply_unchecked(first)
+            path: list[tuple[_Node, int]] = [(node, mover)]
+            cands: Sequence[Move]
+            while not game.is_over:
+                legal = game.legal_moves()
+                cands = legal if len(legal) == 1 else _candidates(legal, ix)
+                mover = game.turn
+                children = node.children
+                untried: Move | None = None
+                best: Move | None = None
+                best_value = -1.0
+                for m in cands:
+                    child = children.get(m.mask)
+                    if child is None:
+                        if untried is None:
+                            untried = m
+                        continue
+                    child.avail += 1
+                    if untried is None:
+                        value = child.w / child.n + c * math.sqrt(math.log(child.avail) / child.n)
+                        if value > best_value:
+                            best, best_value = m, value
+                if untried is not None:
+                    child = _Node()
+                    children[untried.mask] = child
+                    game.apply_unchecked(untried)
+                    path.append((child, mover))
+                    break
+                assert best is not None
+                node = children[best.mask]
+                path.append((node, mover))
+                game.apply_unchecked(best)
+            _rollout(game, ix)
+            reward = _reward(game)
+            for child, mover in path:
+                child.n += 1
+                child.w += reward[mover]
+        self.last_iterations = done
+        # The heuristic's choice (listed first) stands unless another move did better.
+        best_move = roots[0]
+        best_mean = -1.0
+        for i, m in enumerate(roots):
+            node = root.children.get(m.mask)
+            if node is None or not node.n:
+                continue
+            mean = node.w / node.n + (self.prior if i == 0 else 0.0)
+            if mean > best_mean:
+                best_move, best_mean = m, mean
+        return best_move
+
+
+def _rollout(game: Game, ix: RulesIndex) -> None:
+    """Play ``game`` to its end with :func:`greedy_pick` for every seat."""
+    while not game.is_over:
+        legal = game.legal_moves()
+        if len(legal) == 1:
+            game.apply_unchecked(legal[0])
+            continue
+        seat = game.turn
+        hands = game.hand_masks
+        fewest = min((h.bit_count() for s, h in enumerate(hands) if s != seat and h), default=99)
+        top = game.top
+        move = greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
+        game.apply_unchecked(move)

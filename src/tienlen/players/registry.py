@@ -1,0 +1,92 @@
+"""The built-in bots by name: ``BOTS`` and :func:`make_bot`.
+
+>>> from tienlen.players.registry import BOTS, make_bot
+>>> list(BOTS)
+['random', 'greedy', 'heuristic', 'ismcts']
+>>> make_bot("greedy").name
+'greedy'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tienlen.players.base import Player
+
+__all__ = ["BOTS", "BotInfo", "make_bot"]
+
+
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    """What the apps show about a bot, and how to make one."""
+
+    name: str
+    description: str
+    """One line for menus and ``--help``."""
+    difficulty: str
+    """A label for the apps: ``beginner``, ``easy``, ``medium`` or ``hard``."""
+    factory: Callable[..., Player]
+    """Called as ``factory(seed=..., **options)``."""
+
+
+def _random(*, seed: int | None = None, **options: Any) -> Player:
+    from tienlen.players.bots.random_bot import RandomBot
+
+    return RandomBot(seed=seed, **options)
+
+
+def _greedy(*, seed: int | None = None, **options: Any) -> Player:
+    from tienlen.players.bots.greedy import GreedyBot
+
+    return GreedyBot(**options)
+
+
+def _heuristic(*, seed: int | None = None, **options: Any) -> Player:
+    from tienlen.players.bots.heuristic import HeuristicBot
+
+    return HeuristicBot(**options)
+
+
+def _ismcts(*, seed: int | None = None, **options: Any) -> Player:
+    from tienlen.players.bots.ismcts import IsmctsBot
+
+    return IsmctsBot(seed=seed, **options)
+
+
+#: The built-in bots, weakest first.
+BOTS: dict[str, BotInfo] = {
+    info.name: info
+    for info in (
+        BotInfo("random", "plays a uniformly random legal move", "beginner", _random),
+        BotInfo(
+            "greedy",
+            "plays its lowest combination that breaks nothing; keeps 2s and bombs back",
+            "easy",
+            _greedy,
+        ),
+        BotInfo(
+            "heuristic",
+            "plans its hand, tracks the cards played, watches opponents close to going out",
+            "medium",
+            _heuristic,
+        ),
+        BotInfo(
+            "ismcts",
+            "information-set Monte Carlo tree search over deals consistent with what it saw",
+            "hard",
+            _ismcts,
+        ),
+    )
+}
+
+
+def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Player:
+    """A new bot by registry name; ``seed`` makes a randomised bot reproducible; other
+    keyword options go to the bot (e.g. ``iterations=200`` for ``ismcts``)."""
+    try:
+        info = BOTS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; valid names: {', '.join(BOTS)}") from None
+    return info.factory(seed=seed, **options)

@@ -1,0 +1,208 @@
+"""``tienlen rules`` and ``tienlen replay``, and the plain-words rules they print."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from tienlen import RULESETS, Game, Rules
+from tienlen.apps.cli import build_parser, main
+from tienlen.describe import SUMMARIES, describe_pattern, describe_rules
+from tienlen.record import format_text, to_json
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# --- tienlen rules ------------------------------------------------------------------
+def test_rules_lists_every_preset_with_its_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules")
+    assert rc == 0
+    for name in RULESETS:
+        assert any(
+            line.startswith(name + " ") and SUMMARIES[name] in line for line in out.splitlines()
+        )
+
+
+def test_rules_name_explains_one_set(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules", "pike")
+    assert rc == 0
+    assert "Exactly four hands of 13 are dealt" in out
+    assert "Passing does not lock you out" in out
+    assert "A single 2 may be chopped by a run of exactly 3 pairs." in out
+
+
+def test_rules_players_option(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "rules", "lu", "--players", "3")
+    assert "Each player is dealt 17 cards." in out
+    assert "The one card left over goes to the player who leads first." in out
+
+
+def test_rules_json_is_the_knobs(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules", "proplay", "--json")
+    assert rc == 0
+    assert Rules.from_dict(json.loads(out)) == Rules.preset("proplay")
+    _, out, _ = run(capsys, "rules", "--json")
+    assert set(json.loads(out)) == set(RULESETS)
+
+
+def test_rules_unknown_name_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = run(capsys, "rules", "poker")
+    assert rc == 2
+    assert "unknown rule set 'poker'" in err
+
+
+def subparser(name: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[name]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("command", ["rules", "replay"])
+def test_every_option_has_help(command: str) -> None:
+    p = subparser(command)
+    assert p.description
+    for action in p._actions:
+        assert action.help, f"{command}: {action.dest} has no help text"
+
+
+# --- describe: written from the knobs ------------------------------------------------
+@pytest.mark.parametrize("name", RULESETS)
+def test_every_preset_is_described(name: str) -> None:
+    text = describe_rules(Rules.preset(name))
+    assert text.startswith(f"{name}: {SUMMARIES[name]}")
+    for heading in (
+        "Deal",
+        "Who starts",
+        "Combinations",
+        "Bombs (chopping)",
+        "End of the game and scoring",
+    ):
+        assert f"\n{heading}\n" in text
+
+
+def test_description_follows_the_knobs_not_the_name() -> None:
+    standard = Rules.preset("standard")
+    house = dataclasses.replace(standard, pass_locks=False, cong=True, stacking=True)
+    text = describe_rules(house)
+    assert "Passing does not lock you out" in text
+    assert "Cóng" in text and "Stacking" in text
+    assert "Passing does not lock you out" not in describe_rules(standard)
+    # A preset's knobs under another name read the same, title aside.
+    renamed = dataclasses.replace(Rules.preset("akita"), name="my-house")
+    assert (
+        describe_rules(renamed).split("\n", 1)[1]
+        == describe_rules(Rules.preset("akita")).split("\n", 1)[1]
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        ("single@2", "a single 2"),
+        ("pair@2", "a pair of 2s"),
+        ("triple@2", "three 2s"),
+        ("quad", "a four of a kind"),
+        ("pair_run3", "a run of exactly 3 pairs"),
+        ("pair_run4+", "a run of 4 or more pairs"),
+        ("triple_run4@2", "a run of exactly 4 triples topped by 2s"),
+        ("quad_run2", "exactly 2 consecutive quads"),
+        ("multi_quad3", "exactly 3 quads played together"),
+        ("straight@2", "a straight ending in a 2"),
+        ("*", "any play"),
+    ],
+)
+def test_patterns_in_words(pattern: str, words: str) -> None:
+    assert describe_pattern(pattern) == words
+
+
+# --- tienlen replay ---------------------------------------------------------------------
+def finished_game() -> Game:
+    game = Game("standard", hands=["3s 9d", "2h", "4d 5d", "Ks"])
+    for move in ("3s", "2h", "pass", "pass", "pass", "4d", "Ks", "pass", "pass", "9d"):
+        game.play(move)
+    return game
+
+
+@pytest.mark.parametrize("form", ["json", "text"])
+def test_replay_prints_every_move_and_the_result(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = finished_game()
+    path = tmp_path / f"game.{form}"
+    names = ["Anna", "Ben", "Carla", "Dan"]
+    path.write_text(
+        to_json(game, names=names) if form == "json" else format_text(game, names=names),
+        encoding="utf-8",
+    )
+    rc, out, _ = run(capsys, "replay", str(path))
+    assert rc == 0
+    assert "  Anna (S0): 3♠ 9♦" in out
+    assert "   1. Anna (S0) plays 3♠" in out
+    assert "        Anna (S0) holds 9♦" in out
+    assert "   2. Ben (S1) plays 2♥" in out
+    assert "Ben (S1) is out, place 1" in out
+    assert "-- Carla (S2) leads a fresh pile --" in out
+    assert "Result: 1. Ben (S1), 2. Dan (S3), 3. Anna (S0), 4. Carla (S2)" in out
+    assert "Scores: Anna (S0) -1, Ben (S1) +2, Carla (S2) -2, Dan (S3) +1" in out
+
+
+def test_replay_ascii_and_no_hands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.txt"
+    path.write_text(format_text(finished_game()), encoding="utf-8")
+    _, out, _ = run(capsys, "replay", "--ascii", "--no-hands", str(path))
+    assert "   1. S0 plays 3s" in out
+    assert " holds " not in out
+
+
+def test_replay_step_waits_for_enter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "g.json"
+    path.write_text(to_json(finished_game()), encoding="utf-8")
+    prompts: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")
+    rc, _, _ = run(capsys, "replay", "--step", str(path))
+    assert rc == 0
+    assert len(prompts) == 9  # after every action but the last
+
+
+def test_replay_of_a_bad_record_names_the_action(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(to_json(finished_game()))
+    data["actions"][1]["play"] = "4d"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    rc, _, err = run(capsys, "replay", str(path))
+    assert rc == 2
+    assert "action 2 (S1 4♦): you do not hold 4♦" in err
+
+
+def test_replay_of_a_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rc, _, err = run(capsys, "replay", str(tmp_path / "none.json"))
+    assert rc == 2 and "No such file" in err
+
+
+def test_replay_of_a_random_game_of_every_preset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in RULESETS:
+        rng = random.Random(name)
+        game = Game(name, seed=name)
+        while not game.is_over:
+            game.apply_unchecked(rng.choice(game.legal_moves()))
+        path = tmp_path / f"{name}.txt"
+        path.write_text(format_text(game), encoding="utf-8")
+        rc, out, _ = run(capsys, "replay", str(path))
+        assert rc == 0
+        assert f"{len(game.history):4}. " in out
+        assert "Scores: " in out

@@ -1,0 +1,218 @@
+"""Cross-check the engine against the brute-force model of tests/reference.py.
+
+For every preset, seeded random self-play visits at least 10,000 play-phase positions
+(whole games, so hands of every size; leading, following, stacking, passed players
+rejoining over 2s, first leads). At each position the engine's ``legal_moves`` must equal
+the reference's brute-force list (same cards, same kind and size), illegal combinations
+must be refused by ``why_illegal`` and ``play``, and after each move the engine's turn,
+pile, passes, lock-outs and finish order must equal the reference model's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from reference import RefTable, ref_classify, ref_combinations
+
+from tienlen import PASS, RULESETS, Game, IllegalMoveError, Move, Rules
+from tienlen.cards import cards_of_mask, format_cards
+from tienlen.combos import classify_mask
+
+POSITIONS_PER_PRESET = 10_000
+
+# Extra rule values (variants the presets do not reach) checked on fewer positions.
+VARIANTS: dict[str, Rules] = {
+    "standard/anticlockwise": Rules.preset("standard", direction="anticlockwise"),
+    "standard/3-players": Rules.preset("standard", players=3),
+    "standard/no-bomb-lead/no-finish-on-2": Rules.preset(
+        "standard", bombs_may_lead=False, may_finish_on_two=False
+    ),
+    "pang/2-players": Rules.preset("pang", players=2),
+    "lu/3-players": Rules.preset("lu", players=3),
+    "pike/2-players": Rules.preset("pike", players=2),
+    "akita/anticlockwise": Rules.preset("akita", direction="anticlockwise"),
+    "wikipedia/6-players": Rules.preset("wikipedia", players=6, decks=2),
+    "vietcong/later-wins": Rules.preset("vietcong", players=5, decks=2, tie_rule="later-wins"),
+    "hawaii/no-lock/highest-distinct": Rules.preset(
+        "hawaii", players=5, decks=2, pass_locks=False, tie_rule="highest-distinct"
+    ),
+}
+VARIANT_POSITIONS = 1_500
+
+
+def _describe(game: Game, ref: RefTable) -> str:
+    hands = " | ".join(format_cards(cards_of_mask(h), ascii=True) for h in game.hand_masks)
+    moves = "; ".join(f"{a.seat}:{a.move}" for a in game.history)
+    return f"rules={game.rules.name} hands=[{hands}] history=[{moves}] ref_turn={ref.turn}"
+
+
+def _key(m: Move) -> tuple[int, str, int]:
+    return (m.mask, "pass" if not m.mask else m.kind, m.size if m.mask else 0)
+
+
+def _compare_state(game: Game, ref: RefTable) -> None:
+    where = _describe(game, ref)
+    assert game.is_over == ref.over, where
+    assert list(game.finish_order) == ref.finish, where
+    if ref.over:
+        return
+    assert game.turn == ref.turn, where
+    top = game.top
+    assert (top.move.mask if top else None) == (ref.top.mask if ref.top else None), where
+    assert (top.seat if top else -1) == ref.top_seat, where
+    assert game.passed == frozenset(ref.passed), where
+    assert game.locked_out == frozenset(ref.locked), where
+    assert game.straight_locked == ref.straight_lock, where
+    assert game.hand_masks == tuple(ref.hands), where
+
+
+def crosscheck(rules: Rules, positions: int, label: str) -> Counter[str]:
+    """Play seeded random games until ``positions`` play-phase positions were checked."""
+    counts: Counter[str] = Counter()
+    combos_cache: dict[int, list[Move]] = {}
+    game_no = 0
+    while counts["positions"] < positions:
+        seed = f"{label}/{game_no}"
+        game_no += 1
+        rng = random.Random(seed)
+        game = Game(rules, seed=seed)
+        counts["games"] += 1
+        if game.phase != "play":
+            counts["games-over-at-deal"] += 1
+            continue
+        ref = RefTable(rules, list(game.hand_masks))
+        # How eager this game's players are to pass: from never to nearly always.
+        pass_chance = rng.choice((0.0, 0.15, 0.4, 0.7, 0.9))
+        while True:
+            _compare_state(game, ref)
+            if ref.over:
+                break
+            hand = ref.hands[ref.turn]
+            combos = combos_cache.get(hand)
+            if combos is None:
+                combos = combos_cache[hand] = ref_combinations(hand, rules)
+            expected = {_key(m) for m in ref.legal(combos)}
+            got_list = game.legal_moves()
+            got = {_key(m) for m in got_list}
+            assert len(got) == len(got_list), "legal_moves lists a move twice"
+            if got != expected:
+                extra = [format_cards(cards_of_mask(k[0])) or "pass" for k in got - expected]
+                missing = [format_cards(cards_of_mask(k[0])) or "pass" for k in expected - got]
+                pytest.fail(
+                    f"legal moves differ ({ref.state_kind()}): engine also allows {extra}, "
+                    f"engine misses {missing}; {_describe(game, ref)}"
+                )
+            counts["positions"] += 1
+            counts[ref.state_kind()] += 1
+            if hand.bit_count() >= 13:
+                counts["hands of 13+ cards"] += 1
+            # Some combinations that are not legal now must be refused, with a reason.
+            illegal = [m for m in combos if _key(m) not in expected]
+            for m in rng.sample(illegal, min(3, len(illegal))):
+                assert game.why_illegal(m) is not None, _describe(game, ref)
+                with pytest.raises(IllegalMoveError):
+                    game.copy().play(m)
+            legal = sorted(got_list, key=_key)
+            plays = [m for m in legal if m.mask]
+            if PASS in legal and (not plays or rng.random() < pass_chance):
+                move = PASS
+            else:
+                move = rng.choice(plays)
+            assert game.why_illegal(move) is None, _describe(game, ref)
+            game.play(move)
+            ref.apply(move)
+    return counts
+
+
+def _expected_kinds(rules: Rules) -> list[str]:
+    """The kinds of decision random self-play must reach under these rules."""
+    kinds = ["first-lead", "lead", "follow"]
+    if rules.pass_locks and rules.after_pass_bombs:
+        kinds.append("rejoin")
+    if not rules.pass_locks:
+        kinds.append("follow-after-pass")
+    if rules.stacking:
+        kinds.append("stack")
+    if rules.straight_lock:
+        kinds.append("follow-locked-straight")
+    return kinds
+
+
+@pytest.mark.parametrize("preset", RULESETS)
+def test_legal_moves_match_brute_force(preset: str, record_property) -> None:
+    rules = Rules.preset(preset)
+    counts = crosscheck(rules, POSITIONS_PER_PRESET, preset)
+    record_property("reference_counts", f"{preset}: {dict(sorted(counts.items()))}")
+    assert counts["positions"] >= POSITIONS_PER_PRESET
+    for kind in _expected_kinds(rules):
+        assert counts[kind] > 0, f"no {kind!r} position was reached: {counts}"
+
+
+@pytest.mark.parametrize("label", list(VARIANTS))
+def test_variants_match_brute_force(label: str, record_property) -> None:
+    counts = crosscheck(VARIANTS[label], VARIANT_POSITIONS, label)
+    record_property("reference_counts", f"{label}: {dict(sorted(counts.items()))}")
+    assert counts["positions"] >= VARIANT_POSITIONS
+
+
+@pytest.mark.parametrize("preset", RULESETS)
+def test_reference_classifier_agrees_with_classify(preset: str) -> None:
+    """The reference's classifier and the engine's agree on random card sets."""
+    rules = Rules.preset(preset)
+    rng = random.Random(preset)
+    deck_ids = list(range(0, 104, 1 if rules.decks == 2 else 2))
+    runs = 0
+    for _ in range(4_000):
+        size = rng.choice((1, 2, 3, 4, 5, 6, 8, 12, rng.randint(1, 16)))
+        if rng.random() < 0.5:
+            # Biased towards runs: consecutive ranks with equal counts.
+            per = rng.randint(1, 4)
+            start = rng.randint(0, 12)
+            length = rng.randint(1, 13 - start)
+            ids = [
+                i
+                for r in range(start, start + length)
+                for i in rng.sample([i for i in deck_ids if i // 8 == r], per)
+            ]
+        else:
+            ids = rng.sample(deck_ids, size)
+        mask = sum(1 << i for i in ids)
+        expected = ref_classify(ids, rules)
+        got = classify_mask(mask, rules)
+        got_key = (got.kind, got.size) if got else None
+        assert got_key == expected, (format_cards(cards_of_mask(mask)), got_key, expected)
+        runs += expected is not None and expected[0] not in ("single", "pair", "triple", "quad")
+    assert runs > 100
+
+
+def test_crosscheck_reports_a_wrong_move_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cross-check is not vacuous: an engine that forgets one legal play is caught."""
+    real = Game.legal_moves
+
+    def forgetful(self: Game) -> list[Move]:
+        moves = real(self)
+        plays = [m for m in moves if m.mask]
+        return moves if len(plays) < 2 else [m for m in moves if m != plays[-1]]
+
+    monkeypatch.setattr(Game, "legal_moves", forgetful)
+    with pytest.raises(pytest.fail.Exception, match="engine misses"):
+        crosscheck(Rules.preset("standard"), 200, "forgetful")
+
+
+def test_crosscheck_reports_a_wrong_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """... and so is one whose pass does not lock the passer out."""
+    rules = Rules.preset("standard")
+    loose = replace(rules, pass_locks=False)
+
+    class LooseGame(Game):
+        def __init__(self, _rules: Rules, *, seed: str) -> None:
+            super().__init__(loose, seed=seed)
+
+    import test_movegen_reference as me
+
+    monkeypatch.setattr(me, "Game", LooseGame)
+    with pytest.raises((AssertionError, pytest.fail.Exception)):
+        crosscheck(rules, 2_000, "loose")
