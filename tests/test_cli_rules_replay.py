@@ -75,6 +75,10 @@ def test_every_option_has_help(command: str) -> None:
 
 
 # --- describe: written from the knobs ------------------------------------------------
+def test_one_summary_per_preset_in_order() -> None:
+    assert tuple(SUMMARIES) == RULESETS
+
+
 @pytest.mark.parametrize("name", RULESETS)
 def test_every_preset_is_described(name: str) -> None:
     text = describe_rules(Rules.preset(name))
@@ -206,3 +210,28 @@ def test_replay_of_a_random_game_of_every_preset(
         assert rc == 0
         assert f"{len(game.history):4}. " in out
         assert "Scores: " in out
+
+
+def test_replay_of_a_saved_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tienlen import Match, record_of
+
+    match = Match("standard", games=2, seed=3)
+    rng = random.Random(3)
+    records = []
+    while True:
+        while not match.game.is_over:
+            match.game.apply_unchecked(rng.choice(match.game.legal_moves()))
+        records.append(record_of(match.game, seed=match.game_seed))
+        if match.is_over:
+            break
+        match.new_game()
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps({"format": "tienlen-match", "games": records}), encoding="utf-8")
+    rc, out, _ = run(capsys, "replay", "--no-hands", str(path))
+    assert rc == 0
+    assert "=== Game 1 of 2 ===" in out and "=== Game 2 of 2 ===" in out
+    assert out.count("Scores: ") == 2
+    records[1]["actions"][0]["seat"] = (records[1]["actions"][0]["seat"] + 1) % 4
+    path.write_text(json.dumps({"format": "tienlen-match", "games": records}), encoding="utf-8")
+    rc, _, err = run(capsys, "replay", str(path))
+    assert rc == 2 and "game 2: action 1 " in err

@@ -304,3 +304,17 @@ def test_san_jose_gives_are_recorded() -> None:
     gives = [a for a in record_of(game)["actions"] if "give" in a]
     assert [len(a["give"].split()) for a in gives] == [2, 1]
     assert_same(parse_text(text), game)
+
+
+def test_the_documented_text_example_replays() -> None:
+    from pathlib import Path
+
+    doc = Path(__file__).parent.parent / "docs" / "record-format.md"
+    example = doc.read_text(encoding="utf-8").split("## Text form")[1].split("```")[1]
+    assert example == HANDWRITTEN_CLEAN()
+    assert parse_text(example).finish_order == (1, 3, 0, 2)
+
+
+def HANDWRITTEN_CLEAN() -> str:
+    """The handwritten example as ``format_text`` writes it (tags normalised)."""
+    return "\n" + format_text(parse_text(HANDWRITTEN), names=["Anna", "Ben", "Carla", "Dan"])

@@ -6,6 +6,7 @@ dependency; ``tienlen.players`` and ``tienlen.apps`` build on it, never the reve
 
 from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
 from .combos import PASS, Combo, Move, beats, classify, why_not_beats
+from .describe import describe_rules
 from .game import Action, Chop, Game, GameSetup, IllegalMoveError, TradeOffer
 from .match import GameResult, Match
 from .record import GameRecord, RecordError, record_of
@@ -37,6 +38,7 @@ __all__ = [
     "beats",
     "classify",
     "deck",
+    "describe_rules",
     "format_cards",
     "parse_cards",
     "record_of",

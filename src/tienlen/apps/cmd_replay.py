@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any, TextIO
 
 from tienlen.cards import cards_of_mask, format_cards
 from tienlen.record import GameRecord, RecordedAction, read, replay
 from tienlen.scoring import payments
+
+#: The ``format`` of a saved match: ``{"format": "tienlen-match", "games": [records]}``.
+MATCH_FORMAT = "tienlen-match"
 
 
 def register(subparsers: Any) -> None:
@@ -18,10 +22,15 @@ def register(subparsers: Any) -> None:
         help="show a recorded game move by move",
         description=(
             "Replay a game record (the JSON form or the text form) through the rules engine "
-            "and print every action with the hands, then the result and the scores."
+            "and print every action with the hands, then the result and the scores. A saved "
+            "match (tienlen-match JSON) is replayed game by game."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="the record to replay ('-' reads standard input)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="the record or saved match to replay ('-' reads standard input)",
+    )
     p.add_argument(
         "--step", action="store_true", help="wait for Enter after each action before the next"
     )
@@ -44,8 +53,38 @@ def run(args: argparse.Namespace) -> int:
     else:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
-    show(read(text), out=sys.stdout, step=args.step, ascii=args.ascii, hands=args.hands)
+    records = records_in(text)
+    for number, record in enumerate(records, 1):
+        if len(records) > 1:
+            print(f"{'' if number == 1 else chr(10)}=== Game {number} of {len(records)} ===")
+        try:
+            show(record, out=sys.stdout, step=args.step, ascii=args.ascii, hands=args.hands)
+        except ValueError as e:
+            raise ValueError(f"game {number}: {e}" if len(records) > 1 else str(e)) from None
     return 0
+
+
+def records_in(text: str) -> list[GameRecord]:
+    """The game records in a file: one game record, or every game of a saved match."""
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"the file is not valid JSON: {e}") from None
+        if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
+            games = data.get("games")
+            if not isinstance(games, list) or not games:
+                raise ValueError("the saved match has no games")
+            out = []
+            for number, game in enumerate(games, 1):
+                try:
+                    out.append(read(game))
+                except ValueError as e:
+                    raise ValueError(f"game {number}: {e}") from None
+            return out
+        return [read(data)]
+    return [read(stripped)]
 
 
 def show(

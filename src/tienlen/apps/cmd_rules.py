@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         width = max(len(n) for n in RULESETS)
         for name in RULESETS:
-            print(f"{name:<{width}}  {SUMMARIES[name]}")
+            print(f"{name:<{width}}  {SUMMARIES.get(name, '')}".rstrip())
         print("\nRun 'tienlen rules NAME' for the full rules of one set.")
         return 0
     overrides = {"players": args.players} if args.players is not None else {}

@@ -26,9 +26,10 @@ from tienlen.cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO
 from tienlen.combos import PASS, Move, describe_kind, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
+from tienlen.rules import Rules
 from tienlen.players.bots.analysis import counts_of, is_boss, planner, unseen_mask
 
-__all__ = ["HeuristicBot", "Scored"]
+__all__ = ["Context", "HeuristicBot", "Scored"]
 
 TWOS: int = RANK_MASK << (RANK_BITS * TWO)
 
@@ -59,7 +60,9 @@ class HeuristicBot:
         """The best-scored move of :meth:`ranked`."""
         if len(legal) == 1:
             return legal[0]
-        return self.ranked(obs, legal)[0].move
+        if legal[0].kind == "give" or obs.phase == "trading":
+            return self.ranked(obs, legal)[0].move
+        return Context.of(obs).best(legal)
 
     def decide(self, obs: Observation, legal: Sequence[Move]) -> tuple[Move, str]:
         """The chosen move and why."""
@@ -74,8 +77,11 @@ class HeuristicBot:
             return self._gives(obs, legal)
         if obs.phase == "trading" or len(legal) == 1 and legal[0].is_pass:
             return [Scored(0.0, m, "nothing to do but pass") for m in legal]
-        ctx = _Context(obs)
-        out = [ctx.score(m) for m in legal]
+        ctx = Context.of(obs)
+        out = []
+        for m in legal:
+            value, why = ctx.score(m)
+            out.append(Scored(value, m, _explain(why, m, ctx.top)))
         out.sort(key=lambda s: (-s.score, s.move.top_id, s.move.mask))
         return out
 
@@ -90,118 +96,183 @@ class HeuristicBot:
         return out
 
 
-class _Context:
-    """The facts one decision needs, computed once."""
+_REASONS = {
+    "decline": "decline the lead",
+    "out": "go out with your {m}",
+    "lead-low": "lead your lowest {m}",
+    "lead-shed": "shed {n} cards: {m}",
+    "boss-out": "nobody can beat your {m}: keep the lead, then go out",
+    "boss-finish": "nobody can beat your {m}: take control for the finish",
+    "one-card-single": "an opponent has one card: lead your highest single ({c})",
+    "one-card-combo": "an opponent has one card: lead a {m}, not a single",
+    "pass": "pass: nothing worth playing on this pile",
+    "pass-only": "nothing to do but pass",
+    "follow-low": "play your lowest {m} that beats the pile",
+    "breaks": "the {m} breaks up your hand",
+    "chop": "chop the {t} with your {m}",
+    "bomb-urgent": "an opponent is nearly out: bomb with your {m}",
+    "keep-bomb": "keep your {m} for the 2s",
+    "keep-two": "keep your 2s for later rather than play the {m}",
+    "two-wins": "win the pile with your {m}",
+    "boss-follow": "nobody can beat your {m}: win the pile, then go out",
+    "next-one-card": "the next player has one card: beat with your highest single ({c})",
+}
 
-    def __init__(self, obs: Observation) -> None:
-        self.obs = obs
-        rules = obs.rules
+
+def _explain(code: str, m: Move, top: Move | None) -> str:
+    return _REASONS[code].format(
+        m=_name(m) if m.mask else "pass",
+        n=m.mask.bit_count(),
+        c=m.top,
+        t=_name(top) if top is not None and top.mask else "",
+    )
+
+
+class Context:
+    """The facts one decision needs, computed once; :meth:`score` prices one move.
+
+    Built from an observation (:meth:`of`) or, by the search bot's playouts, from raw parts.
+    """
+
+    __slots__ = (
+        "before",
+        "fewest",
+        "hand",
+        "next_count",
+        "pl",
+        "rules",
+        "top",
+        "uc",
+        "units",
+        "unseen",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        seat: int,
+        hand: int,
+        counts: Sequence[int],
+        top: Move | None,
+        unseen: int,
+    ) -> None:
         self.rules = rules
         self.pl = planner(rules)
-        self.hand = obs.hand_mask
-        self.before = self.pl.plan(counts_of(self.hand))
+        self.hand = hand
+        self.before = self.pl.plan(counts_of(hand))
         self.units = len(self.before.units)
-        self.unseen = unseen_mask(obs)
-        self.uc = counts_of(self.unseen)
-        counts = obs.card_counts
-        others = [c for s, c in enumerate(counts) if s != obs.seat and c]
-        self.fewest = min(others, default=99)
+        self.unseen = unseen
+        self.uc = counts_of(unseen)
+        fewest = 99
+        for s, c in enumerate(counts):
+            if s != seat and c and c < fewest:
+                fewest = c
+        self.fewest = fewest
         n, step = rules.players, rules.step
-        nxt = obs.seat
+        nxt = seat
         for _ in range(n - 1):
             nxt = (nxt + step) % n
             if counts[nxt]:
                 break
-        self.next_count = counts[nxt] if nxt != obs.seat else 99
-        self.top = obs.pile[-1].move if obs.pile else None
+        self.next_count = counts[nxt] if nxt != seat else 99
+        self.top = top
 
-    def score(self, m: Move) -> Scored:
+    @classmethod
+    def of(cls, obs: Observation) -> Context:
+        """The context of an observation."""
+        top = obs.pile[-1].move if obs.pile else None
+        return cls(obs.rules, obs.seat, obs.hand_mask, obs.card_counts, top, unseen_mask(obs))
+
+    def best(self, legal: Sequence[Move]) -> Move:
+        """The best-scored move (ties: the lowest)."""
+        best = legal[0]
+        best_key = (-1e9, 0)
+        for m in legal:
+            key = (self.score(m)[0], -m.top_id)
+            if key > best_key:
+                best, best_key = m, key
+        return best
+
+    def score(self, m: Move) -> tuple[float, str]:
+        """``(score, reason code)`` of one move."""
         if self.top is None:
             return self._lead(m)
         return self._follow(m)
 
     # --- leading ----------------------------------------------------------------------
-    def _lead(self, m: Move) -> Scored:
-        if m.is_pass:
-            return Scored(-5.0, m, "decline the lead")
-        hand = self.hand
-        after = hand & ~m.mask
+    def _lead(self, m: Move) -> tuple[float, str]:
+        if not m.mask:
+            return (-5.0, "decline")
+        after = self.hand & ~m.mask
         if not after:
-            return Scored(100.0, m, f"go out with your {_name(m)}")
+            return (100.0, "out")
         pl = self.pl
         rest = pl.plan(counts_of(after))
         breakage = rest.cost + pl.move_cost(m) - self.before.cost
-        rank = m.top_rank
+        rank = m.top_id >> 3
         cards = m.mask.bit_count()
         s = -breakage - 0.05 * rank + 0.03 * cards
-        reason = f"lead your lowest {_name(m)}" if cards == 1 else f"shed {cards} cards: {_name(m)}"
+        why = "lead-low" if cards == 1 else "lead-shed"
         boss = is_boss(m, self.unseen, self.rules, self.uc)
-        control = bool(m.mask & TWOS) or pl.is_bomb_unit(m.kind, m.size, rank)
-        if control and len(rest.units) > 1:
+        rest_units = len(rest.units)
+        if rest_units > 1 and (m.mask & TWOS or pl.is_bomb_unit(m.kind, m.size, rank)):
             s -= 0.8
-        if boss and len(rest.units) == 1:
+        if boss and rest_units == 1:
             s += 3.0
-            reason = f"nobody can beat your {_name(m)}: keep the lead, then go out"
-        elif boss and len(rest.units) <= 2:
+            why = "boss-out"
+        elif boss and rest_units <= 2:
             s += 0.5
-            reason = f"nobody can beat your {_name(m)}: take control for the finish"
-        if self.fewest == 1 and m.kind == "single" and not boss:
-            s += -1.5 + 0.12 * rank
-            reason = f"an opponent has one card: lead your highest single ({m.top})"
-        elif self.fewest == 1 and m.kind != "single":
-            s += 0.3
-            reason = f"an opponent has one card: lead a {_name(m)}, not a single"
+            why = "boss-finish"
+        if self.fewest == 1:
+            if m.kind == "single" and not boss:
+                s += -1.5 + 0.12 * rank
+                why = "one-card-single"
+            elif m.kind != "single":
+                s += 0.3
+                why = "one-card-combo"
         elif self.fewest == 2 and m.kind == "pair" and not boss:
             s -= 0.4
-        return Scored(s, m, reason)
+        return (s, why)
 
     # --- following --------------------------------------------------------------------
-    def _follow(self, m: Move) -> Scored:
+    def _follow(self, m: Move) -> tuple[float, str]:
         top = self.top
         assert top is not None
         urgent = self.fewest <= 2
-        if m.is_pass:
-            s = 0.0
-            reason = "pass: nothing worth playing on this pile"
-            if urgent:
-                s -= 0.3
-            return Scored(s, m, reason)
-        hand = self.hand
-        after = hand & ~m.mask
+        if not m.mask:
+            return (-0.3 if urgent else 0.0, "pass")
+        after = self.hand & ~m.mask
         if not after:
-            return Scored(100.0, m, f"go out with your {_name(m)}")
+            return (100.0, "out")
         pl = self.pl
         rest = pl.plan(counts_of(after))
         breakage = rest.cost + pl.move_cost(m) - self.before.cost
-        rank = m.top_rank
+        rank = m.top_id >> 3
         s = 0.5 - breakage - 0.01 * rank
-        reason = f"play your lowest {_name(m)} that beats the pile"
-        if breakage > 0.4:
-            reason = f"the {_name(m)} breaks up your hand"
-        bomb = pl.is_bomb_unit(m.kind, m.size, rank) and (m.kind, m.size) != (top.kind, top.size)
-        if bomb:
+        why = "breaks" if breakage > 0.4 else "follow-low"
+        if pl.is_bomb_unit(m.kind, m.size, rank) and (m.kind, m.size) != (top.kind, top.size):
             if is_twos(top):
                 s += 0.9
-                reason = f"chop the {_name(top)} with your {_name(m)}"
+                why = "chop"
             elif urgent:
                 s += 0.3
-                reason = f"an opponent is nearly out: bomb with your {_name(m)}"
+                why = "bomb-urgent"
             else:
                 s -= 1.0
-                reason = f"keep your {_name(m)} for the 2s"
+                why = "keep-bomb"
         elif m.mask & TWOS:
-            if not (urgent or self.units <= 3 or top.top_rank >= ACE):
+            if not (urgent or self.units <= 3 or top.top_id >> 3 >= ACE):
                 s -= 0.6
-                reason = f"keep your 2s for later rather than play the {_name(m)}"
+                why = "keep-two"
             else:
                 s += 0.2
-                reason = f"win the pile with your {_name(m)}"
-        if is_boss(m, self.unseen, self.rules, self.uc) and len(rest.units) == 1:
+                why = "two-wins"
+        if len(rest.units) == 1 and is_boss(m, self.unseen, self.rules, self.uc):
             s += 3.0
-            reason = f"nobody can beat your {_name(m)}: win the pile, then go out"
+            why = "boss-follow"
         if top.kind == "single" and self.next_count == 1:
             s += 0.5 + 0.06 * rank
-            reason = f"the next player has one card: beat with your highest single ({m.top})"
+            why = "next-one-card"
         elif urgent:
             s += 0.3
-        return Scored(s, m, reason)
+        return (s, why)

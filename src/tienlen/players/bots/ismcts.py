@@ -34,7 +34,7 @@ from tienlen.observation import Observation, game_from_observation
 from tienlen.players.base import Budget
 from tienlen.players.bots.analysis import unseen_mask
 from tienlen.players.bots.greedy import greedy_pick
-from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.bots.heuristic import Context, HeuristicBot
 
 __all__ = ["IsmctsBot", "sample_hands"]
 
@@ -122,6 +122,7 @@ class IsmctsBot:
         exploration: float = 0.7,
         root_moves: int = 5,
         prior: float = 0.01,
+        playout: str = "heuristic",
         name: str = "ismcts",
     ) -> None:
         self.name = name
@@ -133,6 +134,9 @@ class IsmctsBot:
         self.exploration = exploration
         self.root_moves = root_moves
         self.prior = prior
+        if playout not in ("greedy", "heuristic"):
+            raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
+        self._playout = _rollout if playout == "greedy" else _rollout_heuristic
         self._heuristic = HeuristicBot()
         #: Iterations run by the last search (for benchmarks).
         self.last_iterations = 0
@@ -222,7 +226,7 @@ class IsmctsBot:
                 node = children[best.mask]
                 path.append((node, mover))
                 game.apply_unchecked(best)
-            _rollout(game, ix)
+            self._playout(game, ix)
             reward = _reward(game)
             for child, mover in path:
                 child.n += 1
@@ -254,3 +258,30 @@ def _rollout(game: Game, ix: RulesIndex) -> None:
         top = game.top
         move = greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
         game.apply_unchecked(move)
+
+
+def _rollout_heuristic(game: Game, ix: RulesIndex) -> None:
+    """Play ``game`` to its end with the ``heuristic`` bot's scoring for every seat (each
+    seat treats the other hands as its unseen cards)."""
+    rules = game.rules
+    while not game.is_over:
+        legal = game.legal_moves()
+        if len(legal) == 1:
+            game.apply_unchecked(legal[0])
+            continue
+        seat = game.turn
+        hands = game.hand_masks
+        others = 0
+        for s, h in enumerate(hands):
+            if s != seat:
+                others |= h
+        top = game.top
+        ctx = Context(
+            rules,
+            seat,
+            hands[seat],
+            [h.bit_count() for h in hands],
+            top.move if top else None,
+            others,
+        )
+        game.apply_unchecked(ctx.best(legal))

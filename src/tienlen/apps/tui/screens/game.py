@@ -76,6 +76,7 @@ class GameScreen(Screen[None]):
             placeholder="type cards (3s 4s 5d) then enter · pass · hint · ? help",
             id="entry",
             compact=True,
+            select_on_focus=False,
         )
         yield Footer()
 

@@ -8,10 +8,8 @@ from rich.text import Text
 
 from tienlen import Card
 
-__all__ = ["FACE", "FACE_RED", "card_label", "card_text", "cards_text"]
+__all__ = ["card_label", "card_style", "card_text", "cards_text", "face_lines", "faces"]
 
-FACE = "#1a1a1a on #f2f2f2"
-FACE_RED = "#c41e1e on #f2f2f2"
 SELECTED_BG = "#ffd866"
 
 
@@ -43,3 +41,27 @@ def cards_text(cards: Iterable[Card]) -> Text:
             out.append(" ")
         out.append_text(card_text(card))
     return out
+
+
+def face_lines(card: Card, *, width: int = 4, selected: bool = False) -> tuple[Text, Text]:
+    """A card face two lines high: the label on top, the suit again at the bottom right."""
+    style = card_style(card, selected=selected)
+    label = card_label(card)
+    suit = label.rstrip("'")[-1]
+    return (
+        Text(label.ljust(width), style=style),
+        Text(suit.rjust(width - 1) + " ", style=style),
+    )
+
+
+def faces(cards: Iterable[Card], *, gap: int = 1) -> Text:
+    """Cards side by side as two-line faces."""
+    top, bottom = Text(), Text()
+    for i, card in enumerate(cards):
+        if i:
+            top.append(" " * gap)
+            bottom.append(" " * gap)
+        a, b = face_lines(card)
+        top.append_text(a)
+        bottom.append_text(b)
+    return Text("\n").join([top, bottom])

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from tienlen import Card
 
 from ..controller import HandCard
-from .cards import card_label, card_style
+from .cards import face_lines
 
 __all__ = ["HandView"]
 
@@ -63,14 +63,11 @@ class HandView(Widget, can_focus=True):
                     for line in lines:
                         line.append(" " * GAP)
                 face_top = 0 if hc.selected else 1
-                style = card_style(hc.card, selected=hc.selected)
-                label = card_label(hc.card)
-                suit = label.rstrip("'")[-1]
-                face = (label.ljust(CARD_W), suit.rjust(CARD_W - 1) + " ")
+                face = face_lines(hc.card, width=CARD_W, selected=hc.selected)
                 for k in range(3):
                     j = k - face_top
                     if 0 <= j < 2:
-                        lines[k].append(face[j], style=style)
+                        lines[k].append_text(face[j])
                     else:
                         lines[k].append(" " * CARD_W)
                 marker = " ▲  " if hc.cursor else "    "

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from tienlen import Card
 
 from ..controller import PileEntry, SeatView
-from .cards import card_text, cards_text
+from .cards import card_text, faces
 
 __all__ = ["HandsView", "LogView", "PileView", "SeatsView"]
 
@@ -82,14 +82,14 @@ class PileView(Widget):
             return Text(f"The pile is empty: {self.leader} to lead." if self.leader else "", "dim")
         height = max(1, self.content_size.height)
         top = entries[-1]
-        lines: list[RenderableType] = []
-        earlier = entries[:-1][-max(0, height - 3) :] if height > 3 else ()
-        for e in earlier:
-            lines.append(
-                Text.assemble((f"{e.name}: ", "dim"), (str(e.move), "dim"), (f"  {e.move.describe()}", "dim"))
-            )
-        lines.append(Text.assemble((f"{top.name} played ", "bold"), (top.move.describe(), "italic")))
-        lines.append(cards_text(top.move.cards))
+        room = max(0, height - 3)
+        earlier = entries[:-1][-room:] if room else ()
+        lines: list[RenderableType] = [
+            Text.assemble((f"{e.name}: ", "dim"), (f"{e.move}  ", ""), (e.move.describe(), "dim"))
+            for e in earlier
+        ]
+        lines.append(Text.assemble((f"{top.name}: ", "bold"), (top.move.describe(), "italic")))
+        lines.append(faces(top.move.cards))
         return Group(*lines)
 
 
