@@ -35,7 +35,9 @@ def register(subparsers: Any) -> None:
         ),
         epilog="House-rule options: " + "; ".join(f"{o.key}: {o.label}" for o in OPTIONS),
     )
-    p.add_argument("--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}")
+    p.add_argument(
+        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+    )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
     p.add_argument(
@@ -44,16 +46,35 @@ def register(subparsers: Any) -> None:
         help="bots for the other seats, comma-separated, one per seat or one for all "
         "(random, greedy, heuristic, ismcts; default greedy)",
     )
-    p.add_argument("--option", action="append", default=[], metavar="KEY", help="switch on a house rule (repeatable)")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="switch on a house rule (repeatable)",
+    )
     p.add_argument("--games", type=int, default=None, help="games in the match (default 5)")
     p.add_argument("--target", type=int, help="end the match when a player reaches this score")
-    p.add_argument("--seed", help="seed of the deals and bots (default: random, shown in the title)")
+    p.add_argument(
+        "--seed", help="seed of the deals and bots (default: random, shown in the title)"
+    )
     p.add_argument("--fast", action="store_true", help="bots play at once (no pause)")
-    p.add_argument("--delay", type=float, default=0.6, help="seconds a bot pauses before playing (default 0.6)")
+    p.add_argument(
+        "--delay", type=float, default=0.6, help="seconds a bot pauses before playing (default 0.6)"
+    )
     p.add_argument("--start", action="store_true", help="skip the new-match screen")
-    p.add_argument("--save", default=_DEFAULT_SAVE, metavar="FILE", help=f"where ctrl+s saves the match ({_DEFAULT_SAVE})")
+    p.add_argument(
+        "--save",
+        default=_DEFAULT_SAVE,
+        metavar="FILE",
+        help=f"where ctrl+s saves the match ({_DEFAULT_SAVE})",
+    )
     p.add_argument("--resume", metavar="FILE", help="resume a saved match")
-    p.add_argument("--replay", metavar="FILE", help="step through a game record or saved match, every hand visible")
+    p.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="step through a game record or saved match, every hand visible",
+    )
     p.add_argument("--plain", action="store_true", help="line-based game on stdin/stdout")
     p.add_argument("--ascii", action="store_true", help="with --plain: suits as letters (3s 10h)")
     p.set_defaults(func=run)
@@ -88,7 +109,9 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     if len(names) == 1:
         names *= others
     elif len(names) != others:
-        raise ValueError(f"--bots lists {len(names)} bots but {rules.players} players need {others}")
+        raise ValueError(
+            f"--bots lists {len(names)} bots but {rules.players} players need {others}"
+        )
     games = args.games
     if games is None and args.target is None:
         games = 5
@@ -106,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``tienlen play``."""
     if args.replay:
         if args.plain:
-            raise ValueError("--replay shows the terminal viewer; use `tienlen replay FILE` for text")
+            raise ValueError(
+                "--replay shows the terminal viewer; use `tienlen replay FILE` for text"
+            )
         from .tui import run_replay
 
         run_replay(args.replay)

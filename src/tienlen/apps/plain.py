@@ -157,9 +157,7 @@ class PlainGame:
         scores = ctl.match.scores
         for place, seat in enumerate(result.finish_order, start=1):
             delta = result.deltas[seat]
-            self.say(
-                f"  {place}. {ctl.label(seat)}: {delta:+d} points (total {scores[seat]:+d})"
-            )
+            self.say(f"  {place}. {ctl.label(seat)}: {delta:+d} points (total {scores[seat]:+d})")
 
     def _match_over(self) -> None:
         ctl = self.ctl
@@ -187,6 +185,4 @@ def play_plain(
 ) -> int:
     """Run a plain game of ``settings`` (or of ``controller``, e.g. a resumed match)."""
     ctl = controller or MatchController(settings)
-    return PlainGame(
-        ctl, stdin=stdin or sys.stdin, stdout=stdout or sys.stdout, ascii=ascii
-    ).run()
+    return PlainGame(ctl, stdin=stdin or sys.stdin, stdout=stdout or sys.stdout, ascii=ascii).run()

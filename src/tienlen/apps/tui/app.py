@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from .controller import MatchController, Settings
 from .replay import ReplayModel
@@ -24,8 +25,8 @@ class TienLenApp(App[None]):
 
     CSS_PATH = "tienlen.tcss"
     TITLE = "Tiến Lên"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", priority=True)]
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(

@@ -11,6 +11,7 @@ Nothing here imports Textual, so the plain line-based game drives the same contr
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -397,7 +398,9 @@ class MatchController:
     def play_selection(self) -> bool:
         """Play (or, in an exchange, give) the selected cards; explain if illegal."""
         if not self.human_to_act:
-            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._say(
+                "it is not your turn" if not self.game.is_over else "the game is over", "error"
+            )
             self._changed()
             return False
         if not self.selected:
@@ -411,7 +414,9 @@ class MatchController:
         if text.strip().lower() in ("pass", "p"):
             return self.pass_turn()
         if not self.human_to_act:
-            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._say(
+                "it is not your turn" if not self.game.is_over else "the game is over", "error"
+            )
             self._changed()
             return False
         try:
@@ -429,7 +434,9 @@ class MatchController:
     def pass_turn(self) -> bool:
         """Pass; explain if passing is not allowed now."""
         if not self.human_to_act:
-            self._say("it is not your turn" if not self.game.is_over else "the game is over", "error")
+            self._say(
+                "it is not your turn" if not self.game.is_over else "the game is over", "error"
+            )
             self._changed()
             return False
         return self._human_move(None)
@@ -465,12 +472,11 @@ class MatchController:
         g = self.game
         obs = observe(g, HUMAN)
         try:
-            from tienlen.players.hint import hint
+            hints: Any = importlib.import_module("tienlen.players.hint")
         except ImportError:
-            hint = None
-        if hint is not None:
-            suggestion = hint(obs, g.rules)
-            return _hint_parts(suggestion)
+            hints = None
+        if hints is not None:
+            return _hint_parts(hints.hint(obs, g.rules))
         legal = g.legal_moves()
         plays = [m for m in legal if not m.is_pass]
         if not plays:
@@ -519,7 +525,7 @@ class MatchController:
             self.log.append(f"{who}: {describe_move(move)}")
             if g.cards_left(seat) == 0:
                 self.log.append(f"{who} is out (place {g.finish_order.index(seat) + 1})")
-        if not g.is_over and not g.pile and g.phase == "play" and not move.kind == "give":
+        if not g.is_over and not g.pile and g.phase == "play" and move.kind != "give":
             self.log.append(f"— {self.names[g.turn]} leads a fresh pile")
         self._settle()
         if g.is_over:
@@ -570,7 +576,8 @@ class MatchController:
             receiver = g.exchange_receiver(g.turn)
             count = len(g.legal_moves()[0].cards) if g.turn == HUMAN else 0
             if g.turn == HUMAN and receiver is not None:
-                return f"Exchange: give {count} card{'s' if count > 1 else ''} to {self.names[receiver]}"
+                cards = f"{count} card{'s' if count > 1 else ''}"
+                return f"Exchange: give {cards} to {self.names[receiver]}"
             return f"Exchange: {self.names[g.turn]} chooses cards to give back"
         if g.turn != HUMAN:
             return f"{self.label(g.turn)} to play"

@@ -12,6 +12,7 @@ from tienlen import INSTANT_WINS, Rules
 
 __all__ = ["HELP_KEYS", "HELP_PLAIN", "OPTIONS", "Option", "apply_options"]
 
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """A house rule that stacks on any preset (RULES.md, the 003 variants and others)."""
@@ -46,7 +47,11 @@ OPTIONS: tuple[Option, ...] = (
         "Instant wins (tới trắng: four 2s, six pairs, dragon …)",
         lambda r: dataclasses.replace(r, instant_wins=INSTANT_WINS),
     ),
-    Option("cong", "Cóng: a player who never played pays double", lambda r: dataclasses.replace(r, cong=True)),
+    Option(
+        "cong",
+        "Cóng: a player who never played pays double",
+        lambda r: dataclasses.replace(r, cong=True),
+    ),
     Option(
         "winner-takes-all",
         "Winner takes all: the game ends at the first player out",

@@ -35,6 +35,7 @@ from tienlen.players.base import Budget
 from tienlen.players.bots.analysis import unseen_mask
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import Context, HeuristicBot
+from tienlen.players.bots.inference import Inference
 
 __all__ = ["IsmctsBot", "sample_hands"]
 
@@ -123,6 +124,7 @@ class IsmctsBot:
         root_moves: int = 5,
         prior: float = 0.01,
         playout: str = "heuristic",
+        guesses: int = 6,
         name: str = "ismcts",
     ) -> None:
         self.name = name
@@ -134,6 +136,8 @@ class IsmctsBot:
         self.exploration = exploration
         self.root_moves = root_moves
         self.prior = prior
+        self.guesses = guesses
+        self.last_rounds = 0
         if playout not in ("greedy", "heuristic"):
             raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
         self._playout = _rollout if playout == "greedy" else _rollout_heuristic
@@ -160,6 +164,23 @@ class IsmctsBot:
             iterations, seconds = self.iterations, self.seconds
         return self._search(obs, roots, iterations, seconds)
 
+    def _sample(
+        self, obs: Observation, rng: random.Random, pool: list[int], inference: Inference | None
+    ) -> list[int]:
+        """A determinization: the best explaining of ``guesses`` random ones."""
+        hands = sample_hands(obs, rng, pool)
+        if inference is None or not inference.decisions:
+            return hands
+        best = inference.mismatches(hands)
+        for _ in range(self.guesses - 1):
+            if not best:
+                break
+            other = sample_hands(obs, rng, pool)
+            wrong = inference.mismatches(other)
+            if wrong < best:
+                hands, best = other, wrong
+        return hands
+
     def _search(
         self,
         obs: Observation,
@@ -172,6 +193,7 @@ class IsmctsBot:
         pool = _bits(unseen_mask(obs))
         root = _Node()
         c = self.exploration
+        inference = Inference(obs) if self.guesses > 1 else None
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
         game0: Game | None = None
@@ -185,7 +207,7 @@ class IsmctsBot:
             # Root moves take turns on a shared determinization (paired comparisons:
             # the luck of the deal cancels out between them).
             if turn == 0:
-                game0 = game_from_observation(obs, sample_hands(obs, rng, pool))
+                game0 = game_from_observation(obs, self._sample(obs, rng, pool, inference))
             assert game0 is not None
             first = roots[turn]
             turn = (turn + 1) % len(roots)
@@ -232,6 +254,7 @@ class IsmctsBot:
                 child.n += 1
                 child.w += reward[mover]
         self.last_iterations = done
+        self.last_rounds = -(-done // len(roots))
         # The heuristic's choice (listed first) stands unless another move did better.
         best_move = roots[0]
         best_mean = -1.0

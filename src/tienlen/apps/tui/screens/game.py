@@ -9,11 +9,12 @@ the settings) and think on a worker thread so the screen stays responsive.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.screen import Screen
@@ -36,10 +37,10 @@ RANK_KEYS = frozenset("3456789tjqka2")
 class GameScreen(Screen[None]):
     """Play a match against bots."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Left", show=False),
         Binding("right", "cursor(1)", "Right", show=False),
-        Binding("space", "toggle", "Select"),
+        Binding("space", "select_card", "Select"),
         Binding("enter", "play", "Play"),
         Binding("p", "pass_turn", "Pass"),
         Binding("h", "hint", "Hint"),
@@ -50,7 +51,9 @@ class GameScreen(Screen[None]):
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, controller: MatchController, *, save_path: str | Path = "tienlen-match.json") -> None:
+    def __init__(
+        self, controller: MatchController, *, save_path: str | Path = "tienlen-match.json"
+    ) -> None:
         super().__init__()
         self.controller = controller
         self.save_path = Path(save_path)
@@ -133,13 +136,18 @@ class GameScreen(Screen[None]):
         if job is None:
             self._bot_pending = False
             return
-        self.run_worker(job.run, thread=True, group="bot", exit_on_error=False, name=f"bot{job.seat}")
+        self.run_worker(
+            job.run, thread=True, group="bot", exit_on_error=False, name=f"bot{job.seat}"
+        )
         self._job = job
 
     _job: BotJob | None = None
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "bot" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+        if event.worker.group != "bot" or event.state not in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+        ):
             return
         job, self._job = self._job, None
         self._bot_pending = False
@@ -170,7 +178,7 @@ class GameScreen(Screen[None]):
     def action_cursor(self, delta: int) -> None:
         self.controller.move_cursor(delta)
 
-    def action_toggle(self) -> None:
+    def action_select_card(self) -> None:
         self.controller.toggle()
 
     def action_play(self) -> None:

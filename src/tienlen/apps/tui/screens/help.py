@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -16,7 +18,7 @@ __all__ = ["HelpScreen"]
 class HelpScreen(ModalScreen[None]):
     """A box listing the keys; any of escape, enter, q or ? closes it."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,q,question_mark", "close", "Close"),
     ]
 

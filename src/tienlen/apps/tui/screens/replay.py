@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -18,7 +20,7 @@ __all__ = ["ReplayScreen"]
 class ReplayScreen(Screen[None]):
     """Arrow keys step through the actions; page keys jump piles; [ and ] change game."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,space", "step(1)", "Next"),
         Binding("left", "step(-1)", "Back"),
         Binding("down,pagedown", "pile", "End of pile"),
@@ -26,7 +28,7 @@ class ReplayScreen(Screen[None]):
         Binding("end", "go(-1)", "End"),
         Binding("left_square_bracket", "game(-1)", "Prev game"),
         Binding("right_square_bracket", "game(1)", "Next game"),
-        Binding("q,escape", "app.quit", "Quit"),
+        Binding("q,escape", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self, model: ReplayModel) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -20,7 +22,10 @@ _PLACES = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
 class GameOverScreen(ModalScreen[str]):
     """The finishing order of the game just played and what each seat won or lost."""
 
-    BINDINGS = [Binding("enter", "next", "Continue"), Binding("escape", "next", "Continue", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "next", "Continue"),
+        Binding("escape", "next", "Continue", show=False),
+    ]
 
     def __init__(self, controller: MatchController) -> None:
         super().__init__()
@@ -84,7 +89,7 @@ def _reasons(ctl: MatchController) -> str:
 class MatchOverScreen(ModalScreen[str]):
     """The final standings of the match."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('new')", "New match"),
         Binding("q", "choose('quit')", "Quit"),
         Binding("escape", "choose('quit')", "Quit", show=False),

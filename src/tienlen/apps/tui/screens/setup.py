@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
@@ -42,13 +43,15 @@ LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
 class SetupScreen(Screen[None]):
     """Choose a match; Start hands its :class:`Settings` to the app."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "start", "Start"),
         Binding("ctrl+o", "resume", "Resume saved"),
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json") -> None:
+    def __init__(
+        self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json"
+    ) -> None:
         super().__init__()
         self.initial = settings or Settings()
         self.save_path = Path(save_path)
@@ -75,7 +78,7 @@ class SetupScreen(Screen[None]):
                         [(str(n), n) for n in range(2, 9)],
                         value=s.rules.players,
                         allow_blank=False,
-                    compact=True,
+                        compact=True,
                         id="players",
                     )
                     yield Checkbox("Two decks", s.rules.decks == 2, id="decks")
@@ -97,9 +100,17 @@ class SetupScreen(Screen[None]):
             yield Static(Text("Opponents", "bold"), classes="section")
             with Grid(id="bot-grid"):
                 for seat in range(1, 8):
-                    name = s.bots[seat - 1] if seat - 1 < len(s.bots) else s.bots[-1] if s.bots else "greedy"
+                    name = (
+                        s.bots[seat - 1]
+                        if seat - 1 < len(s.bots)
+                        else s.bots[-1]
+                        if s.bots
+                        else "greedy"
+                    )
                     yield Label(SEAT_NAMES[seat], id=f"bot-label-{seat}")
-                    yield Select(bots, value=name, allow_blank=False, id=f"bot-{seat}", compact=True)
+                    yield Select(
+                        bots, value=name, allow_blank=False, id=f"bot-{seat}", compact=True
+                    )
             yield Static(Text("House rules", "bold"), classes="section")
             for option in OPTIONS:
                 yield Checkbox(option.label, option.is_on(s.rules), id=f"opt-{option.key}")

@@ -26,10 +26,10 @@ def card_style(card: Card, *, selected: bool = False) -> str:
 
 
 def card_text(card: Card, *, width: int = 0) -> Text:
-    """One card as a small face, e.g. `` 7♥ `` on a light background."""
-    label = f" {card_label(card)} "
-    if width:
-        label = label.ljust(width)
+    """One card as a one-line face, e.g. `` 7♥ `` on a light background; ``width`` pads
+    it (``" 7♥ "`` and ``" 10♥"`` are both 4 wide)."""
+    label = f" {card_label(card)}"
+    label = label.ljust(width) if width else label + " "
     return Text(label, style=card_style(card))
 
 
@@ -54,14 +54,19 @@ def face_lines(card: Card, *, width: int = 4, selected: bool = False) -> tuple[T
     )
 
 
-def faces(cards: Iterable[Card], *, gap: int = 1) -> Text:
-    """Cards side by side as two-line faces."""
-    top, bottom = Text(), Text()
-    for i, card in enumerate(cards):
-        if i:
-            top.append(" " * gap)
-            bottom.append(" " * gap)
-        a, b = face_lines(card)
-        top.append_text(a)
-        bottom.append_text(b)
-    return Text("\n").join([top, bottom])
+def faces(cards: Iterable[Card], *, width: int = 80, gap: int = 1) -> Text:
+    """Cards side by side as two-line faces, in rows that fit ``width`` cells."""
+    cards = tuple(cards)
+    per_row = max(1, (width + gap) // (4 + gap))
+    rows: list[Text] = []
+    for start in range(0, len(cards), per_row):
+        top, bottom = Text(), Text()
+        for i, card in enumerate(cards[start : start + per_row]):
+            if i:
+                top.append(" " * gap)
+                bottom.append(" " * gap)
+            a, b = face_lines(card)
+            top.append_text(a)
+            bottom.append_text(b)
+        rows += [top, bottom]
+    return Text("\n").join(rows)

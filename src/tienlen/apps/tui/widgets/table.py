@@ -34,15 +34,13 @@ class SeatsView(Widget):
     def render(self) -> RenderableType:
         table = Table.grid(padding=(0, 1), expand=True)
         table.add_column(width=1)
-        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
-        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
-        table.add_column(justify="right", width=3)
-        table.add_column(ratio=2, no_wrap=True, overflow="ellipsis")
+        table.add_column(no_wrap=True, overflow="ellipsis", min_width=4)
+        table.add_column(no_wrap=True, overflow="ellipsis", min_width=6)
+        table.add_column(justify="right", width=5)
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column(justify="right", width=4)
-        table.add_row(
-            "", Text("player", "dim"), Text("level", "dim"), Text("crd", "dim"),
-            Text("", "dim"), Text("pts", "dim"),
-        )  # fmt: skip
+        head = ("", "player", "bot", "cards", "", "pts")
+        table.add_row(*(Text(h, "dim") for h in head))
         for s in self.seats:
             if s.place is not None:
                 state = Text(f"out #{s.place}", "bold green" if s.place == 1 else "green")
@@ -89,7 +87,7 @@ class PileView(Widget):
             for e in earlier
         ]
         lines.append(Text.assemble((f"{top.name}: ", "bold"), (top.move.describe(), "italic")))
-        lines.append(faces(top.move.cards))
+        lines.append(faces(top.move.cards, width=self.content_size.width or 80))
         return Group(*lines)
 
 
@@ -113,35 +111,36 @@ class LogView(Widget):
 
 
 class HandsView(Widget):
-    """Every seat's hand (replays show them all)."""
+    """Every seat's hand (replays show them all), one-line faces, wrapped to the width."""
 
     DEFAULT_CSS = "HandsView { height: auto; }"
 
     hands: reactive[tuple[tuple[str, tuple[Card, ...]], ...]] = reactive((), layout=True)
     turn: reactive[int] = reactive(-1)
 
+    def _layout(self, width: int) -> tuple[int, int]:
+        head = max((len(name) for name, _ in self.hands), default=0) + 8
+        return head, max(1, (width - head + 1) // 5)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        total = 0
-        for name, cards in self.hands:
-            used = len(name) + 8
-            per_line = max(1, (width - used) // 6)
-            total += max(1, -(-len(cards) // per_line))
-        return max(1, total)
+        _, per_line = self._layout(width)
+        return max(1, sum(max(1, -(-len(cards) // per_line)) for _, cards in self.hands))
 
     def render(self) -> RenderableType:
-        width = self.content_size.width or 80
+        head_w, per_line = self._layout(self.content_size.width or 80)
         out = Text()
         first = True
         for seat, (name, cards) in enumerate(self.hands):
-            head = f"{'▶' if seat == self.turn else ' '} {name} ({len(cards)}) "
-            per_line = max(1, (width - len(head)) // 6)
+            head = f"{'▶' if seat == self.turn else ' '} {name} ({len(cards)})".ljust(head_w)
             for start in range(0, max(1, len(cards)), per_line):
                 if not first:
                     out.append("\n")
                 first = False
-                out.append(head if start == 0 else " " * len(head), "bold" if seat == self.turn else "")
+                out.append(
+                    head if start == 0 else " " * head_w, "bold" if seat == self.turn else ""
+                )
                 for i, card in enumerate(cards[start : start + per_line]):
                     if i:
                         out.append(" ")
-                    out.append_text(card_text(card, width=5))
+                    out.append_text(card_text(card, width=4))
         return out

@@ -1,0 +1,187 @@
+"""``tienlen play --plain``: whole games piped in as lines of card notation.
+
+The input of each test is made by playing the same seeded match on a controller first:
+at each of the person's turns one legal move is chosen and written as the line a person
+would type (``3s 4s 5d`` or ``pass``). Fed to the plain game, those lines must replay the
+very same match, whatever illegal or helper lines are mixed in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from tienlen import PASS, Rules
+from tienlen.apps.plain import play_plain
+from tienlen.apps.tui.controller import MatchController, Settings, move_notation
+
+STANDARD = Rules.preset("standard")
+
+
+def make_settings(**changes: object) -> Settings:
+    base = Settings(rules=STANDARD, bots=("random", "greedy", "heuristic"), games=1, seed=7)
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def scripted_lines(
+    settings: Settings, *, choice_seed: int = 0
+) -> tuple[list[str], MatchController]:
+    """Play ``settings``'s match, choosing moves at random; return the typed lines and the
+    finished controller."""
+    rng = random.Random(choice_seed)
+    ctl = MatchController(settings)
+    lines: list[str] = []
+    while not ctl.match_over:
+        if ctl.game_over:
+            ctl.next_game()
+        elif ctl.bot_to_act:
+            ctl.step_bot()
+        else:
+            legal = ctl.legal_moves()
+            plays = [m for m in legal if not m.is_pass]
+            move = (
+                PASS if not plays or (PASS in legal and rng.random() < 0.25) else rng.choice(plays)
+            )
+            text = move_notation(move)
+            lines.append(text)
+            assert ctl.play_text(text), ctl.note
+    return lines, ctl
+
+
+def run_plain(settings: Settings, lines: list[str], **kwargs: object) -> tuple[int, str]:
+    out = io.StringIO()
+    status = play_plain(
+        settings, stdin=io.StringIO("".join(f"{x}\n" for x in lines)), stdout=out, **kwargs
+    )  # type: ignore[arg-type]
+    return status, out.getvalue()
+
+
+def standings_lines(ctl: MatchController) -> list[str]:
+    return [
+        f"  {rank}. {ctl.label(seat)}: {points:+d} points, "
+        f"{sum(1 for r in ctl.match.results if r.winner == seat)} won"
+        for rank, (seat, points) in enumerate(ctl.match.standings(), start=1)
+    ]
+
+
+def test_a_whole_game_piped_through_a_real_pipe() -> None:
+    settings = make_settings()
+    lines, ctl = scripted_lines(settings)
+    assert len(lines) >= 5
+    cmd = [sys.executable, "-m", "tienlen.apps.cli", "play", "--plain", "--seed", "7"]
+    cmd += ["--bots", "random,greedy,heuristic", "--games", "1"]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run(
+        cmd,
+        input="".join(f"{x}\n" for x in lines),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.count("\n> ") == len(lines)  # one prompt per line typed, none left over
+    assert "Not allowed" not in out
+    assert "End of input" not in out
+    assert "Game 1 over. Finishing order:" in out
+    assert "Match over after 1 game." in out
+    assert out.rstrip().splitlines()[-len(ctl.match.standings()) :] == standings_lines(ctl)
+
+
+def test_illegal_and_helper_lines_are_answered_and_change_nothing() -> None:
+    settings = make_settings(seed=21)
+    lines, ctl = scripted_lines(settings, choice_seed=3)
+    noisy = ["help", "moves", "hint", "2z", "", "3s 3s"]
+    # Before the first real line: each is answered, then the same match goes on.
+    status, out = run_plain(settings, noisy + lines)
+    assert status == 0
+    assert "Type the cards to play in notation" in out
+    assert "Legal: " in out
+    assert "Hint: " in out
+    assert "Not allowed: unknown suit in '2z'" in out
+    assert "Type the cards to play, or pass" in out
+    assert out.count("Not allowed: ") == 2
+    assert out.rstrip().splitlines()[-4:] == standings_lines(ctl)
+
+
+def test_an_illegal_move_is_explained_with_the_engines_reason() -> None:
+    # Find a seeded game whose first move is the person's, holding 3♠: then passing and
+    # leading without the 3♠ are both illegal, with the engine's own words.
+    for seed in range(1, 200):
+        settings = make_settings(seed=seed)
+        ctl = MatchController(settings)
+        if ctl.human_to_act and ctl.game.first_lead_rule is not None:
+            break
+    else:
+        raise AssertionError("no seed deals the 3♠ to the person")
+    other = next(c for c in ctl.hand if c.ascii() != "3s")
+    expected_pass = ctl.game.why_illegal("pass")
+    expected_card = ctl.game.why_illegal(other.ascii())
+    assert expected_pass and expected_card
+    status, out = run_plain(settings, ["pass", other.ascii()])
+    assert status == 0
+    assert f"Not allowed: {expected_pass}" in out
+    assert f"Not allowed: {expected_card}" in out
+    assert "End of input: the game stops here." in out
+
+
+def test_a_match_with_exchanges_and_several_games() -> None:
+    # pang with the San Jose exchange: from game 2 on, the losers give cards back.
+    rules = dataclasses.replace(Rules.preset("pang"), trading="san-jose")
+    settings = make_settings(rules=rules, bots=("greedy", "random", "random"), games=3, seed=5)
+    lines, ctl = scripted_lines(settings, choice_seed=1)
+    assert any(a.move.kind == "give" for g in ctl.finished for a in g.history) or any(
+        a.move.kind == "give" for a in ctl.game.history
+    )
+    status, out = run_plain(settings, lines, ascii=True)
+    assert status == 0
+    assert "Game 3 over" in out
+    assert "♠" not in out and "♥" not in out  # --ascii
+    assert out.rstrip().splitlines()[-4:] == standings_lines(ctl)
+
+
+def test_end_of_input_and_quit_stop_cleanly() -> None:
+    settings = make_settings()
+    status, out = run_plain(settings, [])
+    assert status == 0
+    assert out.rstrip().endswith("End of input: the game stops here.")
+    status, out = run_plain(settings, ["quit", "3s"])
+    assert status == 0
+    assert out.rstrip().endswith("Goodbye.")
+
+
+def test_resume_a_saved_match_in_plain_mode(tmp_path: Path) -> None:
+    # Deterministic bots: a resumed match has fresh bots, so random ones would differ.
+    settings = make_settings(bots=("greedy", "heuristic", "greedy"), games=2, seed=13)
+    lines, ctl = scripted_lines(settings)
+    # Save the same match after the first three lines, then finish it in plain mode.
+    half = MatchController(settings)
+    fed = 0
+    while fed < 3:
+        if half.bot_to_act:
+            half.step_bot()
+        else:
+            assert half.play_text(lines[fed])
+            fed += 1
+    path = half.save(tmp_path / "m.json")
+    cmd = [sys.executable, "-m", "tienlen.apps.cli", "play", "--plain", "--resume", str(path)]
+    proc = subprocess.run(
+        cmd,
+        input="".join(f"{x}\n" for x in lines[3:]),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-4:] == standings_lines(ctl)
