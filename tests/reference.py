@@ -18,7 +18,7 @@ single source of how two combinations compare (the fixtures check it on their ow
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,8 +128,7 @@ def ref_combinations(hand: int, rules: Rules) -> list[Move]:
         if kind is None:
             continue
         per_rank_choices = [
-            [mask_from_ids(ids) for ids in itertools.combinations(by_rank[r], c)]
-            for r, c in chosen
+            [mask_from_ids(ids) for ids in itertools.combinations(by_rank[r], c)] for r, c in chosen
         ]
         for parts in itertools.product(*per_rank_choices):
             mask = 0
@@ -179,7 +178,9 @@ def top_rank_of(move: Move) -> int:
 
 def is_bomb(move: Move, rules: Rules) -> bool:
     """A combination named on the bomb side of the chop table or on the bomb ladder."""
-    patterns = [ref_pattern(b) for _, b in rules.chops] + [ref_pattern(p) for p in rules.bomb_ladder]
+    patterns = [ref_pattern(b) for _, b in rules.chops] + [
+        ref_pattern(p) for p in rules.bomb_ladder
+    ]
     return any(p.matches(move.kind, move.size, top_rank_of(move)) for p in patterns)
 
 
@@ -303,10 +304,10 @@ class RefTable:
         for m in combos:
             if why_not_beats(m, top, rules, locked=self.straight_lock) is not None:
                 continue
-            if seat in self.locked and seat != self.top_seat:
-                # A passed player is back only to chop 2s with an after-pass bomb.
-                if not (is_twos_play(top) and may_bomb_after_pass(m, rules)):
-                    continue
+            # A passed player is back only to chop 2s with an after-pass bomb.
+            passed_back = seat in self.locked and seat != self.top_seat
+            if passed_back and not (is_twos_play(top) and may_bomb_after_pass(m, rules)):
+                continue
             if not rules.may_finish_on_two and self.finishes_on_two(m):
                 continue
             out.append(m)
@@ -409,11 +410,6 @@ class RefTable:
         rest.sort(key=lambda s: (self.hands[s].bit_count(), order.index(s)))
         self.finish.extend(rest)
         self.over = True
-
-
-def masks(moves: Iterable[Move]) -> Iterator[int]:
-    for m in moves:
-        yield m.mask
 
 
 def public_state(game: Any) -> tuple[Any, ...]:

@@ -47,7 +47,7 @@ def test_str_and_ascii_forms() -> None:
     assert str(Card.parse("3s'")) == "3♠'"
     assert Card.parse("3s'").ascii() == "3s'"
     assert repr(Card.parse("Qd")) == "Card.parse('Qd')"
-    assert eval(repr(Card.parse("Qd'"))) is Card.parse("Qd'")  # noqa: S307 - our own repr
+    assert eval(repr(Card.parse("Qd'"))) is Card.parse("Qd'")
 
 
 @pytest.mark.parametrize("text", ["1h", "3x", "", "s", "11s", "3", "Zs", "3ss", "3s''", "'"])

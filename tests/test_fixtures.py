@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reference import public_state
 
+from reference import public_state
 from tienlen import RULESETS, Game, IllegalMoveError, Move, Rules, classify, parse_cards
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.combos import why_not_beats
@@ -96,9 +96,15 @@ COMMON_TOPICS = {
 }
 # The rest of each row of RULES.md's preset table.
 PRESET_TOPICS: dict[str, set[str]] = {
-    "standard": {"worked-example", "option-quad-chops-pair-2s", "option-4-pair-run-beats-quad",
-                 "option-anticlockwise", "option-instant-win", "option-winner-takes-all",
-                 "option-17-cards"},
+    "standard": {
+        "worked-example",
+        "option-quad-chops-pair-2s",
+        "option-4-pair-run-beats-quad",
+        "option-anticlockwise",
+        "option-instant-win",
+        "option-winner-takes-all",
+        "option-17-cards",
+    },
     "wikipedia": {"worked-example", "double-deck-ties"},
     "pagat": {"worked-example"},
     "pang": {"decline", "stacking", "san-jose"},
@@ -107,10 +113,22 @@ PRESET_TOPICS: dict[str, set[str]] = {
     "suited": {"follow-suit", "instant-win"},
     "hawaii": {"deal", "ladder", "option-no-lock-out", "option-consecutive-quads"},
     "akita": {"triple-beats-ace", "straight-lock", "out-ends-pile", "dragon", "no-lock-out"},
-    "pike": {"straight-lock", "four-hands", "power-after-out", "no-lock-out", "bomb-lead",
-             "no-instant-win"},
-    "proplay": {"ladder", "straight-2-chop", "end-at-first-out", "multi-quad", "triple-run",
-                "no-instant-win"},
+    "pike": {
+        "straight-lock",
+        "four-hands",
+        "power-after-out",
+        "no-lock-out",
+        "bomb-lead",
+        "no-instant-win",
+    },
+    "proplay": {
+        "ladder",
+        "straight-2-chop",
+        "end-at-first-out",
+        "multi-quad",
+        "triple-run",
+        "no-instant-win",
+    },
     "double-deck-13": {"eight-players", "ties", "killer", "no-instant-win"},
 }
 

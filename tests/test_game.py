@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from reference import public_state
 
+from reference import public_state
 from tienlen import (
     PASS,
     Card,
@@ -83,9 +83,15 @@ def test_passed_players_may_chop_twos_only() -> None:
     assert game.turn == 2
     game = Game("standard", hands=hands, leader=0)
     run(game, "4d", "pass", "2s", "pass", "pass")
-    # A single 2 is on top: seat 1 (passed) is offered a chop, but holds no bomb for it.
+    # A single 2 is on top: seat 1 (passed) is offered a chop, with three pairs only.
     assert game.turn == 1
-    assert [str(m) for m in game.legal_moves()] == ["pass"]  # 4 pairs do not chop one 2
+    assert {str(m) for m in game.legal_moves()} == {
+        "pass",
+        "5♠ 5♣ 6♦ 6♥ 7♠ 7♣",
+        "6♦ 6♥ 7♠ 7♣ 8♦ 8♥",
+    }
+    assert game.why_illegal("5s 5c 6d 6h 7s 7c 8d 8h") is not None
+    assert game.why_illegal("Kd") is not None
     game.play("pass")
     assert game.top is None and game.turn == 2
 

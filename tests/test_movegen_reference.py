@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from reference import RefTable, ref_classify, ref_combinations
 
+from reference import RefTable, ref_classify, ref_combinations
 from tienlen import PASS, RULESETS, Game, IllegalMoveError, Move, Rules
 from tienlen.cards import cards_of_mask, format_cards
 from tienlen.combos import classify_mask
@@ -67,10 +68,18 @@ def _compare_state(game: Game, ref: RefTable) -> None:
     assert game.locked_out == frozenset(ref.locked), where
     assert game.straight_locked == ref.straight_lock, where
     assert game.hand_masks == tuple(ref.hands), where
+    assert game.stuck == frozenset(ref.stuck), where
+    rule = game.first_lead_rule
+    assert (rule[0] if rule else None) == ref.first_mode, where
+    assert rule is None or rule[1].id == ref.lowest, where
 
 
-def crosscheck(rules: Rules, positions: int, label: str) -> Counter[str]:
-    """Play seeded random games until ``positions`` play-phase positions were checked."""
+Deal = Callable[[Rules, random.Random], tuple[list[str], int | None]]
+
+
+def crosscheck(rules: Rules, positions: int, label: str, deal: Deal | None = None) -> Counter[str]:
+    """Play seeded random games until ``positions`` play-phase positions were checked.
+    ``deal`` makes explicit hands and a leader instead of a shuffled deal."""
     counts: Counter[str] = Counter()
     combos_cache: dict[int, list[Move]] = {}
     game_no = 0
@@ -78,12 +87,17 @@ def crosscheck(rules: Rules, positions: int, label: str) -> Counter[str]:
         seed = f"{label}/{game_no}"
         game_no += 1
         rng = random.Random(seed)
-        game = Game(rules, seed=seed)
+        leader = None
+        if deal is None:
+            game = Game(rules, seed=seed)
+        else:
+            hands, leader = deal(rules, rng)
+            game = Game(rules, hands=hands, leader=leader)
         counts["games"] += 1
         if game.phase != "play":
             counts["games-over-at-deal"] += 1
             continue
-        ref = RefTable(rules, list(game.hand_masks))
+        ref = RefTable(rules, list(game.hand_masks), leader=leader)
         # How eager this game's players are to pass: from never to nearly always.
         pass_chance = rng.choice((0.0, 0.15, 0.4, 0.7, 0.9))
         while True:
@@ -109,6 +123,8 @@ def crosscheck(rules: Rules, positions: int, label: str) -> Counter[str]:
             counts[ref.state_kind()] += 1
             if hand.bit_count() >= 13:
                 counts["hands of 13+ cards"] += 1
+            if ref.top is None and (0, "pass", 0) in expected:
+                counts["leader may pass"] += 1  # declining the first lead, or stuck
             # Some combinations that are not legal now must be refused, with a reason.
             illegal = [m for m in combos if _key(m) not in expected]
             for m in rng.sample(illegal, min(3, len(illegal))):
@@ -129,7 +145,9 @@ def crosscheck(rules: Rules, positions: int, label: str) -> Counter[str]:
 
 def _expected_kinds(rules: Rules) -> list[str]:
     """The kinds of decision random self-play must reach under these rules."""
-    kinds = ["first-lead", "lead", "follow"]
+    kinds = ["lead", "follow"]
+    if rules.first_lead != "holder-free":
+        kinds.append("first-lead")
     if rules.pass_locks and rules.after_pass_bombs:
         kinds.append("rejoin")
     if not rules.pass_locks:
@@ -186,6 +204,44 @@ def test_reference_classifier_agrees_with_classify(preset: str) -> None:
         assert got_key == expected, (format_cards(cards_of_mask(mask)), got_key, expected)
         runs += expected is not None and expected[0] not in ("single", "pair", "triple", "quad")
     assert runs > 100
+
+
+def stuck_prone_deal(rules: Rules, rng: random.Random) -> tuple[list[str], int | None]:
+    """Small hands rich in quads and 2s, so that leaders are often left without a legal
+    lead (no bomb leads, no going out on a 2)."""
+    ranks = list(range(12))
+    rng.shuffle(ranks)
+    twos = ["2s", "2c", "2d", "2h"]
+    rng.shuffle(twos)
+    spare = [f"{r}{s}" for r in ("3", "4", "5", "6", "7", "8", "9", "10", "J") for s in "scdh"]
+    hands: list[str] = []
+    for _ in range(rules.players):
+        shape = rng.choice(("quad", "quad+2", "two", "twos", "mixed"))
+        cards: list[str] = []
+        if shape.startswith("quad"):
+            rank = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")[ranks.pop()]
+            cards = [f"{rank}{s}" for s in "scdh"]
+        if shape in ("quad+2", "two", "twos") and twos:
+            cards.append(twos.pop())
+        if shape == "twos" and twos:
+            cards.append(twos.pop())
+        if shape == "mixed" or not cards:
+            cards.extend(c for c in rng.sample(spare, 3))
+        used = set(cards)
+        spare = [c for c in spare if c not in used]
+        hands.append(" ".join(cards))
+    # Some games keep the first-lead rule; quads may share ranks with the spare cards.
+    if len({c for h in hands for c in h.split()}) != sum(len(h.split()) for h in hands):
+        return stuck_prone_deal(rules, rng)
+    return hands, (rng.randrange(rules.players) if rng.random() < 0.7 else None)
+
+
+def test_stuck_leaders_match_brute_force(record_property) -> None:
+    """Leaders with no legal lead pass it on; when nobody can lead, the game ends."""
+    rules = Rules.preset("standard", bombs_may_lead=False, may_finish_on_two=False)
+    counts = crosscheck(rules, 2_000, "stuck", stuck_prone_deal)
+    record_property("reference_counts", f"standard/stuck-leaders: {dict(sorted(counts.items()))}")
+    assert counts["leader may pass"] > 50
 
 
 def test_crosscheck_reports_a_wrong_move_list(monkeypatch: pytest.MonkeyPatch) -> None:

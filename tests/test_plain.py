@@ -185,3 +185,32 @@ def test_resume_a_saved_match_in_plain_mode(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().splitlines()[-4:] == standings_lines(ctl)
+
+
+def test_play_options_build_the_settings() -> None:
+    from tienlen.apps.cli import build_parser
+    from tienlen.apps.cmd_play import settings_from_args
+
+    def parse(*argv: str) -> Settings:
+        return settings_from_args(build_parser().parse_args(["play", *argv]))  # type: ignore[no-any-return]
+
+    s = parse("--players", "6", "--bots", "greedy", "--seed", "12", "--fast")
+    assert (s.rules.players, s.rules.decks) == (6, 2)  # more than 52 cards: two decks
+    assert s.bots == ("greedy",) * 5 and s.seed == 12 and s.delay == 0 and s.games == 5
+    s = parse("--rules", "pagat", "--players", "3", "--bots", "random,heuristic", "--target", "10")
+    assert s.rules.name == "pagat" and s.bots == ("random", "heuristic")
+    assert (s.games, s.target) == (None, 10)
+    s = parse("--option", "anticlockwise", "--option", "cong", "--seed", "abc")
+    assert s.rules.direction == "anticlockwise" and s.rules.cong and s.seed == "abc"
+
+
+def test_play_option_errors_are_clear(capsys: object) -> None:
+    from tienlen.apps.cli import main
+
+    assert main(["play", "--plain", "--bots", "random,greedy"]) == 2
+    assert main(["play", "--plain", "--players", "9"]) == 2
+    assert main(["play", "--plain", "--bots", "nobody"]) == 2
+    err = capsys.readouterr().err  # type: ignore[attr-defined]
+    assert "--bots lists 2 bots but 4 players need 3" in err
+    assert "players must be 2-8, not 9" in err
+    assert "unknown bot 'nobody'" in err

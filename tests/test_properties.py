@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from reference import public_state
 
+from reference import public_state
 from tienlen import PASS, RULESETS, Game, IllegalMoveError, Rules
 from tienlen.cards import cards_of_mask, mask_of
 from tienlen.combos import Move, classify_mask
@@ -36,7 +36,7 @@ RULE_CHOICES: tuple[Rules, ...] = (
     Rules.preset("pang", trading="san-jose"),
 )
 MAX_ACTIONS = 3_000
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,9 @@ class Deal:
     def new_game(self) -> Game:
         previous = None
         if self.rules.trading == "san-jose":
-            previous = random.Random(self.seed).sample(range(self.rules.players), self.rules.players)
+            previous = random.Random(self.seed).sample(
+                range(self.rules.players), self.rules.players
+            )
         return Game(self.rules, seed=self.seed, previous_finish=previous)
 
 

@@ -71,7 +71,7 @@ def test_from_dict_fills_missing_knobs_from_the_named_preset() -> None:
 
 
 def test_from_dict_rejects_unknown_knobs() -> None:
-    with pytest.raises(RulesError, match="unknown rules knob.*bogus"):
+    with pytest.raises(RulesError, match=r"unknown rules knob.*bogus"):
         Rules.from_dict({"name": "standard", "bogus": 1})
 
 

@@ -200,6 +200,13 @@ def test_an_illegal_selection_is_explained_not_played() -> None:
             assert "lower than" in note
             assert len(app.screen.query_one(HandView).cards) == count
             assert ctl.human_to_act
+            await pilot.press("down")  # lowers the selected card again
+            await pilot.pause()
+            assert not any(hc.selected for hc in app.screen.query_one(HandView).cards)
+            await pilot.press("right", "up", "up")  # raising twice keeps it raised
+            await pilot.pause()
+            selected = [hc.card for hc in app.screen.query_one(HandView).cards if hc.selected]
+            assert selected == [ctl.hand[1]]
             await pilot.press("escape", "enter")  # nothing selected
             await pilot.pause()
             assert "select cards" in static_text(app, "#note")
@@ -230,6 +237,30 @@ def test_typed_notation_selects_and_bad_notation_is_explained() -> None:
             with pytest.raises(ValueError) as parse_error:
                 parse_cards("xx")
             assert static_text(app, "#note") == str(parse_error.value)
+
+    run(scenario)
+
+
+def test_typing_a_ten_and_several_cards_selects_them_all() -> None:
+    for seed in range(1, 100):
+        ctl = first_human_turn_with_a_pile(seed)
+        tens = [c for c in ctl.hand if c.rank == 7]
+        if tens:
+            break
+    wanted = [tens[0], ctl.hand[0]]
+    app = TienLenApp(controller=ctl)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            await pilot.press(*keys_for_notation(f"{wanted[0].ascii()} {wanted[1].ascii()}"))
+            await pilot.pause()
+            shown = [hc.card for hc in app.screen.query_one(HandView).cards if hc.selected]
+            assert shown == sorted(wanted)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not any(hc.selected for hc in app.screen.query_one(HandView).cards)
+            assert app.screen.focused is app.screen.query_one(HandView)
 
     run(scenario)
 
@@ -320,9 +351,13 @@ def test_the_table_shows_names_levels_counts_passes_and_turn() -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-@pytest.mark.parametrize("players", [4, 8])
-def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], players: int) -> None:
-    rules = Rules.preset("double-deck-13") if players == 8 else STANDARD
+@pytest.mark.parametrize(
+    "rules",
+    [STANDARD, Rules.preset("double-deck-13"), Rules.preset("lu", players=2)],
+    ids=["standard", "8-players", "2-players-17-cards"],
+)
+def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], rules: Rules) -> None:
+    players = rules.players
     ctl = MatchController(settings(rules=rules, bots=("random",) * (players - 1)))
     app = TienLenApp(controller=ctl)
 
@@ -353,6 +388,7 @@ def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], players: 
             )
             seats = screen.query_one(SeatsView)
             assert seats.region.height >= players + 1  # every seat has its line
+            assert len(hand.cards) == len(ctl.hand) >= 13
 
     run(scenario)
 
@@ -552,3 +588,40 @@ def test_cards_are_strength_ordered_with_red_suits_in_red() -> None:
     assert "#c41e1e" in card_style(Card.parse("3h")) and "#c41e1e" in card_style(Card.parse("Kd"))
     assert "#c41e1e" not in card_style(Card.parse("3s"))
     assert "#c41e1e" not in card_style(Card.parse("2c"))
+
+
+def test_the_san_jose_exchange_is_made_by_selecting_cards() -> None:
+    rules = dataclasses.replace(Rules.preset("pang"), players=2, trading="san-jose")
+    for seed in range(1, 100):
+        ctl = MatchController(settings(rules=rules, bots=("random",), games=2, seed=seed))
+        while not ctl.game_over:
+            if ctl.bot_to_act:
+                ctl.step_bot()
+            else:
+                plays = [m for m in ctl.legal_moves() if not m.is_pass]
+                ctl.play_text(" ".join(c.ascii() for c in plays[0].cards) if plays else "pass")
+        if ctl.game.winner == HUMAN:
+            ctl.next_game()
+            break
+    else:
+        raise AssertionError("the person never wins the first game")
+    assert ctl.game.phase == "exchange" and ctl.human_to_act
+    app = TienLenApp(controller=ctl)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            assert static_text(app, "#status") == "Exchange: give 2 cards to Lan"
+            hand = list(ctl.hand)
+            await pilot.press("space", "enter")
+            await pilot.pause()
+            assert static_text(app, "#note") == "give exactly 2 cards back"
+            await pilot.press("right", "space", "enter")
+            await settle(pilot, ctl)
+            assert ctl.game.phase == "play"
+            now = [hc.card for hc in app.screen.query_one(HandView).cards]
+            assert hand[0] not in now and hand[1] not in now
+            assert len(now) == len(hand)
+            assert "You gave 2 cards back" in app.screen.query_one(LogView).lines
+
+    run(scenario)

@@ -10,6 +10,7 @@ words and asked again. End of input ends the game cleanly. The same
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -21,6 +22,9 @@ from .tui.controller import HUMAN, MatchController, Settings, describe_move
 from .tui.texts import HELP_PLAIN
 
 __all__ = ["PlainGame", "play_plain"]
+
+#: How many legal moves ``moves`` lists.
+_MOVES_SHOWN = 40
 
 
 class PlainGame:
@@ -116,7 +120,9 @@ class PlainGame:
                 self.say(note[:1].upper() + note[1:])
             elif word in ("moves", "m"):
                 legal = ctl.legal_moves()
-                self.say("Legal: " + "; ".join(describe_move(m) for m in legal))
+                shown = "; ".join(describe_move(m) for m in legal[:_MOVES_SHOWN])
+                more = len(legal) - _MOVES_SHOWN
+                self.say("Legal: " + shown + (f"; … {len(legal)} in all" if more > 0 else ""))
             else:
                 ok = ctl.play_text(text)
                 if ok:
@@ -185,4 +191,11 @@ def play_plain(
 ) -> int:
     """Run a plain game of ``settings`` (or of ``controller``, e.g. a resumed match)."""
     ctl = controller or MatchController(settings)
-    return PlainGame(ctl, stdin=stdin or sys.stdin, stdout=stdout or sys.stdout, ascii=ascii).run()
+    out = stdout or sys.stdout
+    try:
+        return PlainGame(ctl, stdin=stdin or sys.stdin, stdout=out, ascii=ascii).run()
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as pipe tools do.
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -232,6 +232,7 @@ class MatchController:
         self.problems: list[str] = []
         self._listeners: list[Callable[[], None]] = []
         self._combo_index = -1
+        self._combo_base = 0
         self._start_game()
 
     # --- listening ------------------------------------------------------------------
@@ -338,6 +339,15 @@ class MatchController:
         self._combo_index = -1
         self._changed()
 
+    def raise_card(self, up: bool = True) -> None:
+        """Select (``up``) or unselect the card under the cursor."""
+        hand = self.hand
+        if not hand:
+            return
+        card = hand[min(self.cursor, len(hand) - 1)]
+        if bool(self.selected & card.bit) != up:
+            self.toggle(card)
+
     def clear_selection(self) -> None:
         """Unselect every card."""
         self.selected = 0
@@ -391,8 +401,6 @@ class MatchController:
         self.selected = move.mask
         self._say(f"{self._combo_index + 1}/{len(moves)}: {describe_move(move)}")
         self._changed()
-
-    _combo_base = 0
 
     # --- acting intents ---------------------------------------------------------------
     def play_selection(self) -> bool:
@@ -499,6 +507,7 @@ class MatchController:
             return False
         if job.problem:
             self.problems.append(job.problem)
+            self.log.append(f"({self.names[job.seat]}'s bot had a problem: {job.problem})")
         g.play(move)
         self._after_move(job.seat, move)
         return True

@@ -79,16 +79,17 @@ def apply_options(rules: Rules, keys: set[str] | frozenset[str]) -> Rules:
 
 
 HELP_KEYS = """\
-[b]Selecting cards[/b]
-  ← →        move along your hand          space   select / unselect the card
-  type 3s 4s type cards; the selection follows  esc    clear the selection
-  click      select / unselect a card      c       next legal play with these cards
+[b]Choosing cards[/b]
+  ← →      move along your hand      space   select / unselect it
+  ↑ ↓      raise / lower that card   click   select / unselect a card
+  3s 4s    type cards to select      esc     clear the selection
+  c        next legal play with the selected cards
 [b]Acting[/b]
-  enter      play the selected cards       p       pass
-  h          hint                          ctrl+s  save the match
+  enter    play the selected cards   p       pass
+  h        hint                      ctrl+s  save the match
 [b]Other[/b]
-  ctrl+n     new match                     ?       this help
-  ctrl+q     quit
+  ctrl+n   new match                 ?       this help
+  ctrl+q   quit
 """
 
 HELP_PLAIN = """\

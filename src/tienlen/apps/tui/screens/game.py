@@ -31,7 +31,7 @@ from .results import GameOverScreen, MatchOverScreen
 __all__ = ["GameScreen"]
 
 #: Keys that start typing a card (its rank): they move the focus to the entry line.
-RANK_KEYS = frozenset("3456789tjqka2")
+RANK_KEYS = frozenset("13456789tjqka2")
 
 
 class GameScreen(Screen[None]):
@@ -40,6 +40,8 @@ class GameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Left", show=False),
         Binding("right", "cursor(1)", "Right", show=False),
+        Binding("up", "raise_card(True)", "Raise", show=False),
+        Binding("down", "raise_card(False)", "Lower", show=False),
         Binding("space", "select_card", "Select"),
         Binding("enter", "play", "Play"),
         Binding("p", "pass_turn", "Pass"),
@@ -177,6 +179,9 @@ class GameScreen(Screen[None]):
     # --- intents ------------------------------------------------------------------------
     def action_cursor(self, delta: int) -> None:
         self.controller.move_cursor(delta)
+
+    def action_raise_card(self, up: bool) -> None:
+        self.controller.raise_card(up)
 
     def action_select_card(self) -> None:
         self.controller.toggle()

@@ -55,6 +55,14 @@ class SetupScreen(Screen[None]):
         super().__init__()
         self.initial = settings or Settings()
         self.save_path = Path(save_path)
+        self.lengths = list(LENGTHS)
+        wanted = (self.initial.games, self.initial.target)
+        if wanted not in [value for _, value in LENGTHS]:
+            games, target = wanted
+            label = f"{games} games" if games else ""
+            if target:
+                label += (" or " if label else "First to ") + f"{target} points"
+            self.lengths.append((label, wanted))
         self._syncing = False
 
     def compose(self) -> ComposeResult:
@@ -84,8 +92,8 @@ class SetupScreen(Screen[None]):
                     yield Checkbox("Two decks", s.rules.decks == 2, id="decks")
                 yield Label("Match")
                 yield Select(
-                    [(label, i) for i, (label, _) in enumerate(LENGTHS)],
-                    value=_length_index(s.games, s.target),
+                    [(label, i) for i, (label, _) in enumerate(self.lengths)],
+                    value=[v for _, v in self.lengths].index((s.games, s.target)),
                     allow_blank=False,
                     compact=True,
                     id="length",
@@ -142,7 +150,7 @@ class SetupScreen(Screen[None]):
         rules = dataclasses.replace(rules, players=players, decks=decks)
         keys = {o.key for o in OPTIONS if self.query_one(f"#opt-{o.key}", Checkbox).value}
         rules = apply_options(rules, keys)
-        games, target = LENGTHS[int(str(self._value("#length")))][1]
+        games, target = self.lengths[int(str(self._value("#length")))][1]
         seed_text = self.query_one("#seed", Input).value.strip()
         seed: int | str | None = None
         if seed_text:
@@ -245,10 +253,3 @@ class SetupScreen(Screen[None]):
             self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
             return
         self.app.start_controller(controller)  # type: ignore[attr-defined]
-
-
-def _length_index(games: int | None, target: int | None) -> int:
-    for i, (_, value) in enumerate(LENGTHS):
-        if value == (games, target):
-            return i
-    return 2

@@ -1,0 +1,103 @@
+"""Observations: what one seat may know, and nothing more."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tienlen import Game, Rules, parse_cards
+from tienlen.cards import mask_of
+from tienlen.observation import Observation, game_from_observation, observe
+
+HANDS = ["3s 7d 9h Kc", "4c 8s 10d Ah", "5d 6s Js 2c", "6h 8c Qd 2s"]
+# The same deal seen from seat 0: every other seat holds other (unplayed) cards.
+TWIN = ["3s 7d 9h Kc", "4c 8s Qd 2s", "5d 6s 10d Ah", "6h 8c Js 2c"]
+
+
+def test_an_observation_shows_the_seat_its_own_hand_and_public_facts() -> None:
+    game = Game("standard", hands=HANDS)
+    game.play("3s")
+    obs = observe(game, 1)
+    assert obs.seat == 1 and obs.turn == 1 and obs.is_my_turn()
+    assert obs.hand == tuple(sorted(parse_cards(HANDS[1])))
+    assert obs.hand_mask == game.hand_masks[1]
+    assert obs.card_counts == (3, 4, 4, 4)
+    assert obs.top is not None and str(obs.top.move) == "3♠"
+    assert obs.played_mask == mask_of(parse_cards("3s"))
+    assert obs.players == 4 and obs.rules is game.rules and obs.phase == "play"
+    assert not observe(game, 2).is_my_turn()
+    assert obs.first_lead is None and obs.leader == 0
+
+
+def test_observations_do_not_depend_on_other_hands() -> None:
+    a = Game("standard", hands=HANDS)
+    b = Game("standard", hands=TWIN)
+    assert observe(a, 0) == observe(b, 0)
+    for move in ("3s", "4c", "5d", "6h", "7d", "pass", "pass", "8c"):
+        a.play(move)
+        b.play(move)
+        assert observe(a, 0) == observe(b, 0)
+    # The seats whose cards differ do see the difference.
+    assert observe(a, 1) != observe(b, 1)
+
+
+def test_observations_hold_no_other_hand() -> None:
+    game = Game("standard", hands=HANDS)
+    obs = observe(game, 0)
+    others = [mask_of(parse_cards(h)) for h in HANDS[1:]]
+    for f in dataclasses.fields(Observation):
+        value = getattr(obs, f.name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            assert value not in others, f.name
+
+
+def test_observe_checks_the_seat() -> None:
+    with pytest.raises(ValueError, match="seat must be 0-3"):
+        observe(Game("standard", seed=1), 4)
+
+
+def test_exchanged_cards_are_seen_by_the_two_seats_only() -> None:
+    rules = Rules.preset("pang", trading="san-jose")
+    hands = ["4s 5s 6s 7s Ks", "3s 8c 9c Ac 2d", "3c 4c 10h Jh Qh", "3d 5d 6d Kd 2s"]
+    game = Game(rules, hands=hands, previous_finish=[2, 0, 3, 1], leader=2)
+    game.play("3c 4c")  # the winner (seat 2) gives two to the loser (seat 1)
+    game.play("4s")  # second (seat 0) gives one to third (seat 3)
+    seen = {seat: [a.seat for a in observe(game, seat).history] for seat in range(4)}
+    assert seen == {0: [0], 1: [2], 2: [2], 3: [0]}
+    # Seat 3's view cannot tell which two cards seat 2 gave.
+    twin_hands = ["4s 5s 6s 7s Ks", "3s 8c 9c Ac 2d", "3c 4c 10h Jh Qh", "3d 5d 6d Kd 2s"]
+    twin = Game(rules, hands=twin_hands, previous_finish=[2, 0, 3, 1], leader=2)
+    twin.play("10h Jh")
+    twin.play("4s")
+    assert observe(twin, 3) == observe(game, 3)
+    assert observe(twin, 1) != observe(game, 1)
+
+
+def test_trade_offers_show_cards_to_the_two_traders_only() -> None:
+    rules = Rules.preset("vietcong", trading="mutual")
+    game = Game(rules, hands=["3s 4s 5s 9h", "6c 7c 8c Kd", "3d Jd Qd 2h", "4h 6h 10h Ac"])
+    game.offer_trade(2, "9h", "2h")
+    game.accept_trade()
+    for seat in (0, 2):
+        offer = observe(game, seat).trades[0]
+        assert offer.give == mask_of(parse_cards("9h")) and offer.take == mask_of(parse_cards("2h"))
+    for seat in (1, 3):
+        offer = observe(game, seat).trades[0]
+        assert (offer.proposer, offer.partner, offer.accepted) == (0, 2, True)
+        assert offer.give == 0 and offer.take == 0
+
+
+def test_a_game_rebuilt_from_an_observation_plays_on_identically() -> None:
+    game = Game("akita", seed=3)
+    for i in range(40):
+        if game.is_over:
+            break
+        obs = observe(game, game.turn)
+        rebuilt = game_from_observation(obs, game.hand_masks)
+        assert rebuilt.legal_moves() == game.legal_moves()
+        assert observe(rebuilt, game.turn).pile == obs.pile
+        move = game.legal_moves()[i % len(game.legal_moves())]
+        game.play(move)
+        rebuilt.play(move)
+        assert rebuilt.turn == game.turn and rebuilt.hand_masks == game.hand_masks
