@@ -38,6 +38,8 @@ from tienlen.apps.tui.widgets import HandView, LogView, PileView, SeatsView
 from tienlen.record import record_of
 
 STANDARD = Rules.preset("standard")
+SIZES = [(80, 24), (160, 48)]
+SIZE_IDS = ["80x24", "160x48"]
 
 
 def settings(**changes: Any) -> Settings:
@@ -546,19 +548,19 @@ def snapshot_game_app() -> tuple[TienLenApp, Callable[[Pilot[Any]], Awaitable[No
     return app, before
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_game_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app, before = snapshot_game_app()
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_setup_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app = TienLenApp(settings=settings(seed=3, games=5))
     assert snap_compare(app, terminal_size=size)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_game_over(snap_compare: Any, size: tuple[int, int]) -> None:
     ctl = MatchController(settings(seed=4, bots=("random",) * 3, games=3))
     while not ctl.game_over:
@@ -575,7 +577,7 @@ def test_snapshot_game_over(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_replay(snap_compare: Any, size: tuple[int, int], tmp_path: Path) -> None:
     path, _ = finished_game_file(tmp_path)
     app = TienLenApp(replay=ReplayModel.open(path))

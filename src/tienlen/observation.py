@@ -52,8 +52,8 @@ class Observation:
     history: tuple[Action, ...]
     """Every public action so far (exchanges show only to the two seats involved)."""
     trades: tuple[TradeOffer, ...]
-    """Trade offers: full for offers this seat made or received; others show
-    only who traded with whom, how many cards, and the answer."""
+    """Trade offers: full for offers this seat made or received; for others only who
+    offered to whom and the answer (the cards, and so their number, are hidden)."""
     leader: int
     """The seat that led the first pile."""
 

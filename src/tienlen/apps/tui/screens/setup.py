@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from tienlen import RULESETS, Rules
-from tienlen.describe import SUMMARIES
+from tienlen.describe import SUMMARIES, describe_rules
 
 from ..controller import Settings
 from ..seats import SEAT_NAMES, bot_choices
@@ -123,6 +123,8 @@ class SetupScreen(Screen[None]):
             for option in OPTIONS:
                 yield Checkbox(option.label, option.is_on(s.rules), id=f"opt-{option.key}")
             yield Checkbox("Bots play at once (no pause between moves)", s.delay == 0, id="fast")
+            yield Static(Text("These rules", "bold"), classes="section")
+            yield Static(id="explain")
         yield Static(id="check")
         with Horizontal(id="setup-buttons", classes="buttons"):
             yield Button("Start", id="start", variant="primary", compact=True)
@@ -181,6 +183,7 @@ class SetupScreen(Screen[None]):
             start.disabled = True
             return None
         r = settings.rules
+        self.query_one("#explain", Static).update(Text(describe_rules(r, width=76)))
         check.update(
             Text(
                 f"✓ {r.name}, {r.players} players, {r.cards_per_hand} cards each"
