@@ -235,3 +235,10 @@ def test_replay_of_a_saved_match(tmp_path: Path, capsys: pytest.CaptureFixture[s
     path.write_text(json.dumps({"format": "tienlen-match", "games": records}), encoding="utf-8")
     rc, _, err = run(capsys, "replay", str(path))
     assert rc == 2 and "game 2: action 1 " in err
+
+
+def test_replay_tui_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
+    from tienlen.apps.cli import main
+
+    assert main(["replay", "--tui", "-"]) == 2
+    assert "--tui needs a file name" in capsys.readouterr().err

@@ -38,6 +38,11 @@ def register(subparsers: Any) -> None:
         "--ascii", action="store_true", help="write cards with letters (3s 10h) instead of ♠♥"
     )
     p.add_argument(
+        "--tui",
+        action="store_true",
+        help="step through the game in the terminal game's viewer, every hand visible",
+    )
+    p.add_argument(
         "--no-hands",
         dest="hands",
         action="store_false",
@@ -48,6 +53,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Replay one record file."""
+    if args.tui:
+        if args.file == "-":
+            raise ValueError("--tui needs a file name, not standard input")
+        from tienlen.apps.tui import run_replay
+
+        run_replay(args.file)
+        return 0
     if args.file == "-":
         text = sys.stdin.read()
     else:

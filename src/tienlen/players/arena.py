@@ -301,7 +301,9 @@ class ArenaResult:
     @property
     def problems(self) -> list[str]:
         """Every fallback the run needed, as log lines."""
-        return [f"deal {o.deal} rotation {o.rotation} {p}" for o in self.outcomes for p in o.problems]
+        return [
+            f"deal {o.deal} rotation {o.rotation} {p}" for o in self.outcomes for p in o.problems
+        ]
 
     def stats(self) -> list[EntryStats]:
         """Per-entry figures."""
@@ -360,9 +362,7 @@ def run_arena(
 
     for spec in specs:
         if not spec.startswith("cmd:") and spec not in BOTS:
-            raise ValueError(
-                f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'"
-            )
+            raise ValueError(f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'")
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games!r}")
     deals = -(-games // n)

@@ -11,7 +11,6 @@ Nothing here imports Textual, so the plain line-based game drives the same contr
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.match import GameResult, Match
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.hint import hint
 from tienlen.record import load as load_record
 from tienlen.record import record_of
 from tienlen.scoring import Payment, payments
@@ -472,24 +472,18 @@ class MatchController:
         move, reason = self._hint()
         self.selected = move.mask
         self._combo_index = -1
-        self._say(f"hint: {describe_move(move)}" + (f": {reason}" if reason else ""), "hint")
+        shown = "pass" if move.is_pass else format_cards(move.cards)
+        self._say(f"hint: {shown}" + (f" ({reason})" if reason else ""), "hint")
         self._changed()
         return move
 
     def _hint(self) -> tuple[Move, str]:
         g = self.game
-        obs = observe(g, HUMAN)
-        try:
-            hints: Any = importlib.import_module("tienlen.players.hint")
-        except ImportError:
-            hints = None
-        if hints is not None:
-            return _hint_parts(hints.hint(obs, g.rules))
         legal = g.legal_moves()
-        plays = [m for m in legal if not m.is_pass]
-        if not plays:
-            return PASS, "nothing you hold can be played"
-        return min(plays, key=lambda m: (m.top_id, -m.mask.bit_count())), "the lowest play"
+        if g.phase == "exchange":
+            give = min(legal, key=lambda m: m.mask)
+            return give, "give back your lowest cards"
+        return hint(observe(g, HUMAN), legal)
 
     # --- bots -------------------------------------------------------------------------
     def bot_job(self) -> BotJob | None:
@@ -723,13 +717,3 @@ class MatchController:
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}: not JSON ({e})") from None
         return cls.from_dict(data, delay=delay)
-
-
-def _hint_parts(suggestion: Any) -> tuple[Move, str]:
-    """Read whatever :func:`tienlen.players.hint.hint` returns: a move, or (move, reason),
-    or an object with ``move`` and ``reason``."""
-    if isinstance(suggestion, Move):
-        return suggestion, ""
-    if isinstance(suggestion, tuple):
-        return suggestion[0], str(suggestion[1])
-    return suggestion.move, str(getattr(suggestion, "reason", ""))

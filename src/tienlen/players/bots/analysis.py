@@ -144,7 +144,9 @@ class Planner:
         rest[r] -= k
         sub = self.plan(tuple(rest))
         kind = _SET_KINDS[k]
-        options.append(Plan(sub.cost + self.unit_cost(kind, k, r, r), (Unit(kind, k, r, r), *sub.units)))
+        options.append(
+            Plan(sub.cost + self.unit_cost(kind, k, r, r), (Unit(kind, k, r, r), *sub.units))
+        )
         # A run starting at r.
         for per, run_kind, shortest, highest in self._runs:
             if per > c:
@@ -218,7 +220,11 @@ def is_boss(move: Move, unseen: int, rules: Rules, uc: Counts | None = None) -> 
     if kind in ("straight", "pair_run", "triple_run"):
         per = {"straight": 1, "pair_run": 2, "triple_run": 3}[kind]
         length = move.size
-        highest = TWO if (rules.twos_in_straight if per == 1 else rules.twos_in_pair_run) == "top" else ACE
+        highest = (
+            TWO
+            if (rules.twos_in_straight if per == 1 else rules.twos_in_pair_run) == "top"
+            else ACE
+        )
         for last in range(top_rank, highest + 1):
             first = last - length + 1
             if first < 0:

@@ -30,10 +30,7 @@ TWOS: int = RANK_MASK << (RANK_BITS * TWO)
 
 def _is_bomb(ix: RulesIndex, m: Move) -> bool:
     top = m.top_id >> 3
-    for p in ix.bombs:
-        if p.matches(m.kind, m.size, top):
-            return True
-    return False
+    return any(p.matches(m.kind, m.size, top) for p in ix.bombs)
 
 
 def _clean(m: Move, hand: int) -> bool:

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from tienlen.cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO
-from tienlen.combos import PASS, Move, describe_kind, is_twos
+from tienlen.combos import Move, describe_kind, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
-from tienlen.rules import Rules
 from tienlen.players.bots.analysis import counts_of, is_boss, planner, unseen_mask
+from tienlen.rules import Rules
 
 __all__ = ["Context", "HeuristicBot", "Scored"]
 
@@ -75,7 +75,7 @@ class HeuristicBot:
             raise ValueError("no legal moves to rank")
         if legal[0].kind == "give":
             return self._gives(obs, legal)
-        if obs.phase == "trading" or len(legal) == 1 and legal[0].is_pass:
+        if obs.phase == "trading" or (len(legal) == 1 and legal[0].is_pass):
             return [Scored(0.0, m, "nothing to do but pass") for m in legal]
         ctx = Context.of(obs)
         out = []

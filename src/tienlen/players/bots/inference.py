@@ -111,7 +111,17 @@ def _record(obs: Observation, per_seat: int) -> list[_Decision]:
         top = game.top
         if seat != obs.seat and i > 0 and seat not in game.locked_out:
             counts = tuple(h.bit_count() for h in game.hand_masks)
-            records.append((seat, top.move if top else None, game.straight_locked, counts, played, i, action.move))
+            records.append(
+                (
+                    seat,
+                    top.move if top else None,
+                    game.straight_locked,
+                    counts,
+                    played,
+                    i,
+                    action.move,
+                )
+            )
         game.apply_unchecked(action.move)
         played |= action.move.mask
     # cards each seat played from decision i on

@@ -1,0 +1,171 @@
+"""``tienlen arena``: measure bots against each other on duplicate deals.
+
+Examples::
+
+    tienlen arena --rules standard --bots ismcts,greedy,greedy,greedy --games 2000 --seed 1
+    tienlen arena --bots heuristic,greedy,greedy,greedy --games 2000 --jobs 2 --json out.json
+    tienlen arena --bots "cmd:python examples/protocol_bot.py",greedy,greedy,greedy --games 40
+    tienlen arena --rules double-deck-13 --bots heuristic,greedy,greedy,greedy,greedy,greedy,greedy,greedy
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+from typing import Any
+
+from tienlen import RULESETS, Rules
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``arena`` subcommand."""
+    p = subparsers.add_parser(
+        "arena",
+        help="play bots against each other and measure them",
+        description=(
+            "Play many games between bots on duplicate deals (every deal replayed with the "
+            "seats rotated, so each bot plays every hand) and print, per bot, win and loss "
+            "rates, mean finishing position and mean score with 95%% confidence intervals, "
+            "and an openskill rating table."
+        ),
+        epilog=__doc__.split("Examples::", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+    )
+    p.add_argument(
+        "--players", type=int, help="number of players, 2-8 (default: the number of bots)"
+    )
+    p.add_argument(
+        "--bots",
+        required=True,
+        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, or "
+        "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
+    )
+    p.add_argument(
+        "--games", type=int, default=400, help="games to play, rounded up to whole deals"
+    )
+    p.add_argument("--seed", type=int, default=1, help="seed of the deals and bots (default 1)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: every core)")
+    p.add_argument("--budget-ms", type=float, help="thinking time per move for search bots")
+    p.add_argument("--iterations", type=int, help="iterations per move for search bots")
+    p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _specs(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the arena and print the tables."""
+    from tienlen.players.arena import run_arena
+    from tienlen.players.base import Budget
+
+    specs = _specs(args.bots)
+    rules = Rules.preset(args.rules)
+    players = args.players or len(specs)
+    if players != rules.players:
+        decks = rules.decks if players <= 4 or rules.decks == 2 else 2
+        rules = dataclasses.replace(rules, players=players, decks=decks)
+    budget = Budget(
+        seconds=args.budget_ms / 1000 if args.budget_ms is not None else None,
+        iterations=args.iterations,
+    )
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    if args.quiet:
+        result = run_arena(rules, specs, games=args.games, seed=args.seed, jobs=jobs, budget=budget)
+    else:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as bar:
+            task = bar.add_task("games", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = run_arena(
+                rules,
+                specs,
+                games=args.games,
+                seed=args.seed,
+                jobs=jobs,
+                budget=budget,
+                progress=progress,
+            )
+    _print(console, result)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(result.to_dict(), f, indent=2)
+            f.write("\n")
+    return 0
+
+
+def _ci(pair: tuple[float, float], fmt: str) -> str:
+    return f"{format(pair[0], fmt)}–{format(pair[1], fmt)}"
+
+
+def _print(console: Any, result: Any) -> None:
+    from rich.table import Table
+
+    games = len(result.outcomes)
+    deals = len({o.deal for o in result.outcomes})
+    title = (
+        f"{result.rules.name}, {result.rules.players} players: {games} games "
+        f"({deals} duplicate deals × {result.rules.players} rotations), seed {result.seed}"
+    )
+    table = Table(title=title)
+    for col in ("bot", "games", "win % [95% CI]", "loss % [95% CI]", "mean position", "mean score"):
+        table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
+    for s in result.stats():
+        table.add_row(
+            s.label,
+            str(s.games),
+            f"{100 * s.win_rate:.1f} [{_ci((100 * s.win_ci[0], 100 * s.win_ci[1]), '.1f')}]",
+            f"{100 * s.loss_rate:.1f} [{_ci((100 * s.loss_ci[0], 100 * s.loss_ci[1]), '.1f')}]",
+            f"{s.mean_position:.3f} [{_ci(s.position_ci, '.3f')}]",
+            f"{s.mean_score:+.3f} [{_ci(s.score_ci, '+.3f')}]",
+        )
+    console.print(table)
+    console.print(
+        "Intervals: rates by Wilson score over games; means by a normal interval over "
+        "per-deal means (the rotated games of a deal are correlated)."
+    )
+    rated = result.ratings()
+    if rated is None:
+        console.print("Ratings: install openskill (the 'apps' extra) for the rating table.")
+    else:
+        rt = Table(title="openskill Plackett-Luce ratings (ordinal = mu − 3·sigma)")
+        for col in ("bot", "mu", "sigma", "ordinal"):
+            rt.add_column(col, justify="left" if col == "bot" else "right")
+        for r in rated:
+            rt.add_row(r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
+        console.print(rt)
+    decisions = sum(o.decisions for o in result.outcomes)
+    console.print(
+        f"{result.seconds:.1f} s with {result.jobs} job(s): {result.seconds / max(games, 1) * 1000:.1f} ms "
+        f"per game, {decisions} decisions"
+    )
+    problems = result.problems
+    if problems:
+        console.print(f"[yellow]{len(problems)} fallback move(s) played[/]; first: {problems[0]}")
+    sys.stdout.flush()

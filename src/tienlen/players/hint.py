@@ -1,0 +1,52 @@
+"""Hints: the move the ``heuristic`` bot would make, with its reason in words.
+
+>>> from tienlen import Game
+>>> from tienlen.observation import observe
+>>> game = Game("standard", hands=["3s 4s 5d 9h", "6c 7c", "8d 2h", "Kd Ks"])
+>>> move, why = hint(observe(game, 0))
+>>> str(move), why
+('3♠ 4♠ 5♦', 'shed 3 cards: 3-card straight to 5♦')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tienlen.combos import Move
+from tienlen.observation import Observation, game_from_observation
+from tienlen.players.bots.analysis import unseen_mask
+from tienlen.players.bots.heuristic import HeuristicBot
+
+__all__ = ["hint", "legal_moves_of"]
+
+_BOT = HeuristicBot()
+
+
+def legal_moves_of(obs: Observation) -> list[Move]:
+    """The legal moves of the observing seat, from its observation alone (play phase, on
+    its turn). The other hands are filled with placeholder cards: legality never depends
+    on them."""
+    if obs.phase != "play" or obs.turn != obs.seat:
+        raise ValueError("a hint needs the play phase and this seat's turn")
+    pool = unseen_mask(obs)
+    hands = []
+    for seat, count in enumerate(obs.card_counts):
+        if seat == obs.seat:
+            hands.append(obs.hand_mask)
+            continue
+        mask = 0
+        for _ in range(count):
+            low = pool & -pool
+            mask |= low
+            pool ^= low
+        hands.append(mask)
+    return game_from_observation(obs, hands).legal_moves()
+
+
+def hint(obs: Observation, legal: Sequence[Move] | None = None) -> tuple[Move, str]:
+    """Suggest a move for the observing seat and say why. ``legal`` defaults to the seat's
+    legal moves (:func:`legal_moves_of`)."""
+    moves = list(legal) if legal is not None else legal_moves_of(obs)
+    if not moves:
+        raise ValueError("no legal moves: nothing to hint")
+    return _BOT.decide(obs, moves)

@@ -1,0 +1,194 @@
+"""The arena: duplicate deals, reproducibility, the statistics and the command line."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tienlen import Game, Rules
+from tienlen.apps.cli import main
+from tienlen.players.arena import (
+    GameOutcome,
+    deal_seed,
+    entry_labels,
+    entry_stats,
+    play_game,
+    ratings,
+    run_arena,
+    wilson,
+)
+from tienlen.players.base import Budget
+from tienlen.players.registry import make_bot
+
+
+def test_every_deal_is_played_once_per_rotation_so_each_bot_plays_each_hand() -> None:
+    rules = Rules.preset("standard")
+    result = run_arena(rules, ["greedy", "random", "heuristic", "greedy"], games=24, seed=3)
+    assert len(result.outcomes) == 24
+    by_deal: dict[int, list[GameOutcome]] = {}
+    for o in result.outcomes:
+        by_deal.setdefault(o.deal, []).append(o)
+    assert len(by_deal) == 6
+    for outcomes in by_deal.values():
+        for entry in range(4):
+            assert sorted(o.seats[entry] for o in outcomes) == [0, 1, 2, 3]
+        for o in outcomes:
+            assert sorted(o.positions) == [1, 2, 3, 4]
+            assert len(set(o.seats)) == 4
+    # the games of one deal use the same cards: the deal seed
+    game = Game(rules, seed=deal_seed(3, 0))
+    assert len(game.hands[0]) == 13
+
+
+def test_games_round_up_to_whole_deals() -> None:
+    result = run_arena(Rules.preset("standard", players=3), ["greedy"] * 3, games=10, seed=1)
+    assert len(result.outcomes) == 12
+
+
+def test_results_do_not_depend_on_the_number_of_workers() -> None:
+    rules = Rules.preset("pagat", players=3)
+    specs = ["random", "greedy", "heuristic"]
+    one = run_arena(rules, specs, games=18, seed=7, jobs=1)
+    two = run_arena(rules, specs, games=18, seed=7, jobs=2)
+    assert one.outcomes == two.outcomes
+    assert run_arena(rules, specs, games=18, seed=8).outcomes != one.outcomes
+
+
+def test_the_figures_add_up() -> None:
+    rules = Rules.preset("standard")
+    result = run_arena(rules, ["greedy", "random", "random", "random"], games=80, seed=1)
+    stats = result.stats()
+    assert sum(s.wins for s in stats) == 80
+    assert sum(s.losses for s in stats) == 80
+    assert sum(s.mean_position for s in stats) == pytest.approx(1 + 2 + 3 + 4)
+    assert sum(s.mean_score for s in stats) == pytest.approx(0)  # the score pad is zero-sum
+    for s in stats:
+        assert s.win_ci[0] <= s.win_rate <= s.win_ci[1]
+        assert s.position_ci[0] <= s.mean_position <= s.position_ci[1]
+    table = result.ratings()
+    assert table is not None and len(table) == 4
+    assert table[0]["label"] == "greedy"  # greedy beats random by far
+    assert result.problems == []
+
+
+def test_labels_number_repeated_bots() -> None:
+    specs = ["ismcts", "greedy", "greedy", "cmd:python /x/my_bot.py"]
+    assert entry_labels(specs) == ["ismcts", "greedy#1", "greedy#2", "cmd:my_bot.py"]
+
+
+def test_wilson_interval_matches_the_textbook_values() -> None:
+    low, high = wilson(60, 100)
+    assert low == pytest.approx(0.5020, abs=1e-4)
+    assert high == pytest.approx(0.6906, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0
+    assert wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_means_use_per_deal_clusters() -> None:
+    # two deals; the entry's positions per deal are (1, 1) and (4, 4)
+    outs = [
+        GameOutcome(0, 0, (0, 1), (1, 2), (1, -1), 5),
+        GameOutcome(0, 1, (1, 0), (1, 2), (1, -1), 5),
+        GameOutcome(1, 0, (0, 1), (2, 1), (-1, 1), 5),
+        GameOutcome(1, 1, (1, 0), (2, 1), (-1, 1), 5),
+    ]
+    stats = entry_stats(["a", "b"], outs, 2)
+    assert stats[0].mean_position == 1.5
+    # two clusters of means 1 and 2: standard error 0.5
+    half = stats[0].position_ci[1] - 1.5
+    assert half == pytest.approx(1.959964 * 0.5, rel=1e-5)
+    assert ratings(["a", "b"], outs) is not None
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("standard", players=2),
+        Rules.preset("double-deck-13"),
+        Rules.preset("lu", players=3),
+        Rules.preset("akita", players=5, decks=2),
+    ],
+)
+def test_any_preset_and_player_count(rules: Rules) -> None:
+    specs = ["heuristic"] + ["greedy"] * (rules.players - 1)
+    result = run_arena(rules, specs, games=rules.players, seed=2)
+    assert len(result.outcomes) == rules.players
+    assert result.stats()[0].games == rules.players
+
+
+def test_a_wrong_line_up_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="3 bots given for 4 players"):
+        run_arena(Rules.preset("standard"), ["greedy"] * 3, games=4)
+    with pytest.raises(ValueError, match="unknown bot 'deepblue'"):
+        run_arena(Rules.preset("standard"), ["greedy"] * 3 + ["deepblue"], games=4)
+
+
+def test_play_game_reports_a_failing_bot_and_finishes() -> None:
+    class Broken:
+        name = "broken"
+
+        def choose(self, obs: object, legal: object, budget: Budget) -> object:
+            raise RuntimeError("boom")
+
+    problems: list[str] = []
+    game = Game("standard", seed=5)
+    play_game(
+        game,
+        [Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],
+        on_problem=problems.append,
+    )  # type: ignore[list-item]
+    assert game.is_over
+    assert problems and "broken raised RuntimeError: boom" in problems[0]
+
+
+def test_the_command_prints_the_tables_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "arena.json"
+    code = main(
+        [
+            "arena",
+            "--rules",
+            "pagat",
+            "--bots",
+            "heuristic,greedy,random",
+            "--games",
+            "9",
+            "--seed",
+            "4",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "pagat, 3 players: 9 games (3 duplicate deals × 3 rotations), seed 4" in text
+    assert "Plackett-Luce" in text
+    data = json.loads(out.read_text())
+    assert data["games"] == 9 and data["rules"]["players"] == 3
+    assert [e["label"] for e in data["entries"]] == ["heuristic", "greedy", "random"]
+    assert Counter(r["label"] for r in data["ratings"]) == Counter(
+        ["heuristic", "greedy", "random"]
+    )
+    assert set(data["entries"][0]) >= {
+        "win_rate",
+        "win_rate_ci95",
+        "mean_position_ci95",
+        "mean_score",
+    }
+
+
+def test_the_command_rejects_a_bad_line_up(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            ["arena", "--bots", "greedy,greedy", "--rules", "standard", "--players", "3", "--quiet"]
+        )
+        == 2
+    )
+    assert "2 bots given for 3 players" in capsys.readouterr().err

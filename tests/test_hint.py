@@ -1,0 +1,64 @@
+"""Hints: a suggested move with a reason a player understands."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import tienlen.players.hint
+import tienlen.players.registry
+from tienlen import Game, parse_cards
+from tienlen.observation import observe
+from tienlen.players.hint import hint, legal_moves_of
+
+
+def test_the_module_examples_run() -> None:
+    for module in (tienlen.players.hint, tienlen.players.registry):
+        failed, tried = doctest.testmod(module)
+        assert tried > 0 and failed == 0
+
+
+def test_lead_your_lowest_single() -> None:
+    game = Game("standard", hands=["3s 8d Kc", "4c 9c 10c", "5d 6h Qd", "7h Jh Ah"], leader=0)
+    move, reason = hint(observe(game, 0))
+    assert move.cards == parse_cards("3s")
+    assert reason == "lead your lowest single 3♠"
+
+
+def test_chop_the_2_with_your_quad() -> None:
+    game = Game("standard", hands=["2s 4c", "8s 8c 8d 8h Jd", "5d 6h Qd", "7h Jh Ah"], leader=0)
+    game.play("2s")
+    move, reason = hint(observe(game, 1))
+    assert move.kind == "quad"
+    assert reason == "chop the single 2♠ with your quad of 8s"
+
+
+def test_pass_rather_than_break_up_the_hand() -> None:
+    # beating the K would take an Ace from a pair or the 2 early: pass
+    game = Game(
+        "standard",
+        hands=["Kc 3s 4d 9h", "As Ad 5c 6c 7c 10d 2h", "5d 6h Qd Jc", "7h Jh 8s 8h"],
+        leader=0,
+    )
+    game.play("Kc")
+    move, reason = hint(observe(game, 1))
+    assert move.is_pass
+    assert reason.startswith("pass")
+
+
+def test_against_one_card_lead_a_pair() -> None:
+    game = Game("standard", hands=["6s 6d 9c", "Kh", "4c 7c 8c Qd", "4d 7d 8d Qs"], leader=0)
+    move, reason = hint(observe(game, 0))
+    assert move.kind == "pair"
+    assert reason == "an opponent has one card: lead a pair of 6s, not a single"
+
+
+def test_legal_moves_come_from_the_observation_alone() -> None:
+    game = Game("standard", seed=30)
+    for _ in range(6):
+        game.play(game.legal_moves()[-1])
+    obs = observe(game, game.turn)
+    assert legal_moves_of(obs) == game.legal_moves()
+    with pytest.raises(ValueError, match="this seat's turn"):
+        legal_moves_of(observe(game, (game.turn + 1) % 4))

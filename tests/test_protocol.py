@@ -1,0 +1,169 @@
+"""The JSON-lines bot protocol: the message format, a full game through the example bot
+program, and what happens when a bot program misbehaves."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+from tienlen import RULESETS, Game, Rules
+from tienlen.observation import observe
+from tienlen.players.arena import play_game, run_arena
+from tienlen.players.base import Budget
+from tienlen.players.protocol import (
+    ProtocolError,
+    ProtocolPlayer,
+    move_from_text,
+    move_to_text,
+    observation_from_json,
+    observation_to_json,
+    serve,
+)
+from tienlen.players.registry import make_bot
+
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "protocol_bot.py")
+
+
+def example(*args: str, timeout: float = 10.0) -> ProtocolPlayer:
+    return ProtocolPlayer([sys.executable, EXAMPLE, *args], timeout=timeout)
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_observations_survive_the_trip_through_json(name: str) -> None:
+    rules = Rules.preset(name)
+    game = Game(rules, seed=21)
+    bots = [make_bot("random", seed=s) for s in range(rules.players)]
+    checked = 0
+    while not game.is_over:
+        obs = observe(game, game.turn)
+        text = json.dumps(observation_to_json(obs))
+        assert observation_from_json(json.loads(text)) == obs
+        for move in game.legal_moves():
+            assert move_from_text(move_to_text(move), rules) == move
+        game.play(bots[game.turn].choose(obs, game.legal_moves(), Budget()))
+        checked += 1
+    assert checked > 5
+
+
+def test_exchange_and_trading_observations_survive_the_trip() -> None:
+    game = Game(Rules.preset("pang", trading="san-jose"), seed=2, previous_finish=(1, 0, 3, 2))
+    obs = observe(game, game.turn)
+    assert observation_from_json(json.loads(json.dumps(observation_to_json(obs)))) == obs
+    give = game.legal_moves()[5]
+    assert move_from_text(move_to_text(give), game.rules, give=True) == give
+    game.play(give)
+    obs = observe(game, 1)  # the give shows to its giver
+    assert observation_from_json(observation_to_json(obs)) == obs
+    trading = Game(Rules.preset("vietcong", trading="mutual"), seed=3)
+    trading.offer_trade((trading.turn + 1) % 4, trading.hands[trading.turn][:1], "2h")
+    obs = observe(trading, trading.turn)
+    assert observation_from_json(observation_to_json(obs)) == obs
+
+
+def test_a_full_game_through_the_example_bot_program() -> None:
+    with example() as bot:
+        assert bot.name == "example-lowest"
+        problems: list[str] = []
+        game = Game("standard", seed=12)
+        players = [bot, make_bot("greedy"), bot, make_bot("heuristic")]
+        decisions = play_game(game, players, Budget(seconds=1.0), on_problem=problems.append)
+        assert game.is_over and decisions > 10
+        assert problems == []
+        # the same process goes on to a second game
+        game = Game("pagat", seed=13)
+        play_game(game, players, on_problem=problems.append)
+        assert game.is_over and problems == []
+
+
+def test_the_arena_runs_cmd_entries() -> None:
+    spec = f"cmd:{sys.executable} {EXAMPLE}"
+    result = run_arena(
+        Rules.preset("standard"), [spec, "greedy", "greedy", "random"], games=4, seed=1
+    )
+    assert len(result.outcomes) == 4
+    assert result.problems == []
+    assert result.labels[0] == "cmd:protocol_bot.py"
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("json", "sent a line that is not JSON: 'this is not json'"),
+        ("illegal", "which is not a legal move now"),
+        ("silent", "sent nothing for move request 1 in 0.3s"),
+    ],
+)
+def test_a_misbehaving_bot_gets_a_fallback_move_and_the_game_goes_on(
+    bad: str, message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with example("--bad", bad, timeout=0.3) as bot:
+        game = Game("standard", seed=4)
+        problems: list[str] = []
+        with caplog.at_level(logging.WARNING, logger="tienlen.players"):
+            play_game(
+                game,
+                [bot, make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],
+                on_problem=problems.append,
+            )
+        assert game.is_over
+        assert problems and message in problems[0]
+        assert message in caplog.text
+
+
+def test_a_program_that_does_not_greet_is_refused() -> None:
+    with pytest.raises(ProtocolError, match="closed its output"):
+        ProtocolPlayer([sys.executable, "-c", "pass"], timeout=5)
+    with pytest.raises(ProtocolError, match="answered the hello"):
+        ProtocolPlayer([sys.executable, "-c", 'print(\'{"type": "move"}\')'], timeout=5)
+
+
+def test_serve_runs_a_builtin_bot_over_json_lines() -> None:
+    game = Game("standard", seed=6)
+    obs = observe(game, game.turn)
+    legal = game.legal_moves()
+    lines = [
+        {"type": "hello", "protocol": 1},
+        {
+            "type": "move",
+            "id": 7,
+            "observation": observation_to_json(obs),
+            "legal": [move_to_text(m) for m in legal],
+            "budget_ms": 50,
+        },
+        {"type": "quit"},
+        {"type": "move", "id": 8},  # never read: the bot has quit
+    ]
+    out = io.StringIO()
+    assert (
+        serve(
+            make_bot("heuristic"),
+            stdin=io.StringIO("".join(json.dumps(x) + "\n" for x in lines)),
+            stdout=out,
+        )
+        == 0
+    )
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[0] == {"type": "hello", "protocol": 1, "name": "heuristic"}
+    assert replies[1]["type"] == "move" and replies[1]["id"] == 7
+    expected = make_bot("heuristic").choose(obs, legal, Budget())
+    assert replies[1]["move"] == move_to_text(expected)
+    assert len(replies) == 2
+
+
+def test_the_bot_command_serves_over_the_protocol() -> None:
+    spec = [sys.executable, "-m", "tienlen.apps.cli", "bot", "greedy"]
+    with ProtocolPlayer(spec, timeout=30) as bot:
+        assert bot.name == "greedy"
+        game = Game("standard", seed=9)
+        problems: list[str] = []
+        play_game(
+            game,
+            [bot, make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],
+            on_problem=problems.append,
+        )
+        assert game.is_over and problems == []
