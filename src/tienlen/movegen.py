@@ -43,16 +43,19 @@ _SUBSETS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
 @cache
 def _rank_sets(
     rank: int, byte: int
-) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[Move, ...], ...]]:
-    """The k-card sets (k = 0..4) of the cards ``byte`` of ``rank``: masks and moves.
-    Set moves do not depend on the rules, so they are made once and shared."""
+) -> tuple[tuple[int, tuple[str, int], tuple[int, ...], tuple[Move, ...]], ...]:
+    """The sets (single, pair, triple, quad) the cards ``byte`` of ``rank`` can form, as
+    ``(k, group key, masks, moves)`` for each k that has any. Set moves do not depend on
+    the rules, so they are made once and shared."""
     shift = RANK_BITS * rank
-    # Sorted by top card, so that groups come out of ``generate`` already in order.
-    masks = tuple(
-        tuple(sorted((m << shift for m in _SUBSETS[byte][k]), key=int.bit_length)) for k in range(5)
-    )
-    moves = tuple(tuple(Move(SET_KINDS[k], 1, m) for m in masks[k]) for k in range(1, 5))
-    return masks, ((), *moves)
+    out = []
+    for k in range(1, 5):
+        # Sorted by top card, so that groups come out of ``generate`` already in order.
+        masks = tuple(sorted((m << shift for m in _SUBSETS[byte][k]), key=int.bit_length))
+        if masks:
+            key = (SET_KINDS[k], 1)
+            out.append((k, key, masks, tuple(Move(SET_KINDS[k], 1, m) for m in masks)))
+    return tuple(out)
 
 
 def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
@@ -65,17 +68,13 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
         byte = (hand >> (RANK_BITS * r)) & RANK_MASK
         if not byte:
             continue
-        masks, moves = _rank_sets(r, byte)
-        for k in range(1, 5):
-            if not masks[k]:
-                break
-            sets[k][r] = masks[k]
-            key = (SET_KINDS[k], 1)
+        for k, key, masks, moves in _rank_sets(r, byte):
+            sets[k][r] = masks
             group = groups.get(key)
             if group is None:
-                groups[key] = list(moves[k])
+                groups[key] = list(moves)
             else:
-                group.extend(moves[k])
+                group += moves
     kinds = rules.kinds
     dragon = "dragon" in kinds
     for per in range(1, 5):
@@ -97,14 +96,22 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
                 r += 1
             last = r - 1
             for start in range(first, last - shortest + 2):
-                partial: list[int] = [0]
-                for end in range(start, last + 1):
+                partial = list(level[start])
+                for end in range(start + 1, last + 1):
                     # The top rank's card varies slowest: runs come out sorted by top.
                     partial = [c | p for c in level[end] for p in partial]
                     n = end - start + 1
-                    if n >= shortest:
-                        name = "dragon" if dragon and per == 1 and n == 12 and end == ACE else kind
-                        groups.setdefault((name, n), []).extend(Move(name, n, m) for m in partial)
+                    if n < shortest:
+                        continue
+                    name = kind
+                    if dragon and n == 12 and end == ACE and per == 1:
+                        name = "dragon"
+                    new = [Move(name, n, m) for m in partial]
+                    group = groups.get((name, n))
+                    if group is None:
+                        groups[(name, n)] = new
+                    else:
+                        group += new
     if "multi_quad" in kinds:
         quad_ranks = [r for r in range(13) if sets[4][r]]
         consecutive_ok = "quad_run" in kinds
