@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from itertools import combinations
 from typing import Final
 
-from .cards import ACE, RANK_BITS, RANK_MASK, TWO
+from .cards import ACE, RANK_BITS, TWO
 from .combos import (
     RUN_KINDS,
     SET_KINDS,
@@ -64,8 +64,8 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
     groups: dict[tuple[str, int], list[Move]] = {}
     # sets[k][r]: masks of the k-card sets of rank r.
     sets: list[list[tuple[int, ...]]] = [[()] * 13 for _ in range(5)]
-    for r in range(13):
-        byte = (hand >> (RANK_BITS * r)) & RANK_MASK
+    # One byte per rank (little-endian: rank 0 first).
+    for r, byte in enumerate(hand.to_bytes(13, "little")):
         if not byte:
             continue
         for k, key, masks, moves in _rank_sets(r, byte):
