@@ -53,7 +53,7 @@ def new_game(rules: Rules, seed: int) -> Game:
     return Game(rules, seed=seed, previous_finish=previous)
 
 
-def play_checked(game: Game, players: Sequence[Player], budget: Budget = Budget()) -> int:
+def play_checked(game: Game, players: Sequence[Player], budget: Budget | None = None) -> int:
     """Play to the end through the validating ``Game.play`` (an illegal move raises);
     returns the number of decisions. Fails on any fallback (the bot raised or erred)."""
     decisions = 0
@@ -61,7 +61,7 @@ def play_checked(game: Game, players: Sequence[Player], budget: Budget = Budget(
         legal = game.legal_moves()
         assert legal, f"no legal move in {game!r}"
         seat = game.turn
-        move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
+        move, problem = choose_safely(players[seat], observe(game, seat), legal, budget or Budget())
         assert problem is None, problem
         assert move in legal
         game.play(move)
@@ -106,7 +106,7 @@ def test_registry_lists_the_ladder_with_descriptions_and_difficulties() -> None:
     for name, info in BOTS.items():
         assert info.description and "\n" not in info.description
         assert isinstance(make_bot(name, seed=1), Player)
-    with pytest.raises(ValueError, match="unknown bot 'alphago'.*random, greedy"):
+    with pytest.raises(ValueError, match=r"unknown bot 'alphago'.*random, greedy"):
         make_bot("alphago")
 
 

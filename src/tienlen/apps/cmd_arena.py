@@ -5,7 +5,7 @@ Examples::
     tienlen arena --rules standard --bots ismcts,greedy,greedy,greedy --games 2000 --seed 1
     tienlen arena --bots heuristic,greedy,greedy,greedy --games 2000 --jobs 2 --json out.json
     tienlen arena --bots "cmd:python examples/protocol_bot.py",greedy,greedy,greedy --games 40
-    tienlen arena --rules double-deck-13 --bots heuristic,greedy,greedy,greedy,greedy,greedy,greedy,greedy
+    tienlen arena --rules hawaii --players 3 --bots ismcts,heuristic,greedy --budget-ms 50
 """
 
 from __future__ import annotations
@@ -161,9 +161,10 @@ def _print(console: Any, result: Any) -> None:
             rt.add_row(r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
         console.print(rt)
     decisions = sum(o.decisions for o in result.outcomes)
+    per_game = result.seconds / max(games, 1) * 1000
     console.print(
-        f"{result.seconds:.1f} s with {result.jobs} job(s): {result.seconds / max(games, 1) * 1000:.1f} ms "
-        f"per game, {decisions} decisions"
+        f"{result.seconds:.1f} s with {result.jobs} job(s): {per_game:.1f} ms per game, "
+        f"{decisions} decisions"
     )
     problems = result.problems
     if problems:

@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 Z95 = 1.959963984540054
+_NO_BUDGET = Budget()
 
 
 def entry_labels(specs: Sequence[str]) -> list[str]:
@@ -90,7 +91,7 @@ def _score(game: Game) -> tuple[int, ...]:
 def play_game(
     game: Game,
     players: Sequence[Player],
-    budget: Budget = Budget(),
+    budget: Budget = _NO_BUDGET,
     *,
     on_problem: Callable[[str], None] | None = None,
 ) -> int:
@@ -277,12 +278,11 @@ def ratings(labels: Sequence[str], outcomes: Iterable[GameOutcome]) -> list[dict
         teams = [[r] for r in current]
         rated = model.rate(teams, ranks=list(o.positions))
         current = [team[0] for team in rated]
-    table = [
+    rows = sorted(zip(labels, current, strict=True), key=lambda lr: -(lr[1].mu - 3 * lr[1].sigma))
+    return [
         {"label": label, "mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma}
-        for label, r in zip(labels, current, strict=True)
+        for label, r in rows
     ]
-    table.sort(key=lambda d: -d["ordinal"])
-    return table
 
 
 @dataclass
@@ -331,7 +331,9 @@ class ArenaResult:
             "method": {
                 "rates": "95% Wilson score interval over games",
                 "means": "95% normal interval, standard error over per-deal means",
-                "ratings": "openskill PlackettLuce, games in deal/rotation order; ordinal = mu - 3 sigma",
+                "ratings": (
+                    "openskill PlackettLuce, games in deal/rotation order; ordinal = mu - 3 sigma"
+                ),
             },
             "entries": [s.to_dict() for s in self.stats()],
             "ratings": self.ratings(),
@@ -345,7 +347,7 @@ def run_arena(
     games: int,
     seed: int = 1,
     jobs: int = 1,
-    budget: Budget = Budget(),
+    budget: Budget = _NO_BUDGET,
     bot_options: dict[str, dict[str, Any]] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> ArenaResult:

@@ -30,16 +30,19 @@ __all__ = [
     "unseen_mask",
 ]
 
-#: Per-rank card counts of a hand: 13 entries, the 3 first.
-Counts = tuple[int, ...]
+#: Per-rank card counts of a hand: 13 entries, the 3 first (a ``bytes`` value: indexing
+#: gives ints, and it hashes fast as a memo key).
+Counts = bytes
+
+_POPCOUNT: Final = bytes(bin(b).count("1") for b in range(256))
 
 _RUN_KINDS: Final = ((1, "straight"), (2, "pair_run"), (3, "triple_run"))
 _SET_KINDS: Final = ("", "single", "pair", "triple", "quad")
 
 
 def counts_of(mask: int) -> Counts:
-    """How many cards of each rank ``mask`` holds."""
-    return tuple(((mask >> (RANK_BITS * r)) & RANK_MASK).bit_count() for r in range(13))
+    """How many cards of each rank ``mask`` holds (``counts_of(m)[r]`` for rank ``r``)."""
+    return mask.to_bytes(13, "little").translate(_POPCOUNT)
 
 
 class Unit(NamedTuple):
@@ -88,15 +91,28 @@ class Planner:
         self._runs = tuple(runs)
         self._bombs = index(rules).bombs
         self._memo: dict[Counts, Plan] = {}
+        self._bomb_memo: dict[tuple[str, int, int], bool] = {}
+        self._cost_memo: dict[tuple[str, int, int, int], float] = {}
 
     # --- pricing -------------------------------------------------------------------------
     def is_bomb_unit(self, kind: str, size: int, top: int) -> bool:
         """Whether a combination of this shape is a bomb under the rules."""
-        return any(p.matches(kind, size, top) for p in self._bombs)
+        key = (kind, size, top)
+        found = self._bomb_memo.get(key)
+        if found is None:
+            found = self._bomb_memo[key] = any(p.matches(kind, size, top) for p in self._bombs)
+        return found
 
     def unit_cost(self, kind: str, per: int, low: int, top: int) -> float:
         """Price of one combination: about one play, less for 2s and bombs, more for low
         singles and pairs (they are the hardest to get rid of)."""
+        key = (kind, per, low, top)
+        found = self._cost_memo.get(key)
+        if found is None:
+            found = self._cost_memo[key] = self._unit_cost(kind, per, low, top)
+        return found
+
+    def _unit_cost(self, kind: str, per: int, low: int, top: int) -> float:
         size = 1 if low == top else top - low + 1
         if self.is_bomb_unit(kind, size, top):
             return 0.3
@@ -120,7 +136,7 @@ class Planner:
         found = self._memo.get(counts)
         if found is not None:
             return found
-        if len(self._memo) > 400_000:
+        if len(self._memo) > 200_000:
             self._memo.clear()
         found = self._search(counts)
         self._memo[counts] = found
@@ -140,9 +156,9 @@ class Planner:
         options: list[Plan] = []
         # All the cards of rank r as one set (a double deck may hold more than four).
         k = min(c, 4)
-        rest = list(counts)
+        rest = bytearray(counts)
         rest[r] -= k
-        sub = self.plan(tuple(rest))
+        sub = self.plan(bytes(rest))
         kind = _SET_KINDS[k]
         options.append(
             Plan(sub.cost + self.unit_cost(kind, k, r, r), (Unit(kind, k, r, r), *sub.units))
@@ -156,10 +172,10 @@ class Planner:
                 end += 1
             # ranks r .. end-1 can take part
             for last in range(r + shortest - 1, end):
-                rest = list(counts)
+                rest = bytearray(counts)
                 for q in range(r, last + 1):
                     rest[q] -= per
-                sub = self.plan(tuple(rest))
+                sub = self.plan(bytes(rest))
                 unit_cost = self.unit_cost(run_kind, per, r, last)
                 options.append(
                     Plan(sub.cost + unit_cost, (Unit(run_kind, per, r, last), *sub.units))
@@ -171,10 +187,20 @@ def _plan_key(p: Plan) -> tuple[float, int]:
     return (p.cost, len(p.units))
 
 
-@cache
+_PLANNERS: dict[Rules, Planner] = {}
+_LAST: list[Planner] = []
+
+
 def planner(rules: Rules) -> Planner:
-    """The shared :class:`Planner` of ``rules``."""
-    return Planner(rules)
+    """The shared :class:`Planner` of ``rules`` (found by identity first: hashing a
+    :class:`Rules` value is slow next to a decision of the search bot's playouts)."""
+    if _LAST and _LAST[0].rules is rules:
+        return _LAST[0]
+    found = _PLANNERS.get(rules)
+    if found is None:
+        found = _PLANNERS[rules] = Planner(rules)
+    _LAST[:] = [found]
+    return found
 
 
 @cache

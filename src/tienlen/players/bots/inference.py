@@ -47,14 +47,16 @@ class Inference:
         except (ValueError, IndexError, AssertionError):  # pragma: no cover - odd histories
             self.decisions = []
 
-    def mismatches(self, hands: list[int]) -> int:
+    def mismatches(self, hands: list[int], limit: int = 1 << 30) -> int:
         """How many recorded decisions the model opponent would have made differently if
-        the hands were ``hands`` now."""
+        the hands were ``hands`` now (counting stops at ``limit``)."""
         rules = self.rules
         full = full_deck_mask(rules.decks)
         wrong = 0
         for d in self.decisions:
             hand = hands[d.seat] | d.played_since
+            if wrong >= limit:
+                break
             if d.action.mask & ~hand:
                 wrong += 1
                 continue
@@ -108,13 +110,13 @@ def _record(obs: Observation, per_seat: int) -> list[_Decision]:
         seat = action.seat
         if game.turn != seat or game.is_over:
             return []  # the replay lost track (an unusual start): infer nothing
-        top = game.top
+        on_top = game.top
         if seat != obs.seat and i > 0 and seat not in game.locked_out:
             counts = tuple(h.bit_count() for h in game.hand_masks)
             records.append(
                 (
                     seat,
-                    top.move if top else None,
+                    on_top.move if on_top else None,
                     game.straight_locked,
                     counts,
                     played,

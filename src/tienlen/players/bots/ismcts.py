@@ -22,8 +22,10 @@ with an iteration budget and a seed the bot is deterministic.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
+import statistics
 import time
 from collections.abc import Sequence
 
@@ -82,13 +84,14 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def _reward(game: Game) -> list[float]:
-    """Per seat: 0.4 × (how many seats finished below) / (n − 1), plus 0.6 for a win."""
+def _reward(game: Game, win: float = 0.6) -> list[float]:
+    """Per seat: ``win`` for a win, plus ``1 - win`` × (seats finished below) / (n − 1)."""
     order = game.finish_order
     n = len(order)
     out = [0.0] * n
+    rest = 1.0 - win
     for pos, seat in enumerate(order):
-        out[seat] = 0.4 * (n - 1 - pos) / (n - 1) + (0.6 if pos == 0 else 0.0)
+        out[seat] = rest * (n - 1 - pos) / (n - 1) + (win if pos == 0 else 0.0)
     return out
 
 
@@ -125,6 +128,8 @@ class IsmctsBot:
         prior: float = 0.01,
         playout: str = "heuristic",
         guesses: int = 6,
+        margin: float = 1.0,
+        win_weight: float = 0.6,
         name: str = "ismcts",
     ) -> None:
         self.name = name
@@ -137,6 +142,8 @@ class IsmctsBot:
         self.root_moves = root_moves
         self.prior = prior
         self.guesses = guesses
+        self.margin = margin
+        self.win_weight = win_weight
         self.last_rounds = 0
         if playout not in ("greedy", "heuristic"):
             raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
@@ -162,7 +169,15 @@ class IsmctsBot:
         seconds = budget.seconds
         if iterations is None and seconds is None:
             iterations, seconds = self.iterations, self.seconds
-        return self._search(obs, roots, iterations, seconds)
+        # The search makes many short-lived objects and no reference cycles: a full
+        # collection of the memo tables in the middle of a move would cost a second.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(obs, roots, iterations, seconds)
+        finally:
+            if collecting:
+                gc.enable()
 
     def _sample(
         self, obs: Observation, rng: random.Random, pool: list[int], inference: Inference | None
@@ -176,7 +191,7 @@ class IsmctsBot:
             if not best:
                 break
             other = sample_hands(obs, rng, pool)
-            wrong = inference.mismatches(other)
+            wrong = inference.mismatches(other, best)
             if wrong < best:
                 hands, best = other, wrong
         return hands
@@ -198,6 +213,7 @@ class IsmctsBot:
         done = 0
         game0: Game | None = None
         turn = 0
+        paired: list[list[float]] = [[] for _ in roots]
         while True:
             if iterations is not None and done >= iterations:
                 break
@@ -210,6 +226,7 @@ class IsmctsBot:
                 game0 = game_from_observation(obs, self._sample(obs, rng, pool, inference))
             assert game0 is not None
             first = roots[turn]
+            slot = turn
             turn = (turn + 1) % len(roots)
             game = game0.copy()
             mover = game.turn
@@ -249,22 +266,28 @@ class IsmctsBot:
                 path.append((node, mover))
                 game.apply_unchecked(best)
             self._playout(game, ix)
-            reward = _reward(game)
+            reward = _reward(game, self.win_weight)
+            paired[slot].append(reward[obs.seat])
             for child, mover in path:
                 child.n += 1
                 child.w += reward[mover]
         self.last_iterations = done
         self.last_rounds = -(-done // len(roots))
-        # The heuristic's choice (listed first) stands unless another move did better.
+        # The heuristic's choice (listed first) stands unless another move did better on
+        # the same determinizations by more than ``margin`` standard errors.
+        rounds = len(paired[-1])
         best_move = roots[0]
-        best_mean = -1.0
-        for i, m in enumerate(roots):
-            node = root.children.get(m.mask)
-            if node is None or not node.n:
+        best_score = 0.0
+        base = paired[0][:rounds]
+        for i in range(1, len(roots)):
+            diffs = [a - b for a, b in zip(paired[i][:rounds], base, strict=True)]
+            if len(diffs) < 2:
                 continue
-            mean = node.w / node.n + (self.prior if i == 0 else 0.0)
-            if mean > best_mean:
-                best_move, best_mean = m, mean
+            mean = statistics.fmean(diffs)
+            se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+            score = mean - self.margin * se - self.prior
+            if score > best_score:
+                best_move, best_score = roots[i], score
         return best_move
 
 
