@@ -34,6 +34,21 @@ __all__ = ["Context", "HeuristicBot", "Scored"]
 TWOS: int = RANK_MASK << (RANK_BITS * TWO)
 
 
+#: The weights of the scoring (tuned with the arena against ``greedy``).
+W: dict[str, float] = {
+    "lead_rank": 0.05,
+    "lead_cards": 0.03,
+    "lead_control": 0.8,
+    "follow_base": 2.0,
+    "follow_rank": 0.03,
+    "keep_two": 1.5,
+    "keep_bomb": 1.0,
+    "chop": 0.9,
+    "urgent_pass": 0.3,
+    "urgent_play": 0.3,
+}
+
+
 class Scored(NamedTuple):
     """A move with its score (higher is better) and the reason, in words."""
 
@@ -211,12 +226,17 @@ class Context:
         breakage = rest.cost + pl.move_cost(m) - self.before.cost
         rank = m.top_id >> 3
         cards = m.mask.bit_count()
-        s = -breakage - 0.05 * rank + 0.03 * cards
+        w = W
+        s = -breakage - w["lead_rank"] * rank + w["lead_cards"] * cards
         why = "lead-low" if cards == 1 else "lead-shed"
-        boss = is_boss(m, self.unseen, self.rules, self.uc)
         rest_units = len(rest.units)
+        fewest = self.fewest
+        boss = (
+            (rest_units <= 2 or fewest == 1 or (fewest == 2 and m.kind == "pair"))
+            and is_boss(m, self.unseen, self.rules, self.uc)
+        )
         if rest_units > 1 and (m.mask & TWOS or pl.is_bomb_unit(m.kind, m.size, rank)):
-            s -= 0.8
+            s -= w["lead_control"]
         if boss and rest_units == 1:
             s += 3.0
             why = "boss-out"
@@ -240,7 +260,7 @@ class Context:
         assert top is not None
         urgent = self.fewest <= 2
         if not m.mask:
-            return (-0.3 if urgent else 0.0, "pass")
+            return (-W["urgent_pass"] if urgent else 0.0, "pass")
         after = self.hand & ~m.mask
         if not after:
             return (100.0, "out")
@@ -248,21 +268,22 @@ class Context:
         rest = pl.plan(counts_of(after))
         breakage = rest.cost + pl.move_cost(m) - self.before.cost
         rank = m.top_id >> 3
-        s = 0.5 - breakage - 0.01 * rank
+        w = W
+        s = w["follow_base"] - breakage - w["follow_rank"] * rank
         why = "breaks" if breakage > 0.4 else "follow-low"
         if pl.is_bomb_unit(m.kind, m.size, rank) and (m.kind, m.size) != (top.kind, top.size):
             if is_twos(top):
-                s += 0.9
+                s += w["chop"]
                 why = "chop"
             elif urgent:
                 s += 0.3
                 why = "bomb-urgent"
             else:
-                s -= 1.0
+                s -= w["keep_bomb"]
                 why = "keep-bomb"
         elif m.mask & TWOS:
             if not (urgent or self.units <= 3 or top.top_id >> 3 >= ACE):
-                s -= 0.6
+                s -= w["keep_two"]
                 why = "keep-two"
             else:
                 s += 0.2
@@ -274,5 +295,5 @@ class Context:
             s += 0.5 + 0.06 * rank
             why = "next-one-card"
         elif urgent:
-            s += 0.3
+            s += w["urgent_play"]
         return (s, why)

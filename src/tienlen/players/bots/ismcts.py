@@ -4,17 +4,22 @@ One tree is grown over the bot's information set. Each iteration
 
 1. samples a determinization: the unseen cards (not in the bot's hand, not played) dealt at
    random to the other seats in their exact card counts, the rest set aside
-   (:func:`sample_hands`);
+   (:func:`sample_hands`); of ``guesses`` samples it keeps the one that best explains the
+   opponents' recent plays under a model opponent (:mod:`.inference`);
 2. builds that game with :func:`tienlen.observation.game_from_observation`;
-3. descends the tree by UCB1 with availability counts (a child's exploration term counts
-   the visits in which its move was legal, as the information-set version requires),
-   adding one new node;
-4. plays the game out with the ``greedy`` policy (:func:`greedy_pick`) and backs the
-   result up: every node is credited with the reward of the seat that made its move.
+3. plays one root move (the root moves take turns on each determinization, so their
+   results are paired) and descends the tree by UCB1 with availability counts (a child's
+   exploration term counts the visits in which its move was legal, as the
+   information-set version requires), with progressive widening: a node offers the model's
+   own choice first and more moves as it is visited more often; one node is added;
+4. plays the game out with the ``heuristic`` scoring for every seat (or ``greedy``, cheaper)
+   and backs the result up: every node is credited with the reward of the seat that made
+   its move.
 
-The moves considered are pruned: at the root the ``heuristic`` bot's best few moves and
-the pass; deeper, for every seat, the lowest play of each kind and size, the lowest bomb
-and the pass. The answer is the most visited root move.
+The moves considered are pruned: at the root the ``heuristic`` bot's best ``root_moves``
+moves and the pass; deeper, for every seat, the lowest play of each kind and size, the
+lowest bomb and the pass. The answer is the heuristic's first choice unless another root
+move did better on the same determinizations by more than ``margin`` standard errors.
 
 The budget is a number of iterations or seconds (:class:`~tienlen.players.base.Budget`);
 with an iteration budget and a seed the bot is deterministic.
@@ -124,12 +129,13 @@ class IsmctsBot:
         iterations: int | None = None,
         seconds: float | None = None,
         exploration: float = 0.7,
-        root_moves: int = 5,
+        root_moves: int = 3,
         prior: float = 0.01,
         playout: str = "heuristic",
-        guesses: int = 6,
+        guesses: int = 3,
         margin: float = 1.0,
-        win_weight: float = 0.6,
+        widening: float = 0.5,
+        win_weight: float = 1.0,
         name: str = "ismcts",
     ) -> None:
         self.name = name
@@ -143,6 +149,7 @@ class IsmctsBot:
         self.prior = prior
         self.guesses = guesses
         self.margin = margin
+        self.widening = widening
         self.win_weight = win_weight
         self.last_rounds = 0
         if playout not in ("greedy", "heuristic"):
@@ -153,8 +160,8 @@ class IsmctsBot:
         self.last_iterations = 0
 
     def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
-        """Search within ``budget`` (else the bot's own default) and return the most
-        visited root move."""
+        """Search within ``budget`` (else the bot's own default) and return the best root
+        move (see the module docstring)."""
         if len(legal) == 1:
             return legal[0]
         ranked = self._heuristic.ranked(obs, legal)
@@ -238,7 +245,17 @@ class IsmctsBot:
             cands: Sequence[Move]
             while not game.is_over:
                 legal = game.legal_moves()
-                cands = legal if len(legal) == 1 else _candidates(legal, ix)
+                if len(legal) == 1:
+                    cands = legal
+                else:
+                    # progressive widening: the model's own choice first, then the others
+                    # one by one as the node is visited more often
+                    policy = _policy(game, legal)
+                    width = 1 + int(self.widening * math.sqrt(node.n))
+                    cands = [policy]
+                    if width > 1:
+                        others = [m for m in _candidates(legal, ix) if m.mask != policy.mask]
+                        cands.extend(others[: width - 1])
                 mover = game.turn
                 children = node.children
                 untried: Move | None = None
@@ -304,6 +321,27 @@ def _rollout(game: Game, ix: RulesIndex) -> None:
         top = game.top
         move = greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
         game.apply_unchecked(move)
+
+
+def _policy(game: Game, legal: Sequence[Move]) -> Move:
+    """The ``heuristic`` scoring's choice for the seat to act, which treats the other hands
+    as its unseen cards."""
+    seat = game.turn
+    hands = game.hand_masks
+    others = 0
+    for s, h in enumerate(hands):
+        if s != seat:
+            others |= h
+    top = game.top
+    ctx = Context(
+        game.rules,
+        seat,
+        hands[seat],
+        [h.bit_count() for h in hands],
+        top.move if top else None,
+        others,
+    )
+    return ctx.best(legal)
 
 
 def _rollout_heuristic(game: Game, ix: RulesIndex) -> None:
