@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from tienlen.record import load as load_record
 from tienlen.record import record_of
 from tienlen.scoring import Payment, payments
 
+from .observable import Observable
 from .seats import SEAT_NAMES, bot_info, make_player
 
 __all__ = [
@@ -202,7 +203,7 @@ class BotJob:
 
 
 # --- the controller ----------------------------------------------------------------------
-class MatchController:
+class MatchController(Observable):
     """Owns a match against bots and the person's selection; see the module docstring."""
 
     def __init__(self, settings: Settings, *, budget: Budget | None = None) -> None:
@@ -228,27 +229,11 @@ class MatchController:
         self.note = ""
         self.note_kind = "info"
         self.log: list[str] = []
-        self.version = 0
         self.problems: list[str] = []
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._combo_index = -1
         self._combo_base = 0
         self._start_game()
-
-    # --- listening ------------------------------------------------------------------
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        """Call ``listener()`` after every change."""
-        self._listeners.append(listener)
-
-    def unsubscribe(self, listener: Callable[[], None]) -> None:
-        """Stop calling ``listener``."""
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
-    def _changed(self) -> None:
-        self.version += 1
-        for listener in list(self._listeners):
-            listener()
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.note, self.note_kind = text, kind

@@ -8,7 +8,6 @@ replay shows exactly what the engine accepts. Nothing here imports Textual.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from tienlen import Game
 from tienlen.record import GameRecord, read, replay
 
 from .controller import MATCH_FORMAT, PileEntry, SeatView, TableView, describe_move
+from .observable import Observable
 from .seats import SEAT_NAMES
 
 __all__ = ["ReplayModel", "read_games"]
@@ -39,7 +39,7 @@ def read_games(path: str | Path) -> list[GameRecord]:
     return [read(stripped)]
 
 
-class ReplayModel:
+class ReplayModel(Observable):
     """Which game and which action of a recording is shown; every state precomputed."""
 
     def __init__(self, records: list[GameRecord]) -> None:
@@ -48,28 +48,13 @@ class ReplayModel:
         self.records = records
         self.index = 0
         self.step = 0
-        self.version = 0
-        self._listeners: list[Callable[[], None]] = []
+        super().__init__()
         self._load()
 
     @classmethod
     def open(cls, path: str | Path) -> ReplayModel:
         """A model of the file at ``path``."""
         return cls(read_games(path))
-
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        """Call ``listener()`` after every change."""
-        self._listeners.append(listener)
-
-    def unsubscribe(self, listener: Callable[[], None]) -> None:
-        """Stop calling ``listener``."""
-        if listener in self._listeners:
-            self._listeners.remove(listener)
-
-    def _changed(self) -> None:
-        self.version += 1
-        for listener in list(self._listeners):
-            listener()
 
     def _load(self) -> None:
         rec = self.records[self.index]

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from tienlen import Move
 
 from ..controller import BotJob, MatchController, TableView
-from ..widgets import HandView, LogView, PileView, SeatsView
+from ..widgets import HandView, compose_table_top, show_table_top
 from .help import HelpScreen
 from .results import GameOverScreen, MatchOverScreen
 
@@ -64,14 +64,7 @@ class GameScreen(Screen[None]):
 
     # --- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        with Horizontal(id="top"):
-            with Vertical(id="seats-box"):
-                yield SeatsView(id="seats")
-            with Vertical(id="pile-box"):
-                yield PileView(id="pile")
-            with Vertical(id="log-box"):
-                yield LogView(id="log")
+        yield from compose_table_top()
         with Vertical(id="hand-box"):
             yield HandView(id="hand")
         yield Static(id="status")
@@ -106,13 +99,7 @@ class GameScreen(Screen[None]):
 
     def show(self, view: TableView) -> None:
         """Hand ``view`` to the widgets."""
-        self.query_one("#title", Static).update(Text.assemble(("Tiến Lên ", "bold"), view.title))
-        self.query_one(SeatsView).seats = view.seats
-        pile = self.query_one(PileView)
-        pile.entries = view.pile
-        leader = next((s.name for s in view.seats if s.to_act), "")
-        pile.leader = leader
-        self.query_one(LogView).lines = view.log
+        show_table_top(self, view)
         hand = self.query_one(HandView)
         hand.cards = view.hand
         self.query_one("#hand-box").border_title = f"Your hand ({len(view.hand)})"

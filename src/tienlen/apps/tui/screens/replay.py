@@ -7,12 +7,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ..replay import ReplayModel
-from ..widgets import HandsView, LogView, PileView, SeatsView
+from ..widgets import HandsView, compose_table_top, show_table_top
 
 __all__ = ["ReplayScreen"]
 
@@ -36,14 +36,7 @@ class ReplayScreen(Screen[None]):
         self.model = model
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        with Horizontal(id="top"):
-            with Vertical(id="seats-box"):
-                yield SeatsView(id="seats")
-            with Vertical(id="pile-box"):
-                yield PileView(id="pile")
-            with Vertical(id="log-box"):
-                yield LogView(id="log")
+        yield from compose_table_top()
         with Vertical(id="hands-box"):
             yield HandsView(id="hands")
         yield Static(id="status")
@@ -62,12 +55,7 @@ class ReplayScreen(Screen[None]):
 
     def _show(self) -> None:
         view = self.model.view()
-        self.query_one("#title", Static).update(Text.assemble(("Tiến Lên ", "bold"), view.title))
-        self.query_one(SeatsView).seats = view.seats
-        pile = self.query_one(PileView)
-        pile.entries = view.pile
-        pile.leader = next((s.name for s in view.seats if s.to_act), "")
-        self.query_one(LogView).lines = view.log
+        show_table_top(self, view)
         hands = self.query_one(HandsView)
         hands.hands = tuple((s.name, h) for s, h in zip(view.seats, view.hands or (), strict=True))
         hands.turn = next((s.seat for s in view.seats if s.to_act), -1)

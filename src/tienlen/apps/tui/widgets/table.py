@@ -6,16 +6,22 @@ game state of its own.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Static
 
 from tienlen import Card
 
-from ..controller import PileEntry, SeatView
+from ..controller import PileEntry, SeatView, TableView
 from .cards import card_text, faces
 
 __all__ = ["HandsView", "LogView", "PileView", "SeatsView"]
@@ -144,3 +150,27 @@ class HandsView(Widget):
                         out.append(" ")
                     out.append_text(card_text(card, width=4))
         return out
+
+
+def compose_table_top() -> ComposeResult:
+    """The title line and the row of seats, pile and log that the game and replay
+    screens share (call with ``yield from`` inside ``compose``)."""
+    yield Static(id="title")
+    with Horizontal(id="top"):
+        with Vertical(id="seats-box"):
+            yield SeatsView(id="seats")
+        with Vertical(id="pile-box"):
+            yield PileView(id="pile")
+        with Vertical(id="log-box"):
+            yield LogView(id="log")
+
+
+def show_table_top(screen: Screen[Any], view: TableView) -> None:
+    """Hand the title, seats, pile and log of ``view`` to the widgets of
+    :func:`compose_table_top` on ``screen``."""
+    screen.query_one("#title", Static).update(Text.assemble(("Tiến Lên ", "bold"), view.title))
+    screen.query_one(SeatsView).seats = view.seats
+    pile = screen.query_one(PileView)
+    pile.entries = view.pile
+    pile.leader = next((s.name for s in view.seats if s.to_act), "")
+    screen.query_one(LogView).lines = view.log
