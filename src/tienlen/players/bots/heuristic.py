@@ -231,9 +231,8 @@ class Context:
         why = "lead-low" if cards == 1 else "lead-shed"
         rest_units = len(rest.units)
         fewest = self.fewest
-        boss = (
-            (rest_units <= 2 or fewest == 1 or (fewest == 2 and m.kind == "pair"))
-            and is_boss(m, self.unseen, self.rules, self.uc)
+        boss = (rest_units <= 2 or fewest == 1 or (fewest == 2 and m.kind == "pair")) and is_boss(
+            m, self.unseen, self.rules, self.uc
         )
         if rest_units > 1 and (m.mask & TWOS or pl.is_bomb_unit(m.kind, m.size, rank)):
             s -= w["lead_control"]

@@ -133,6 +133,7 @@ class IsmctsBot:
         prior: float = 0.01,
         playout: str = "heuristic",
         guesses: int = 3,
+        recent: int = 4,
         margin: float = 1.0,
         widening: float = 0.5,
         win_weight: float = 1.0,
@@ -148,6 +149,7 @@ class IsmctsBot:
         self.root_moves = root_moves
         self.prior = prior
         self.guesses = guesses
+        self.recent = recent
         self.margin = margin
         self.widening = widening
         self.win_weight = win_weight
@@ -215,7 +217,7 @@ class IsmctsBot:
         pool = _bits(unseen_mask(obs))
         root = _Node()
         c = self.exploration
-        inference = Inference(obs) if self.guesses > 1 else None
+        inference = Inference(obs, per_seat=self.recent) if self.guesses > 1 else None
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
         game0: Game | None = None
