@@ -49,6 +49,12 @@ __all__ = ["IsmctsBot", "sample_hands"]
 TWOS: int = RANK_MASK << (RANK_BITS * TWO)
 
 
+#: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
+#: the chosen move. Playouts from the root moves of one determinization meet the same
+#: positions again and again.
+PolicyMemo = dict[tuple[object, ...], Move]
+
+
 class _Node:
     __slots__ = ("avail", "children", "n", "w")
 
@@ -223,6 +229,7 @@ class IsmctsBot:
         game0: Game | None = None
         turn = 0
         paired: list[list[float]] = [[] for _ in roots]
+        memo: PolicyMemo = {}
         while True:
             if iterations is not None and done >= iterations:
                 break
@@ -252,7 +259,7 @@ class IsmctsBot:
                 else:
                     # progressive widening: the model's own choice first, then the others
                     # one by one as the node is visited more often
-                    policy = _policy(game, legal)
+                    policy = _policy(game, legal, memo)
                     width = 1 + int(self.widening * math.sqrt(node.n))
                     cands = [policy]
                     if width > 1:
@@ -284,7 +291,7 @@ class IsmctsBot:
                 node = children[best.mask]
                 path.append((node, mover))
                 game.apply_unchecked(best)
-            self._playout(game, ix)
+            self._playout(game, ix, memo)
             reward = _reward(game, self.win_weight)
             paired[slot].append(reward[obs.seat])
             for child, mover in path:
@@ -310,7 +317,7 @@ class IsmctsBot:
         return best_move
 
 
-def _rollout(game: Game, ix: RulesIndex) -> None:
+def _rollout(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with :func:`greedy_pick` for every seat."""
     while not game.is_over:
         legal = game.legal_moves()
@@ -325,49 +332,38 @@ def _rollout(game: Game, ix: RulesIndex) -> None:
         game.apply_unchecked(move)
 
 
-def _policy(game: Game, legal: Sequence[Move]) -> Move:
+def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
     """The ``heuristic`` scoring's choice for the seat to act, which treats the other hands
     as its unseen cards."""
     seat = game.turn
     hands = game.hand_masks
+    on_top = game.top
+    top = on_top.move if on_top else None
+    key = (
+        seat,
+        hands,
+        top.mask if top else -1,
+        top.kind if top else "",
+        tuple(m.mask for m in legal),
+    )
+    found = memo.get(key)
+    if found is not None:
+        return found
     others = 0
     for s, h in enumerate(hands):
         if s != seat:
             others |= h
-    top = game.top
-    ctx = Context(
-        game.rules,
-        seat,
-        hands[seat],
-        [h.bit_count() for h in hands],
-        top.move if top else None,
-        others,
-    )
-    return ctx.best(legal)
+    ctx = Context(game.rules, seat, hands[seat], [h.bit_count() for h in hands], top, others)
+    found = memo[key] = ctx.best(legal)
+    return found
 
 
-def _rollout_heuristic(game: Game, ix: RulesIndex) -> None:
+def _rollout_heuristic(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with the ``heuristic`` bot's scoring for every seat (each
     seat treats the other hands as its unseen cards)."""
-    rules = game.rules
     while not game.is_over:
         legal = game.legal_moves()
         if len(legal) == 1:
             game.apply_unchecked(legal[0])
             continue
-        seat = game.turn
-        hands = game.hand_masks
-        others = 0
-        for s, h in enumerate(hands):
-            if s != seat:
-                others |= h
-        top = game.top
-        ctx = Context(
-            rules,
-            seat,
-            hands[seat],
-            [h.bit_count() for h in hands],
-            top.move if top else None,
-            others,
-        )
-        game.apply_unchecked(ctx.best(legal))
+        game.apply_unchecked(_policy(game, legal, memo))
