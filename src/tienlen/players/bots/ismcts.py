@@ -139,7 +139,7 @@ class IsmctsBot:
         prior: float = 0.01,
         playout: str = "heuristic",
         guesses: int = 3,
-        recent: int = 4,
+        recent: int = 2,
         margin: float = 1.0,
         widening: float = 0.5,
         win_weight: float = 1.0,
