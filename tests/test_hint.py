@@ -35,16 +35,16 @@ def test_chop_the_2_with_your_quad() -> None:
 
 
 def test_pass_rather_than_break_up_the_hand() -> None:
-    # beating the K would take an Ace from a pair or the 2 early: pass
+    # Every card that beats the K sits in the pair run Q-Q-K-K-A-A (đôi thông): pass.
     game = Game(
         "standard",
-        hands=["Kc 3s 4d 9h", "As Ad 5c 6c 7c 10d 2h", "5d 6h Qd Jc", "7h Jh 8s 8h"],
+        hands=["Ks 3s 4d 9h", "Qc Qd Kc Kh Ac Ad 5c", "5d 6h Qh Jc", "7h Jh 8s 8h"],
         leader=0,
     )
-    game.play("Kc")
+    game.play("Ks")
     move, reason = hint(observe(game, 1))
     assert move.is_pass
-    assert reason.startswith("pass")
+    assert reason == "pass: nothing worth playing on this pile"
 
 
 def test_against_one_card_lead_a_pair() -> None:

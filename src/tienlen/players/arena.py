@@ -130,6 +130,15 @@ def deal_seed(seed: int, deal: int) -> int:
 _CMD_PLAYERS: dict[str, Player] = {}
 
 
+def _close_cmd_players() -> None:
+    """Tell the external bots of this process to quit."""
+    while _CMD_PLAYERS:
+        _, player = _CMD_PLAYERS.popitem()
+        close = getattr(player, "close", None)
+        if close is not None:
+            close()
+
+
 def _player(spec: str, seed: int, options: dict[str, Any]) -> Player:
     if spec.startswith("cmd:"):
         # one external process per spec and worker, reused from game to game
@@ -377,11 +386,14 @@ def run_arena(
     if progress is not None:
         progress(0, total)
     if jobs <= 1:
-        for job in work:
-            result.outcomes.extend(_play_deal(job))
-            done += n
-            if progress is not None:
-                progress(done, total)
+        try:
+            for job in work:
+                result.outcomes.extend(_play_deal(job))
+                done += n
+                if progress is not None:
+                    progress(done, total)
+        finally:
+            _close_cmd_players()
     else:
         ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
         with ctx.Pool(jobs) as pool:
