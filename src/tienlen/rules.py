@@ -152,10 +152,21 @@ class Rules:
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._validate()
         object.__setattr__(self, "_kinds", frozenset(BASE_KINDS + self.extra_kinds))
+        # Rules values key the engine's caches on every move: hash the knobs once.
+        knobs = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+        object.__setattr__(self, "_hash", hash(knobs))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        # Rebuild from the knobs, so the cached hash is this process's (str hashes vary).
+        return (Rules.from_dict, (self.to_dict(),))
 
     # ----------------------------------------------------------------------------------
     @classmethod
