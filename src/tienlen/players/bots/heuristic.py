@@ -26,7 +26,7 @@ from tienlen.cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO
 from tienlen.combos import Move, describe_kind, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
-from tienlen.players.bots.analysis import counts_of, is_boss, planner, unseen_mask
+from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner, unseen_mask
 from tienlen.rules import Rules
 
 __all__ = ["Context", "HeuristicBot", "Scored"]
@@ -214,16 +214,24 @@ class Context:
             return self._lead(m)
         return self._follow(m)
 
+    def _after(self, m: Move) -> tuple[Plan, float] | None:
+        """The plan of the hand left after ``m`` and how much ``m`` breaks the current plan
+        (0 when it is part of it); ``None`` when ``m`` goes out."""
+        after = self.hand & ~m.mask
+        if not after:
+            return None
+        rest = self.pl.plan(counts_of(after))
+        return rest, rest.cost + self.pl.move_cost(m) - self.before.cost
+
     # --- leading ----------------------------------------------------------------------
     def _lead(self, m: Move) -> tuple[float, str]:
         if not m.mask:
             return (-5.0, "decline")
-        after = self.hand & ~m.mask
-        if not after:
+        after = self._after(m)
+        if after is None:
             return (100.0, "out")
+        rest, breakage = after
         pl = self.pl
-        rest = pl.plan(counts_of(after))
-        breakage = rest.cost + pl.move_cost(m) - self.before.cost
         rank = m.top_id >> 3
         cards = m.mask.bit_count()
         w = W
@@ -260,12 +268,11 @@ class Context:
         urgent = self.fewest <= 2
         if not m.mask:
             return (-W["urgent_pass"] if urgent else 0.0, "pass")
-        after = self.hand & ~m.mask
-        if not after:
+        after = self._after(m)
+        if after is None:
             return (100.0, "out")
+        rest, breakage = after
         pl = self.pl
-        rest = pl.plan(counts_of(after))
-        breakage = rest.cost + pl.move_cost(m) - self.before.cost
         rank = m.top_id >> 3
         w = W
         s = w["follow_base"] - breakage - w["follow_rank"] * rank
