@@ -125,6 +125,24 @@ class SeatView:
     leads: bool
     """This seat made the play on top of the pile."""
 
+    @classmethod
+    def of(cls, game: Game, seat: int, *, name: str, level: str, score: int) -> SeatView:
+        """How ``seat`` of ``game`` shows at the table."""
+        finish = game.finish_order
+        top = game.top
+        return cls(
+            seat=seat,
+            name=name,
+            level=level,
+            cards=game.cards_left(seat),
+            score=score,
+            to_act=not game.is_over and game.turn == seat,
+            passed=seat in game.passed,
+            locked=seat in game.locked_out,
+            place=finish.index(seat) + 1 if seat in finish else None,
+            leads=top is not None and top.seat == seat,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class HandCard:
@@ -592,21 +610,8 @@ class MatchController(Observable):
         """An immutable picture of the table for the screens."""
         g = self.game
         scores = self.match.scores
-        top = g.top
-        finish = g.finish_order
         seats = tuple(
-            SeatView(
-                seat=s,
-                name=self.names[s],
-                level=self.levels[s],
-                cards=g.cards_left(s),
-                score=scores[s],
-                to_act=not g.is_over and g.turn == s,
-                passed=s in g.passed,
-                locked=s in g.locked_out,
-                place=finish.index(s) + 1 if s in finish else None,
-                leads=top is not None and top.seat == s,
-            )
+            SeatView.of(g, s, name=self.names[s], level=self.levels[s], score=scores[s])
             for s in range(self.rules.players)
         )
         combos = self.combos() if self.human_to_act and g.phase == "play" else []

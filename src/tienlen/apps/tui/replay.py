@@ -133,20 +133,14 @@ class ReplayModel(Observable):
         g = self.game
         rec = self.records[self.index]
         names = self.names
-        top = g.top
         finish = g.finish_order
         seats = tuple(
-            SeatView(
-                seat=s,
+            SeatView.of(
+                g,
+                s,
                 name=names[s],
                 level="",
-                cards=g.cards_left(s),
                 score=0 if rec.scores is None or not g.is_over else rec.scores[s],
-                to_act=not g.is_over and g.turn == s,
-                passed=s in g.passed,
-                locked=s in g.locked_out,
-                place=finish.index(s) + 1 if s in finish else None,
-                leads=top is not None and top.seat == s,
             )
             for s in range(rec.rules.players)
         )
