@@ -379,3 +379,4 @@ def test_bots_work_with_rules_changed_by_replace() -> None:
             make_bot("heuristic"),
         ],
     )
+    assert game.is_over and sorted(game.finish_order) == [0, 1, 2, 3]

@@ -40,7 +40,6 @@ RANK_MASK: Final = 0xFF
 
 _RANK_BY_NAME: dict[str, int] = {name: i for i, name in enumerate(RANKS)}
 _RANK_BY_NAME["T"] = RANKS.index("10")
-_RANK_BY_NAME["1"] = -1  # never valid; makes "1h" a clear error rather than a KeyError
 _SUIT_BY_NAME: dict[str, int] = {}
 for _i, (_sym, _letter) in enumerate(zip(SUITS, _SUIT_LETTERS, strict=True)):
     _SUIT_BY_NAME[_sym] = _i

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from itertools import combinations
 from typing import Final, NamedTuple
 
 from .cards import (
@@ -109,8 +110,6 @@ class Game:
         "_spare",
         "_stuck",
         "_tables",
-        "_top",
-        "_top_seat",
         "_trade",
         "_turn",
         "_unused",
@@ -158,8 +157,6 @@ class Game:
         self._tables: list[MoveTable | None] = [None] * n
         self._leader = leader
         self._turn = leader
-        self._top: Move | None = None
-        self._top_seat = -1
         self._pile: tuple[Action, ...] = ()
         self._passed = 0
         self._locked = 0
@@ -399,13 +396,14 @@ class Game:
         seat = self._turn
         table = self.table(seat)
         rules = self._rules
-        top = self._top
-        if top is None:
+        if not self._pile:
             moves = self._leads(table)
             if self._first == "holder-may-decline" or (not moves and table.moves):
                 moves.append(PASS)
             return moves
-        if seat == self._top_seat:  # stacking on one's own play
+        last = self._pile[-1]
+        top = last.move
+        if seat == last.seat:  # stacking on one's own play
             moves = table.beating(top, rules, locked=self._lock)
         elif self._locked >> seat & 1:
             ix = index(rules)
@@ -487,7 +485,8 @@ class Game:
                 return f"give exactly {count} card{'s' if count > 1 else ''} back"
             return None
         rules = self._rules
-        top = self._top
+        last = self._pile[-1] if self._pile else None
+        top = last.move if last else None
         if m.is_pass:
             if (
                 top is None
@@ -508,7 +507,7 @@ class Game:
             if not rules.bombs_may_lead and index(rules).is_bomb(m):
                 return "a bomb may not be led"
             return None
-        if self._locked >> seat & 1 and seat != self._top_seat:
+        if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
             if not (is_twos(top) and ix.is_bomb(m) and after):
@@ -549,10 +548,10 @@ class Game:
         self._hands[seat] &= ~m.mask
         table = self._tables[seat]
         self._tables[seat] = table.without(m.mask) if table is not None else None
-        top = self._top
-        if top is not None and (top.kind, top.size) != (m.kind, m.size):
-            self._chops.append(Chop(seat, self._top_seat, m, top))
-        self._top, self._top_seat = m, seat
+        if self._pile:
+            last = self._pile[-1]
+            if (last.move.kind, last.move.size) != (m.kind, m.size):
+                self._chops.append(Chop(seat, last.seat, m, last.move))
         self._pile += (Action(seat, m),)
         self._passed = 0
         self._first = None
@@ -574,7 +573,7 @@ class Game:
         self._advance(seat)
 
     def _pass(self, seat: int) -> None:
-        if self._top is None:
+        if not self._pile:
             # Declining the first lead, or a leader with no legal play: the next leads.
             self._first = None
             self._stuck |= 1 << seat
@@ -584,7 +583,7 @@ class Game:
                 return
             self._turn = nxt
             return
-        if seat == self._top_seat:  # stacking: declining to go on takes the pile
+        if seat == self._pile[-1].seat:  # stacking: declining to go on takes the pile
             self._new_pile(seat)
             return
         self._passed |= 1 << seat
@@ -595,11 +594,12 @@ class Game:
     def _advance(self, seat: int) -> None:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
-        rejoin = bool(self._locked) and is_twos(self._top) and bool(index(self._rules).after_pass)  # type: ignore[arg-type]
+        last = self._pile[-1]
+        rejoin = bool(self._locked) and is_twos(last.move) and bool(index(self._rules).after_pass)
         p = seat
         while True:
             p = (p + step) % n
-            if p == self._top_seat:
+            if p == last.seat:
                 if self._rules.stacking and hands[p]:
                     self._turn = p
                 else:
@@ -613,7 +613,6 @@ class Game:
             return
 
     def _new_pile(self, leader: int) -> None:
-        self._top, self._top_seat = None, -1
         self._pile = ()
         self._passed = self._locked = 0
         self._lock = False
@@ -757,8 +756,6 @@ class Game:
         g._leader = leader
         g._turn = turn
         g._pile = tuple(pile)
-        g._top = g._pile[-1].move if g._pile else None
-        g._top_seat = g._pile[-1].seat if g._pile else -1
         g._passed = sum(1 << s for s in set(passed))
         g._locked = sum(1 << s for s in set(locked_out))
         g._lock = straight_locked
@@ -822,8 +819,7 @@ def _highest(hand: int, count: int) -> int:
 
 
 def _subsets(hand: int, count: int) -> list[int]:
-    from itertools import combinations
-
+    """Masks of every ``count``-card subset of ``hand`` (the San Jose gives)."""
     bits = [1 << c.id for c in cards_of_mask(hand)]
     return [sum(c) for c in combinations(bits, count)]
 

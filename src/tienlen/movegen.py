@@ -188,7 +188,7 @@ class MoveTable:
             # Candidates start at the first card of the same rank and suit (the other
             # copy of a double deck may tie); everything above is higher.
             start = bisect_left(tops, old.top_id & ~1)
-            if _plain(rules, ix, old, locked):
+            if _plain(ix, old, locked):
                 first_higher = bisect_left(tops, (old.top_id | 1) + 1, start)
                 out.extend(m for m in ms[start:first_higher] if _tie_ok(m, old, rules))
                 out.extend(ms[first_higher:])
@@ -207,7 +207,7 @@ def _top(m: Move) -> int:
     return m.top_id
 
 
-def _plain(rules: Rules, ix: RulesIndex, old: Move, locked: bool) -> bool:
+def _plain(ix: RulesIndex, old: Move, locked: bool) -> bool:
     """Whether "same kind and size, higher top" alone decides (no following, lock, ladder)."""
     return not (ix.follows or ix.ladder or (locked and old.kind == "straight"))
 
