@@ -116,7 +116,7 @@ def test_a_misbehaving_bot_gets_a_fallback_move_and_the_game_goes_on(
 
 
 def test_a_program_that_does_not_greet_is_refused() -> None:
-    with pytest.raises(ProtocolError, match="closed its output"):
+    with pytest.raises(ProtocolError, match="exited"):
         ProtocolPlayer([sys.executable, "-c", "pass"], timeout=5)
     with pytest.raises(ProtocolError, match="answered the hello"):
         ProtocolPlayer([sys.executable, "-c", 'print(\'{"type": "move"}\')'], timeout=5)

@@ -14,11 +14,13 @@ import argparse
 import dataclasses
 import json
 import logging
+import math
 import os
 import sys
 from typing import Any
 
 from tienlen import RULESETS, Rules
+from tienlen.text import printable, quote
 
 __all__ = ["register", "run"]
 
@@ -50,15 +52,56 @@ def register(subparsers: Any) -> None:
         "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
     )
     p.add_argument(
-        "--games", type=int, default=400, help="games to play, rounded up to whole deals"
+        "--games", type=_at_least_one, default=400, help="games to play, rounded up to whole deals"
     )
-    p.add_argument("--seed", type=int, default=1, help="seed of the deals and bots (default 1)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: every core)")
-    p.add_argument("--budget-ms", type=float, help="thinking time per move for search bots")
-    p.add_argument("--iterations", type=int, help="iterations per move for search bots")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="seed of the deals and bots (default: a random one, shown with the results)",
+    )
+    p.add_argument(
+        "--jobs", type=_at_least_one, default=None, help="worker processes (default: every core)"
+    )
+    p.add_argument("--budget-ms", type=_milliseconds, help="thinking time per move for search bots")
+    p.add_argument("--iterations", type=_at_least_one, help="iterations per move for search bots")
+    p.add_argument(
+        "--bot-timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="a cmd: bot's time to greet and, beyond the budget, to answer (default 10); "
+        "a bot that overruns it is stopped and the rest of its moves are fallbacks",
+    )
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {quote(text)}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _milliseconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {quote(text)}") from None
+    if not 0 <= value < math.inf:  # nan fails this too
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = _milliseconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
 
 
 def _specs(text: str) -> list[str]:
@@ -88,7 +131,15 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(width=None if sys.stdout.isatty() else 120)
     if args.quiet:
-        result = run_arena(rules, specs, games=args.games, seed=args.seed, jobs=jobs, budget=budget)
+        result = run_arena(
+            rules,
+            specs,
+            games=args.games,
+            seed=args.seed,
+            jobs=jobs,
+            budget=budget,
+            bot_timeout=args.bot_timeout,
+        )
     else:
         with Progress(
             "[progress.description]{task.description}",
@@ -110,13 +161,14 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 jobs=jobs,
                 budget=budget,
+                bot_timeout=args.bot_timeout,
                 progress=progress,
             )
-    _print(console, result)
-    if args.json:
+    if args.json:  # first: the figures are kept whatever the printing meets
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(result.to_dict(), f, indent=2)
             f.write("\n")
+    _print(console, result)
     return 0
 
 
@@ -126,6 +178,7 @@ def _ci(pair: tuple[float, float], fmt: str) -> str:
 
 def _print(console: Any, result: Any) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     games = len(result.outcomes)
     deals = len({o.deal for o in result.outcomes})
@@ -138,7 +191,7 @@ def _print(console: Any, result: Any) -> None:
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
     for s in result.stats():
         table.add_row(
-            s.label,
+            Text(printable(s.label)),
             str(s.games),
             f"{100 * s.win_rate:.1f} [{_ci((100 * s.win_ci[0], 100 * s.win_ci[1]), '.1f')}]",
             f"{100 * s.loss_rate:.1f} [{_ci((100 * s.loss_ci[0], 100 * s.loss_ci[1]), '.1f')}]",
@@ -158,7 +211,12 @@ def _print(console: Any, result: Any) -> None:
         for col in ("bot", "mu", "sigma", "ordinal"):
             rt.add_column(col, justify="left" if col == "bot" else "right")
         for r in rated:
-            rt.add_row(r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
+            rt.add_row(
+                Text(printable(r["label"])),
+                f"{r['mu']:.2f}",
+                f"{r['sigma']:.2f}",
+                f"{r['ordinal']:.2f}",
+            )
         console.print(rt)
     decisions = sum(o.decisions for o in result.outcomes)
     per_game = result.seconds / max(games, 1) * 1000
@@ -168,5 +226,10 @@ def _print(console: Any, result: Any) -> None:
     )
     problems = result.problems
     if problems:
-        console.print(f"[yellow]{len(problems)} fallback move(s) played[/]; first: {problems[0]}")
+        console.print(
+            Text.assemble(
+                (f"{len(problems)} fallback move(s) played", "yellow"),
+                f"; first: {printable(problems[0], limit=500)}",
+            )
+        )
     sys.stdout.flush()

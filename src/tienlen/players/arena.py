@@ -23,16 +23,24 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.util
 import os
+import secrets
+import shlex
+import shutil
+import signal
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tienlen.combos import Move
 from tienlen.game import Game
-from tienlen.observation import observe
+from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.protocol import ProtocolError, ProtocolPlayer
 from tienlen.rules import Rules
+from tienlen.text import quote
 
 __all__ = [
     "ArenaResult",
@@ -120,6 +128,7 @@ class _Job:
     deal: int
     budget: Budget
     bot_options: tuple[tuple[str, Any], ...] = ()
+    bot_timeout: float = 10.0
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -127,11 +136,25 @@ def deal_seed(seed: int, deal: int) -> int:
     return seed * 1_000_003 + deal
 
 
-_CMD_PLAYERS: dict[str, Player] = {}
+_CMD_PLAYERS: dict[int, Player] = {}
+"""The external bots of this process, by entry: one process per entry (two entries with the
+same command get two processes, so no program sees two hands), reused from game to game."""
+
+
+class _Broken:
+    """Stands in for an external bot that could not be started: every request fails."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+        """Fail with the reason the bot did not start."""
+        raise ProtocolError(self.reason)
 
 
 def _close_cmd_players() -> None:
-    """Tell the external bots of this process to quit."""
+    """Tell the external bots of this process to quit (and end their process groups)."""
     while _CMD_PLAYERS:
         _, player = _CMD_PLAYERS.popitem()
         close = getattr(player, "close", None)
@@ -139,18 +162,31 @@ def _close_cmd_players() -> None:
             close()
 
 
-def _player(spec: str, seed: int, options: dict[str, Any]) -> Player:
+def _player(entry: int, spec: str, seed: int, options: dict[str, Any], timeout: float) -> Player:
     if spec.startswith("cmd:"):
-        # one external process per spec and worker, reused from game to game
-        player = _CMD_PLAYERS.get(spec)
+        player = _CMD_PLAYERS.get(entry)
         if player is None:
-            from tienlen.players.protocol import ProtocolPlayer
-
-            player = _CMD_PLAYERS[spec] = ProtocolPlayer(spec[4:])
+            try:
+                player = ProtocolPlayer(spec[4:], timeout=timeout)
+            except ProtocolError as e:
+                player = _Broken(f"entry {entry}", f"did not start: {e}")
+            _CMD_PLAYERS[entry] = player
         return player
     from tienlen.players.registry import make_bot
 
     return make_bot(spec, seed=seed, **options.get(spec, {}))
+
+
+def _worker_start() -> None:
+    """In a worker process: end its external bots when the worker ends, also when the
+    pool terminates it."""
+    multiprocessing.util.Finalize(None, _close_cmd_players, exitpriority=10)
+    signal.signal(signal.SIGTERM, _exit_on_term)
+
+
+def _exit_on_term(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up
+    raise SystemExit(128 + signum)
 
 
 def _play_deal(job: _Job) -> list[GameOutcome]:
@@ -164,7 +200,9 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
         seats = tuple((e + rotation) % n for e in range(n))
         by_seat: list[Player] = [None] * n  # type: ignore[list-item]
         for e, seat in enumerate(seats):
-            by_seat[seat] = _player(job.specs[e], base * 64 + rotation * 8 + e, options)
+            by_seat[seat] = _player(
+                e, job.specs[e], base * 64 + rotation * 8 + e, options, job.bot_timeout
+            )
         game = Game(rules, seed=base)
         problems: list[str] = []
         decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
@@ -337,6 +375,7 @@ class ArenaResult:
             "jobs": self.jobs,
             "decisions": decisions,
             "problems": len(self.problems),
+            "problem_lines": self.problems,
             "method": {
                 "rates": "95% Wilson score interval over games",
                 "means": "95% normal interval, standard error over per-deal means",
@@ -349,21 +388,36 @@ class ArenaResult:
         }
 
 
+def _check_command(command: str) -> None:
+    """Refuse a ``cmd:`` entry that names no program that can be found."""
+    try:
+        args = shlex.split(command)
+    except ValueError as e:
+        raise ValueError(f"bad bot command {quote(command)}: {e}") from None
+    if not args:
+        raise ValueError("a cmd: entry needs a command after 'cmd:'")
+    if shutil.which(args[0]) is None:
+        raise ValueError(f"bot program {quote(args[0])} not found (in cmd:{quote(command)})")
+
+
 def run_arena(
     rules: Rules,
     specs: Sequence[str],
     *,
     games: int,
-    seed: int = 1,
+    seed: int | None = None,
     jobs: int = 1,
     budget: Budget = _NO_BUDGET,
     bot_options: dict[str, dict[str, Any]] | None = None,
+    bot_timeout: float = 10.0,
     progress: Callable[[int, int], None] | None = None,
 ) -> ArenaResult:
     """Play at least ``games`` games (rounded up to whole deals: every deal is played once
     per seat rotation) between the bots ``specs`` (registry names or ``cmd:COMMAND``), one
-    per seat. ``jobs`` worker processes share the deals; ``progress(done, total)`` is
-    called as games finish."""
+    per seat. ``seed`` makes the run reproducible (``None``: a random seed, kept in the
+    result). ``jobs`` worker processes share the deals; ``progress(done, total)`` is
+    called as games finish. ``bot_timeout`` is a ``cmd:`` bot's time for its greeting and,
+    beyond ``budget``, for each answer (:class:`~tienlen.players.protocol.ProtocolPlayer`)."""
     import time
 
     n = rules.players
@@ -376,10 +430,19 @@ def run_arena(
             raise ValueError(f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'")
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games!r}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs!r}")
+    for spec in specs:
+        if spec.startswith("cmd:"):
+            _check_command(spec[4:])
+    if seed is None:
+        seed = secrets.randbelow(1 << 32)
     deals = -(-games // n)
     total = deals * n
     options = tuple(sorted((bot_options or {}).items()))
-    work = [_Job(rules, tuple(specs), seed, d, budget, options) for d in range(deals)]
+    if not 0 < bot_timeout < math.inf:
+        raise ValueError(f"bot_timeout must be a positive number of seconds, not {bot_timeout!r}")
+    work = [_Job(rules, tuple(specs), seed, d, budget, options, bot_timeout) for d in range(deals)]
     result = ArenaResult(rules, tuple(specs), tuple(entry_labels(specs)), seed, budget, jobs=jobs)
     start = time.perf_counter()
     done = 0
@@ -396,12 +459,19 @@ def run_arena(
             _close_cmd_players()
     else:
         ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-        with ctx.Pool(jobs) as pool:
+        pool = ctx.Pool(jobs, initializer=_worker_start)
+        try:
             for outcomes in pool.imap_unordered(_play_deal, work, chunksize=1):
                 result.outcomes.extend(outcomes)
                 done += n
                 if progress is not None:
                     progress(done, total)
+        except BaseException:
+            pool.terminate()  # SIGTERM: a worker still closes its bots on the way out
+            pool.join()
+            raise
+        pool.close()  # the workers end normally and close their bots
+        pool.join()
     result.outcomes.sort(key=lambda o: (o.deal, o.rotation))
     result.seconds = time.perf_counter() - start
     return result

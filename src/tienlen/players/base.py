@@ -9,6 +9,7 @@ never crashes a game: the fallback move is played and the problem is logged.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from tienlen.combos import PASS, Move
 from tienlen.observation import Observation
+from tienlen.text import printable
 
 __all__ = ["Budget", "Player", "choose_safely", "fallback_move"]
 
@@ -28,6 +30,17 @@ class Budget:
 
     seconds: float | None = None
     iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        # a nan or infinite time would make a search bot think forever
+        if self.seconds is not None and not 0 <= self.seconds < math.inf:
+            raise ValueError(
+                f"a time budget must be a finite number of seconds, not {self.seconds!r}"
+            )
+        if self.iterations is not None and (
+            isinstance(self.iterations, bool) or self.iterations < 1
+        ):
+            raise ValueError(f"an iteration budget must be at least 1, not {self.iterations!r}")
 
 
 @runtime_checkable
@@ -63,12 +76,12 @@ def choose_safely(
     try:
         move = player.choose(obs, legal, budget)
     except Exception as e:  # a bot must never crash a game
-        problem = f"{player.name} raised {type(e).__name__}: {e}"
+        problem = printable(f"{player.name} raised {type(e).__name__}: {e}", limit=500)
         log.warning(problem)
         return fallback_move(legal), problem
     elapsed = time.perf_counter() - start
     if move not in legal:
-        problem = f"{player.name} chose an illegal move {move!r}"
+        problem = printable(f"{player.name} chose an illegal move {move!r}", limit=500)
         log.warning(problem)
         return fallback_move(legal), problem
     if budget.seconds is not None and elapsed > budget.seconds + grace:

@@ -149,6 +149,7 @@ class IsmctsBot:
         self._rng = random.Random(seed)
         if iterations is None and seconds is None:
             seconds = 0.2
+        Budget(seconds=seconds, iterations=iterations)  # refuses nan, inf and 0 iterations
         self.iterations = iterations
         self.seconds = seconds
         self.exploration = exploration
