@@ -40,7 +40,7 @@ from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.protocol import ProtocolError, ProtocolPlayer
 from tienlen.rules import Rules
-from tienlen.text import quote
+from tienlen.text import printable, quote
 
 __all__ = [
     "ArenaResult",
@@ -58,13 +58,26 @@ Z95 = 1.959963984540054
 _NO_BUDGET = Budget()
 
 
+def _program_name(command: str) -> str:
+    """What to call a bot command: its script (the first argument that is a file, as in
+    ``python bots/mine.py``), else its last word."""
+    try:
+        args = shlex.split(command)
+    except ValueError:
+        args = command.split()
+    if not args:
+        return command
+    script = next((a for a in args[1:] if os.path.isfile(a)), args[-1])
+    return printable(os.path.basename(script) or script, limit=40)
+
+
 def entry_labels(specs: Sequence[str]) -> list[str]:
     """Display labels: a spec used more than once gets ``#1``, ``#2`` … (``greedy#2``)."""
     labels = []
     for i, spec in enumerate(specs):
         base = spec
         if spec.startswith("cmd:"):
-            base = "cmd:" + os.path.basename(spec[4:].split()[-1]) if spec[4:].split() else spec
+            base = "cmd:" + _program_name(spec[4:])
         if specs.count(spec) > 1:
             labels.append(f"{base}#{specs[: i + 1].count(spec)}")
         else:
@@ -166,10 +179,11 @@ def _player(entry: int, spec: str, seed: int, options: dict[str, Any], timeout: 
     if spec.startswith("cmd:"):
         player = _CMD_PLAYERS.get(entry)
         if player is None:
+            name = _program_name(spec[4:])
             try:
-                player = ProtocolPlayer(spec[4:], timeout=timeout)
+                player = ProtocolPlayer(spec[4:], timeout=timeout, name=name)
             except ProtocolError as e:
-                player = _Broken(f"entry {entry}", f"did not start: {e}")
+                player = _Broken(name, f"did not start: {e}")
             _CMD_PLAYERS[entry] = player
         return player
     from tienlen.players.registry import make_bot

@@ -177,7 +177,8 @@ class ProtocolPlayer:
     """A player that is an external program speaking the protocol.
 
     ``command`` is a shell-like command line (``"python my_bot.py"``). The program is
-    started at once, in a process group of its own, and greeted; ``timeout`` is the number
+    started at once, in a process group of its own, and greeted (``name`` is what to call
+    it until it gives its own name; by default its last word); ``timeout`` is the number
     of seconds allowed for the greeting and, beyond the move budget, for each answer: the
     whole exchange (writing the request, reading the answer, skipping late answers to
     earlier requests) must fit in it. Lines longer than :data:`MAX_REPLY_BYTES` are refused.
@@ -190,7 +191,9 @@ class ProtocolPlayer:
     Its name and everything it says are quoted with control characters escaped.
     """
 
-    def __init__(self, command: str | Sequence[str], *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, command: str | Sequence[str], *, timeout: float = 10.0, name: str | None = None
+    ) -> None:
         args = shlex.split(command) if isinstance(command, str) else list(command)
         if not args:
             raise ValueError("empty bot command")
@@ -198,7 +201,7 @@ class ProtocolPlayer:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.command = args
         self.timeout = timeout
-        self.name = printable(os.path.basename(args[-1]) or args[-1], limit=MAX_NAME_CHARS)
+        self.name = printable(name or os.path.basename(args[-1]) or args[-1], limit=MAX_NAME_CHARS)
         self._next_id = 0
         self._stopped: str | None = None
         self._buffer = bytearray()
