@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Final
 
+from .text import quote
+
 __all__ = [
     "RANKS",
     "SUITS",
@@ -80,13 +82,13 @@ class Card:
         if s.endswith("'"):
             copy, s = 1, s[:-1]
         if len(s) < 2:
-            raise CardParseError(f"not a card: {text!r} (write e.g. '3s', '10h', 'Q♦')")
+            raise CardParseError(f"not a card: {quote(text)} (write e.g. '3s', '10h', 'Q♦')")
         rank = _RANK_BY_NAME.get(s[:-1].upper(), -1)
         suit = _SUIT_BY_NAME.get(s[-1].lower(), -1)
         if rank < 0:
-            raise CardParseError(f"unknown rank in {text!r}: use 3-10, J, Q, K, A or 2")
+            raise CardParseError(f"unknown rank in {quote(text)}: use 3-10, J, Q, K, A or 2")
         if suit < 0:
-            raise CardParseError(f"unknown suit in {text!r}: use s c d h or ♠ ♣ ♦ ♥")
+            raise CardParseError(f"unknown suit in {quote(text)}: use s c d h or ♠ ♣ ♦ ♥")
         return _BY_ID[(rank * 4 + suit) * 2 + copy]
 
     @property
@@ -170,13 +172,15 @@ def deck(decks: int = 1) -> tuple[Card, ...]:
 def parse_cards(text: str) -> tuple[Card, ...]:
     """Read cards separated by spaces or commas: ``parse_cards("3s 3h 10d 2h")``.
 
-    Raises :class:`CardParseError` quoting the offending token, or the whole input if a
-    card is named twice.
+    Raises :class:`CardParseError` quoting the offending token, or the start of the input
+    if a card is named twice or it names more cards than two decks hold.
     """
     tokens = text.replace(",", " ").split()
+    if len(tokens) > len(_BY_ID):
+        raise CardParseError(f"{len(tokens)} cards named, more than two decks hold: {quote(text)}")
     cards = tuple(Card.parse(t) for t in tokens)
     if len(set(cards)) != len(cards):
-        raise CardParseError(f"a card is named twice in {text!r}")
+        raise CardParseError(f"a card is named twice in {quote(text)}")
     return cards
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .cards import RANKS
+from .text import quote
 
 __all__ = ["KINDS", "Pattern", "PatternError", "parse_pattern"]
 
@@ -68,16 +69,17 @@ def parse_pattern(text: str) -> Pattern:
     m = _PATTERN.match(text)
     if not m or m["kind"] not in KINDS:
         raise PatternError(
-            f"not a combination pattern: {text!r} (write e.g. 'quad', 'pair_run3+', 'single@2')"
+            f"not a combination pattern: {quote(text)} "
+            "(write e.g. 'quad', 'pair_run3+', 'single@2')"
         )
     size = int(m["size"]) if m["size"] else None
     if m["more"] and size is None:
-        raise PatternError(f"'+' needs a size in pattern {text!r}")
+        raise PatternError(f"'+' needs a size in pattern {quote(text)}")
     top_rank = None
     if m["rank"] is not None:
         name = m["rank"].upper()
         if name not in RANKS:
-            raise PatternError(f"unknown rank {m['rank']!r} in pattern {text!r}")
+            raise PatternError(f"unknown rank {quote(m['rank'])} in pattern {quote(text)}")
         top_rank = RANKS.index(name)
     if size is None:
         return Pattern(m["kind"], top_rank=top_rank)

@@ -37,6 +37,7 @@ from typing import Any, Literal, NamedTuple
 from .cards import CardParseError, format_cards, parse_cards
 from .game import Game, TradeOffer
 from .rules import RULESETS, Rules, RulesError
+from .text import quote
 
 __all__ = [
     "FORMAT",
@@ -312,14 +313,14 @@ class GameRecord:
                 try:
                     value = json.loads(m.group(2))
                 except json.JSONDecodeError:
-                    raise RecordError(f"line {lineno}: bad tag value in {line!r}") from None
+                    raise RecordError(f"line {lineno}: bad tag value in {quote(line)}") from None
                 tags[m.group(1)] = str(value)
                 continue
             if line.startswith("["):
-                raise RecordError(f'line {lineno}: bad tag {line!r} (write [Name "value"])')
+                raise RecordError(f'line {lineno}: bad tag {quote(line)} (write [Name "value"])')
             body.append(line)
         if tags.get("Format", FORMAT) != FORMAT:
-            raise RecordError(f"not a tienlen game record (Format {tags['Format']!r})")
+            raise RecordError(f"not a tienlen game record (Format {quote(tags['Format'])})")
         version = tags.get("Version", "1")
         if not version.isdigit() or not 1 <= int(version) <= VERSION:
             raise RecordError(f"record version {version!r} is not supported (1-{VERSION})")
@@ -331,7 +332,7 @@ class GameRecord:
             try:
                 knobs = json.loads(tags["Knobs"])
             except json.JSONDecodeError:
-                raise RecordError(f"the Knobs tag is not JSON: {tags['Knobs']!r}") from None
+                raise RecordError(f"the Knobs tag is not JSON: {quote(tags['Knobs'])}") from None
             if not isinstance(knobs, dict):
                 raise RecordError("the Knobs tag must be a JSON object")
             data.update(knobs)
@@ -641,7 +642,7 @@ def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...]
         if m:
             groups.append((int(m.group(1)), []))
         elif not groups:
-            raise RecordError(f"{tok!r} before any seat (write e.g. 'S0 3♠ 4♠')")
+            raise RecordError(f"{quote(tok)} before any seat (write e.g. 'S0 3♠ 4♠')")
         else:
             groups[-1][1].append(tok)
     for seat, words in groups:
@@ -683,7 +684,7 @@ def _ascii(text: str, where: str) -> str:
     except CardParseError as e:
         raise RecordError(f"{where}: {e}") from None
     if not cards and text.strip():
-        raise RecordError(f"{where}: no cards in {text!r}")
+        raise RecordError(f"{where}: no cards in {quote(text)}")
     return format_cards(cards, ascii=True)
 
 
@@ -702,7 +703,7 @@ def _seats(seats: Sequence[int]) -> str:
 def _seat(text: str, where: str) -> int:
     m = _SEAT.match(text.strip())
     if not m:
-        raise RecordError(f"{where}: {text!r} is not a seat (write S0, S1, ...)")
+        raise RecordError(f"{where}: {quote(text)} is not a seat (write S0, S1, ...)")
     return int(m.group(1))
 
 
@@ -714,7 +715,7 @@ def _int(text: str, where: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise RecordError(f"{where}: {text!r} is not a number") from None
+        raise RecordError(f"{where}: {quote(text)} is not a number") from None
 
 
 def _int_tuple(value: Any, where: str) -> tuple[int, ...]:

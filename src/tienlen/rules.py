@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from .cards import Card
 from .patterns import KINDS, parse_pattern
+from .text import quote
 
-__all__ = ["INSTANT_WINS", "RULESETS", "Rules", "RulesError"]
+__all__ = ["INSTANT_WINS", "MAX_COMBINATIONS", "RULESETS", "Rules", "RulesError"]
 
 FirstLead = Literal["lowest-single", "must-include-lowest", "holder-free", "holder-may-decline"]
 LaterLeads = Literal["winner", "as-first"]
@@ -34,6 +36,12 @@ TieRule = Literal["forbid", "later-wins", "highest-distinct", "red-beats-blue"]
 Trading = Literal["none", "mutual", "san-jose"]
 Scoring = Literal["stake", "scorepad", "per-card", "winner-takes-all", "proplay"]
 Direction = Literal["clockwise", "anticlockwise"]
+
+#: The most combinations (:attr:`Rules.most_combinations`) a hand may be able to form: the
+#: engine lists them all, so rules past this (two decks dealt out to two players: about
+#: 3e11) would take minutes and gigabytes for one hand. Every preset is under 13,000;
+#: two players sharing one deck, under 2,000,000.
+MAX_COMBINATIONS = 3_000_000
 
 #: Instant-win hands (tới trắng) the engine knows.
 INSTANT_WINS = ("four-twos", "six-pairs", "three-triples", "dragon", "five-consecutive-pairs")
@@ -176,7 +184,7 @@ class Rules:
             base = _PRESETS[name]
         except KeyError:
             raise RulesError(
-                f"unknown rule set {name!r}; valid names: {', '.join(RULESETS)}"
+                f"unknown rule set {quote(str(name))}; valid names: {', '.join(RULESETS)}"
             ) from None
         return dataclasses.replace(base, **overrides) if overrides else base
 
@@ -195,6 +203,32 @@ class Rules:
         if self.hand_size == "all":
             return 52 * self.decks // self.players
         return self.hand_size
+
+    @property
+    def most_combinations(self) -> int:
+        """An upper bound on the combinations one hand can form under these rules (and so
+        on its legal moves); see :data:`MAX_COMBINATIONS`."""
+        h, copies = self.cards_per_hand, 4 * self.decks
+        kinds = set(BASE_KINDS + self.extra_kinds)
+        total = 13 * sum(_choose(min(copies, h), k) for k in range(1, 5))
+        runs = (
+            ("straight", self.min_straight, self.twos_in_straight),
+            ("pair_run", self.min_pair_run, self.twos_in_pair_run),
+            ("triple_run", self.min_triple_run, self.twos_in_pair_run),
+            ("quad_run", self.min_quad_run, self.twos_in_pair_run),
+        )
+        for per, (kind, shortest, twos) in enumerate(runs, start=1):
+            if kind not in kinds:
+                continue
+            longest = 13 if twos == "top" else 12
+            for n in range(shortest, longest + 1):
+                # a run of n ranks has the most choices with the cards spread evenly
+                total += (longest - n + 1) * _choose(min(copies, h / n), per) ** n
+        if "multi_quad" in kinds:
+            ranks = min(13, h // 4)
+            for n in range(self.min_quad_run, ranks + 1):
+                total += math.comb(ranks, n) * _choose(min(copies, h / n), 4) ** n
+        return math.ceil(total)
 
     @property
     def step(self) -> int:
@@ -282,6 +316,21 @@ class Rules:
             raise bad("min_quad_run must be at least 2")
         if self.single_killer is not None:
             Card.parse(self.single_killer)
+        most = self.most_combinations
+        if most > MAX_COMBINATIONS:
+            raise bad(
+                f"a hand of {self.cards_per_hand} cards from {self.decks} deck(s) can form up "
+                f"to about {most:.2g} combinations, more than the {MAX_COMBINATIONS:,} the "
+                "engine allows; deal fewer cards (hand_size) or use one deck"
+            )
+
+
+def _choose(n: float, k: int) -> float:
+    """n choose k, for a real n (0 below k)."""
+    out = 1.0
+    for i in range(k):
+        out *= max(n - i, 0.0) / (i + 1)
+    return out
 
 
 # --- the presets ------------------------------------------------------------------------
