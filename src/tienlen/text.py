@@ -12,10 +12,12 @@ messages; :func:`printable` keeps a terminal from being retitled or cleared by t
 
 from __future__ import annotations
 
-__all__ = ["QUOTE_LIMIT", "printable", "quote"]
+__all__ = ["NAME_CHARS", "QUOTE_LIMIT", "printable", "quote"]
 
 #: How many characters of an input an error message quotes.
 QUOTE_LIMIT = 60
+#: How many characters of a player's or bot's name are shown.
+NAME_CHARS = 40
 
 
 def _escape(ch: str) -> str:

@@ -8,6 +8,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from tienlen.text import printable
+
 # Subcommand modules, in the order ``tienlen --help`` lists them.
 COMMANDS = ("play", "rules", "replay", "arena", "bot")
 
@@ -40,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (ValueError, OSError) as e:
-        print(f"tienlen: error: {e}", file=sys.stderr)
+        # the message may quote a file or a bot: no raw control characters, no 50 MB line
+        print(f"tienlen: error: {printable(str(e), limit=2000)}", file=sys.stderr)
         return 2
 
 

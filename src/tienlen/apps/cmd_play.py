@@ -16,6 +16,7 @@ import dataclasses
 from typing import Any
 
 from tienlen import RULESETS, Rules
+from tienlen.text import quote
 
 __all__ = ["register", "run", "settings_from_args"]
 
@@ -56,11 +57,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--games", type=int, default=None, help="games in the match (default 5)")
     p.add_argument("--target", type=int, help="end the match when a player reaches this score")
     p.add_argument(
-        "--seed", help="seed of the deals and bots (default: random, shown in the title)"
+        "--seed",
+        help="seed of the deals and bots, shown in the title (default: a secret random one, "
+        "kept only in the saved records)",
     )
     p.add_argument("--fast", action="store_true", help="bots play at once (no pause)")
     p.add_argument(
-        "--delay", type=float, default=0.6, help="seconds a bot pauses before playing (default 0.6)"
+        "--delay",
+        type=_delay,
+        default=0.6,
+        help="seconds a bot pauses before playing (default 0.6)",
     )
     p.add_argument("--start", action="store_true", help="skip the new-match screen")
     p.add_argument(
@@ -78,6 +84,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--plain", action="store_true", help="line-based game on stdin/stdout")
     p.add_argument("--ascii", action="store_true", help="with --plain: suits as letters (3s 10h)")
     p.set_defaults(func=run)
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {quote(text)}") from None
+    if not 0 <= value <= 60:  # nan fails this too
+        raise argparse.ArgumentTypeError(f"must be 0 to 60 seconds, not {text}")
+    return value
 
 
 def _seed(text: str | None) -> int | str | None:

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from tienlen.cards import cards_of_mask, format_cards
 from tienlen.record import GameRecord, RecordedAction, read, replay
 from tienlen.scoring import payments
+from tienlen.text import NAME_CHARS, printable
 
 #: The ``format`` of a saved match: ``{"format": "tienlen-match", "games": [records]}``.
 MATCH_FORMAT = "tienlen-match"
@@ -109,7 +110,10 @@ def show(
 ) -> None:
     """Print ``record`` action by action (the replay raises on an illegal action)."""
     rules = record.rules
-    names = record.names or tuple(f"S{i}" for i in range(rules.players))
+    # names come from the file: escaped, so a record cannot retitle or clear the terminal
+    names = tuple(printable(n, limit=NAME_CHARS) for n in record.names or ()) or tuple(
+        f"S{i}" for i in range(rules.players)
+    )
 
     def cards(mask: int) -> str:
         return format_cards(cards_of_mask(mask), ascii=ascii) or "-"
@@ -120,7 +124,7 @@ def show(
     game = record.new_game()
     print(f"{rules.name}, {rules.players} players, {len(record.actions)} actions", file=out)
     if record.seed is not None:
-        print(f"seed {record.seed}", file=out)
+        print(f"seed {printable(str(record.seed), limit=200)}", file=out)
     print("Hands dealt:", file=out)
     for seat, mask in enumerate(game.hand_masks):
         print(f"  {who(seat)}: {cards(mask)}", file=out)

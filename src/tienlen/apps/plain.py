@@ -17,14 +17,17 @@ from typing import TextIO
 
 from tienlen import Card
 from tienlen.cards import format_cards
+from tienlen.text import printable
 
 from .tui.controller import HUMAN, MatchController, Settings, describe_move
 from .tui.texts import HELP_PLAIN
 
-__all__ = ["PlainGame", "play_plain"]
+__all__ = ["MAX_LINE", "PlainGame", "play_plain"]
 
 #: How many legal moves ``moves`` lists.
 _MOVES_SHOWN = 40
+#: The longest input line read (a move of every card of two decks is under 450).
+MAX_LINE = 1000
 
 
 class PlainGame:
@@ -47,7 +50,9 @@ class PlainGame:
         self._echo = not (isatty and isatty())
 
     def say(self, text: str = "") -> None:
-        """Print one line (suit symbols become letters with ``ascii``)."""
+        """Print one line (suit symbols become letters with ``ascii``; control characters,
+        say from a typed line, are escaped)."""
+        text = printable(text)
         if self.ascii:
             text = _asciify(text)
         print(text, file=self.stdout, flush=True)
@@ -61,10 +66,8 @@ class PlainGame:
         """Play until the match ends, ``quit`` or end of input; returns the exit status."""
         ctl = self.ctl
         r = ctl.rules
-        self.say(
-            f"Tiến Lên, {r.name} rules, {r.players} players, seed {ctl.seed}. "
-            "Type help for commands."
-        )
+        seeded = f", seed {ctl.seed}" if ctl.seeded else ""
+        self.say(f"Tiến Lên, {r.name} rules, {r.players} players{seeded}. Type help for commands.")
         for seat in range(1, r.players):
             self.say(f"Seat {seat}: {ctl.label(seat)}")
         while True:
@@ -95,14 +98,19 @@ class PlainGame:
         while True:
             self.stdout.write("> ")
             self.stdout.flush()
-            line = self.stdin.readline()
+            line = self.stdin.readline(MAX_LINE + 1)
             if not line:
                 self.say("")
                 self.say("End of input: the game stops here.")
                 return False
+            if len(line) > MAX_LINE:
+                while line and not line.endswith("\n"):  # skip the rest of it
+                    line = self.stdin.readline(MAX_LINE)
+                self.say(f"That line is longer than {MAX_LINE} characters; type a move.")
+                continue
             text = line.strip()
             if self._echo:
-                self.stdout.write(text + "\n")
+                self.stdout.write(printable(text) + "\n")
             word = text.lower()
             ctl = self.ctl
             if not text:

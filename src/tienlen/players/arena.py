@@ -40,7 +40,7 @@ from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.protocol import ProtocolError, ProtocolPlayer
 from tienlen.rules import Rules
-from tienlen.text import printable, quote
+from tienlen.text import NAME_CHARS, printable, quote
 
 __all__ = [
     "ArenaResult",
@@ -68,7 +68,7 @@ def _program_name(command: str) -> str:
     if not args:
         return command
     script = next((a for a in args[1:] if os.path.isfile(a)), args[-1])
-    return printable(os.path.basename(script) or script, limit=40)
+    return printable(os.path.basename(script) or script, limit=NAME_CHARS)
 
 
 def entry_labels(specs: Sequence[str]) -> list[str]:

@@ -40,7 +40,7 @@ from tienlen.game import Action, TradeOffer
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
 from tienlen.rules import Rules
-from tienlen.text import QUOTE_LIMIT, printable, quote
+from tienlen.text import NAME_CHARS, QUOTE_LIMIT, printable, quote
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -169,8 +169,6 @@ MAX_REPLY_BYTES = 64 * 1024
 MAX_BUFFERED_BYTES = 1024 * 1024
 #: How much of a bot's standard error is kept, to quote when it fails.
 STDERR_TAIL_BYTES = 2048
-#: The longest bot name shown (longer names are cut).
-MAX_NAME_CHARS = 40
 
 
 class ProtocolPlayer:
@@ -201,7 +199,7 @@ class ProtocolPlayer:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         self.command = args
         self.timeout = timeout
-        self.name = printable(name or os.path.basename(args[-1]) or args[-1], limit=MAX_NAME_CHARS)
+        self.name = printable(name or os.path.basename(args[-1]) or args[-1], limit=NAME_CHARS)
         self._next_id = 0
         self._stopped: str | None = None
         self._buffer = bytearray()
@@ -231,7 +229,7 @@ class ProtocolPlayer:
             raise
         name = reply.get("name")
         if isinstance(name, str) and name.strip():
-            self.name = printable(name.strip(), limit=MAX_NAME_CHARS)
+            self.name = printable(name.strip(), limit=NAME_CHARS)
 
     # --- the exchange -----------------------------------------------------------------
     def _exchange(self, message: dict[str, Any], ident: int | None, extra: float = 0.0) -> Any:

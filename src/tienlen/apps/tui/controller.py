@@ -12,7 +12,8 @@ Nothing here imports Textual, so the plain line-based game drives the same contr
 from __future__ import annotations
 
 import json
-import random
+import math
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,8 +82,8 @@ class Settings:
             raise ValueError(f"a match lasts at least one game, not {self.games!r}")
         if self.target is not None and self.target < 1:
             raise ValueError(f"the target must be at least 1 point, not {self.target!r}")
-        if self.delay < 0:
-            raise ValueError(f"the bot delay cannot be negative, not {self.delay!r}")
+        if not 0 <= self.delay < math.inf:  # nan fails this too
+            raise ValueError(f"the bot delay must be 0 seconds or more, not {self.delay!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (:meth:`from_dict` reads it back)."""
@@ -226,8 +227,11 @@ class MatchController(Observable):
 
     def __init__(self, settings: Settings, *, budget: Budget | None = None) -> None:
         seed = settings.seed
+        self.seeded = seed is not None
+        """Whether the person gave the seed (only then is it shown during the match)."""
         if seed is None:
-            seed = random.SystemRandom().randrange(10**6)
+            # 128 secret bits: the deals cannot be found by trying seeds against a hand
+            seed = secrets.token_hex(16)
         self.settings = settings
         self.seed: int | str = seed
         self.budget = budget or Budget()
@@ -598,12 +602,14 @@ class MatchController(Observable):
         return f"Your turn: beat {self.names[top.seat]}'s {top.move.describe()} or pass"
 
     def title(self) -> str:
-        """The header line: rules, game number, match length, seed."""
+        """The header line: rules, game number, match length, and the seed if one was given
+        (an unseeded match's seed shows only in its saved records)."""
         m = self.match
         parts = [self.rules.name, f"game {m.number}" + (f" of {m.games}" if m.games else "")]
         if m.target:
             parts.append(f"to {m.target} points")
-        parts.append(f"seed {self.seed}")
+        if self.seeded:
+            parts.append(f"seed {self.seed}")
         return " · ".join(parts)
 
     def view(self) -> TableView:

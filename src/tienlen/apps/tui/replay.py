@@ -13,6 +13,7 @@ from typing import Any
 
 from tienlen import Game
 from tienlen.record import GameRecord, read, replay
+from tienlen.text import NAME_CHARS, printable
 
 from .controller import MATCH_FORMAT, PileEntry, SeatView, TableView, describe_move
 from .observable import Observable
@@ -85,11 +86,12 @@ class ReplayModel(Observable):
     # --- questions ---------------------------------------------------------------------
     @property
     def names(self) -> tuple[str, ...]:
-        """Seat names: the record's own, else the game's defaults."""
+        """Seat names: the record's own (control characters escaped), else the game's
+        defaults."""
         rec = self.records[self.index]
         n = rec.rules.players
         if rec.names and len(rec.names) == n:
-            return tuple(rec.names)
+            return tuple(printable(name, limit=NAME_CHARS) for name in rec.names)
         return tuple(SEAT_NAMES[s] if s < len(SEAT_NAMES) else f"Seat {s}" for s in range(n))
 
     @property

@@ -1,0 +1,88 @@
+"""Hostile files and players: names and typed lines reach the screen with control
+characters escaped, long lines are refused, and an unseeded match's deals cannot be
+derived from what the game shows."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tienlen import Game, Rules
+from tienlen.apps.cli import main
+from tienlen.apps.plain import MAX_LINE, play_plain
+from tienlen.apps.tui.controller import MatchController, Settings
+from tienlen.apps.tui.replay import ReplayModel
+from tienlen.record import to_json
+
+EVIL = "Eve\x1b]0;owned\x07\x1b[2J\u202e"
+SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=1, seed=7)
+
+
+def evil_record(tmp_path: Path) -> Path:
+    game = Game("standard", hands=["3s 9d", "2h", "4d 5d", "Ks"])
+    for move in ("3s", "2h", "pass", "pass", "pass", "4d", "Ks", "pass", "pass", "9d"):
+        game.play(move)
+    path = tmp_path / "evil.json"
+    path.write_text(to_json(game, names=[EVIL, "Ben", "[b]Carla[/b]", "Dan"]), encoding="utf-8")
+    return path
+
+
+def test_replay_escapes_the_names_of_a_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(evil_record(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "1. Eve\\x1b]0;owned\\x07\\x1b[2J\\u202e (S0) plays 3♠" in out
+
+
+def test_the_replay_viewer_escapes_the_names_too(tmp_path: Path) -> None:
+    data = json.loads(evil_record(tmp_path).read_text(encoding="utf-8"))
+    from tienlen.record import read
+
+    model = ReplayModel([read(data)])
+    assert model.names[0] == "Eve\\x1b]0;owned\\x07\\x1b[2J\\u202e"
+    assert model.names[2] == "[b]Carla[/b]"  # shown as rich Text, never read as markup
+
+
+def test_plain_game_escapes_what_is_typed_and_refuses_huge_lines() -> None:
+    out = io.StringIO()
+    lines = "3s\x1b[2J\x07\n" + "3s " * MAX_LINE + "\nquit\n"
+    assert play_plain(SETTINGS, stdin=io.StringIO(lines), stdout=out) == 0
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "3s\\x1b[2J\\x07" in text
+    assert f"That line is longer than {MAX_LINE} characters" in text
+    assert "3s 3s 3s 3s" not in text  # the long line is neither echoed nor quoted
+    assert text.rstrip().endswith("Goodbye.")
+
+
+def test_an_unseeded_match_shows_no_seed_and_deals_afresh_each_time() -> None:
+    settings = dataclasses.replace(SETTINGS, seed=None)
+    titles, heads, deals = set(), set(), set()
+    for _ in range(1000):
+        ctl = MatchController(settings)
+        titles.add(ctl.title())
+        deals.add(ctl.game.setup.hands)
+        if len(heads) < 3:
+            out = io.StringIO()
+            play_plain(settings, stdin=io.StringIO(""), stdout=out, controller=ctl)
+            heads.add(out.getvalue().splitlines()[0])
+    # what the person sees is the same for every match, so it tells nothing of the deal
+    assert titles == {"standard · game 1 of 1"}
+    assert heads == {"Tiến Lên, standard rules, 4 players. Type help for commands."}
+    assert len(deals) == 1000
+    # the seed is kept for the record: 128 secret bits, not a number one could try out
+    assert isinstance(ctl.seed, str) and len(ctl.seed) == 32
+    assert ctl.records()[0]["seed"] == f"{ctl.seed}/game1"
+
+
+def test_a_seeded_match_says_so() -> None:
+    ctl = MatchController(SETTINGS)
+    assert ctl.title().endswith("seed 7")
+    again = MatchController(SETTINGS)
+    assert again.game.setup.hands == ctl.game.setup.hands
