@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
         epilog="House-rule options: " + "; ".join(f"{o.key}: {o.label}" for o in OPTIONS),
     )
     p.add_argument(
-        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+        "--rules", metavar="NAME", help=f"rule set: {', '.join(RULESETS)} (default standard)"
     )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
@@ -77,6 +77,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--resume", metavar="FILE", help="resume a saved match")
     p.add_argument(
+        "--switch-rules",
+        action="store_true",
+        help="with --resume: play on under the save's rules even if --rules, --players, "
+        "--decks or --option ask for others",
+    )
+    p.add_argument(
         "--replay",
         metavar="FILE",
         help="step through a game record or saved match, every hand visible",
@@ -107,7 +113,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     from .tui.controller import Settings
     from .tui.texts import apply_options
 
-    rules = Rules.preset(args.rules)
+    rules = Rules.preset(args.rules or "standard")
     changes: dict[str, Any] = {}
     if args.players is not None:
         changes["players"] = args.players
@@ -158,6 +164,14 @@ def run(args: argparse.Namespace) -> int:
         from .tui.controller import MatchController
 
         controller = MatchController.load(args.resume, delay=settings.delay)
+        asked = args.rules or args.players or args.decks or args.option
+        if asked and settings.rules != controller.rules and not args.switch_rules:
+            raise ValueError(
+                f"{args.resume} is a match under other rules ({controller.rules.name}, "
+                f"{controller.rules.players} players) than you asked for "
+                f"({settings.rules.name}, {settings.rules.players} players); resume it "
+                "without rule options, or add --switch-rules to play on under the save's rules"
+            )
     if args.plain:
         from .plain import play_plain
 

@@ -28,7 +28,9 @@ from tienlen.players.hint import hint
 from tienlen.record import load as load_record
 from tienlen.record import record_of
 from tienlen.scoring import Payment, payments
+from tienlen.text import NAME_CHARS, printable, quote
 
+from ..files import write_atomic
 from .observable import Observable
 from .seats import SEAT_NAMES, bot_info, make_player
 
@@ -252,6 +254,9 @@ class MatchController(Observable):
         self.note_kind = "info"
         self.log: list[str] = []
         self.problems: list[str] = []
+        # what a resumed match's file held, kept for the next save
+        self._file: dict[str, Any] = {}
+        self._file_names: tuple[str, ...] | None = None
         super().__init__()
         self._combo_index = -1
         self._combo_base = 0
@@ -655,25 +660,42 @@ class MatchController(Observable):
     def records(self) -> list[dict[str, Any]]:
         """Every game of the match so far as a game record (:mod:`tienlen.record`)."""
         games = [*self.finished, self.game]
+        names = self._file_names or self.names
         return [
-            record_of(g, seed=self.match.seed_of(number), names=self.names)
+            record_of(g, seed=self.match.seed_of(number), names=names)
             for number, g in enumerate(games, start=1)
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """The match as a JSON-ready dict: settings, scores and every game's record."""
+        """The match as a JSON-ready dict: settings, scores and every game's record. A
+        resumed match keeps what its file held that this version does not write (unknown
+        fields at any of these levels)."""
+        kept = self._file
+        settings = {**self.settings.to_dict(), "seed": self.seed}
+        games = self.records()
+        old_games = kept.get("games")
+        if isinstance(old_games, list):
+            games = [
+                {**old, **new} if isinstance(old, dict) else new
+                for old, new in zip(old_games, games, strict=False)
+            ] + games[len(old_games) :]
+        old_settings = kept.get("settings")
         return {
+            **kept,
             "format": MATCH_FORMAT,
             "version": MATCH_VERSION,
-            "settings": {**self.settings.to_dict(), "seed": self.seed},
+            "seeded": self.seeded,
+            "settings": {**old_settings, **settings}
+            if isinstance(old_settings, dict)
+            else settings,
             "scores": list(self.match.scores),
-            "games": self.records(),
+            "games": games,
         }
 
     def save(self, path: str | Path) -> Path:
-        """Write the match to ``path`` (JSON); returns the path."""
-        p = Path(path)
-        p.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n", "utf-8")
+        """Write the match to ``path`` (JSON) atomically: a failed write leaves the previous
+        save as it was. Returns the path."""
+        p = write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
         self._say(f"match saved to {p}")
         self._changed()
         return p
@@ -687,11 +709,22 @@ class MatchController(Observable):
         if data.get("version") != MATCH_VERSION:
             raise ValueError(f"unsupported match file version {data.get('version')!r}")
         ctl = cls(Settings.from_dict(data["settings"], delay=delay))
+        ctl.seeded = data.get("seeded", True) is not False  # older saves showed their seed
+        ctl._file = data
         for number, record in enumerate(data["games"], start=1):
             if number > 1:
                 ctl.next_game()
             recorded = load_record(record)
             g = ctl.game
+            if recorded.rules != ctl.rules:
+                raise ValueError(
+                    f"game {number} of the file was played under other rules "
+                    f"({quote(recorded.rules.name)}) than the match ({quote(ctl.rules.name)})"
+                )
+            names = record.get("names") if number == 1 else None
+            if isinstance(names, list) and len(names) == len(ctl.names):
+                ctl._file_names = tuple(str(n) for n in names)
+                ctl.names = tuple(printable(n, limit=NAME_CHARS) for n in ctl._file_names)
             if recorded.setup.hands != g.setup.hands:
                 raise ValueError(f"game {number} of the file was not dealt from its seed")
             if recorded.trades:
