@@ -109,3 +109,18 @@ def test_printable_escapes_terminal_controls() -> None:
     assert printable("A\x1b]0;owned\x07\x1b[2J\u202eB") == "A\\x1b]0;owned\\x07\\x1b[2J\\u202eB"
     assert printable("Ann ♠ Lê") == "Ann ♠ Lê"
     assert printable("abcdef", limit=3) == "abc…"
+
+
+def test_files_past_the_size_cap_are_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tienlen.apps.cli import main
+    from tienlen.apps.files import MAX_FILE_CHARS
+
+    big = tmp_path / "big.json"
+    big.write_text('{"format": "tienlen-game", "x": "' + "x" * MAX_FILE_CHARS + '"}')
+    for argv in (["replay", str(big)], ["play", "--plain", "--resume", str(big)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"longer than {MAX_FILE_CHARS:,} characters" in err
+        assert len(err) < 300

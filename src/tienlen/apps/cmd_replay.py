@@ -12,6 +12,8 @@ from tienlen.record import GameRecord, RecordedAction, read, replay
 from tienlen.scoring import payments
 from tienlen.text import NAME_CHARS, printable
 
+from .files import read_text
+
 #: The ``format`` of a saved match: ``{"format": "tienlen-match", "games": [records]}``.
 MATCH_FORMAT = "tienlen-match"
 
@@ -61,11 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
         run_replay(args.file)
         return 0
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
+    text = read_text(args.file)
     records = records_in(text)
     for number, record in enumerate(records, 1):
         if len(records) > 1:

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["MAX_FILE_CHARS", "read_text", "write_atomic"]
+
+#: The most characters of a record or saved match read (a long match is well under 1 MB).
+MAX_FILE_CHARS = 8 * 1024 * 1024
+
+
+def read_text(path: str | Path, *, limit: int = MAX_FILE_CHARS) -> str:
+    """The UTF-8 text of ``path`` (``"-"``: standard input), refused past ``limit``
+    characters before more is read."""
+    if str(path) == "-":
+        text = sys.stdin.read(limit + 1)
+    else:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(limit + 1)
+    if len(text) > limit:
+        raise ValueError(f"{path}: longer than {limit:,} characters; not a tienlen file")
+    return text
 
 
 def write_atomic(path: str | Path, text: str) -> Path:

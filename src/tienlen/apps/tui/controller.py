@@ -30,7 +30,7 @@ from tienlen.record import record_of
 from tienlen.scoring import Payment, payments
 from tienlen.text import NAME_CHARS, printable, quote
 
-from ..files import write_atomic
+from ..files import read_text, write_atomic
 from .observable import Observable
 from .seats import SEAT_NAMES, bot_info, make_player
 
@@ -742,7 +742,7 @@ class MatchController(Observable):
     def load(cls, path: str | Path, *, delay: float = 0.6) -> MatchController:
         """Resume the match saved at ``path``."""
         try:
-            data = json.loads(Path(path).read_text("utf-8"))
+            data = json.loads(read_text(path))
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}: not JSON ({e})") from None
         return cls.from_dict(data, delay=delay)

@@ -15,6 +15,7 @@ from tienlen import Game
 from tienlen.record import GameRecord, read, replay
 from tienlen.text import NAME_CHARS, printable
 
+from ..files import read_text
 from .controller import MATCH_FORMAT, PileEntry, SeatView, TableView, describe_move
 from .observable import Observable
 from .seats import SEAT_NAMES
@@ -24,7 +25,7 @@ __all__ = ["ReplayModel", "read_games"]
 
 def read_games(path: str | Path) -> list[GameRecord]:
     """The game records in ``path``: one for a game record, every game of a saved match."""
-    text = Path(path).read_text("utf-8")
+    text = read_text(path)
     stripped = text.lstrip("\ufeff").strip()
     if stripped.startswith("{"):
         try:
