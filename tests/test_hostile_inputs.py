@@ -86,3 +86,49 @@ def test_a_seeded_match_says_so() -> None:
     assert ctl.title().endswith("seed 7")
     again = MatchController(SETTINGS)
     assert again.game.setup.hands == ctl.game.setup.hands
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["arena", "--bots", "ismcts,greedy,greedy,greedy", "--budget-ms", "nan"], "finite"),
+        (["arena", "--bots", "greedy,greedy,greedy,greedy", "--budget-ms", "inf"], "finite"),
+        (["arena", "--bots", "greedy,greedy,greedy,greedy", "--jobs", "0"], "at least 1"),
+        (["arena", "--bots", "greedy,greedy,greedy,greedy", "--games", "-3"], "at least 1"),
+        (["arena", "--bots", "greedy,greedy,greedy,greedy", "--bot-timeout", "nan"], "finite"),
+        (["play", "--plain", "--delay", "nan"], "0 to 60 seconds"),
+    ],
+)
+def test_bad_numbers_are_refused_with_a_clear_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_no_budget_or_bot_takes_a_nan_time() -> None:
+    from tienlen.players.base import Budget
+    from tienlen.players.bots.ismcts import IsmctsBot
+
+    for seconds in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(ValueError, match="finite number of seconds"):
+            Budget(seconds=seconds)
+        with pytest.raises(ValueError, match="finite number of seconds"):
+            IsmctsBot(seconds=seconds)
+    with pytest.raises(ValueError, match="at least 1"):
+        Budget(iterations=0)
+    with pytest.raises(ValueError, match="delay must be 0 seconds or more, not nan"):
+        dataclasses.replace(SETTINGS, delay=float("nan"))
+
+
+def test_an_arena_without_a_seed_draws_one_and_reports_it() -> None:
+    from tienlen.players.arena import run_arena
+
+    rules = Rules.preset("standard")
+    first = run_arena(rules, ["greedy", "random", "greedy", "random"], games=4)
+    second = run_arena(rules, ["greedy", "random", "greedy", "random"], games=4)
+    assert first.seed != second.seed and first.to_dict()["seed"] == first.seed
+    again = run_arena(rules, ["greedy", "random", "greedy", "random"], games=4, seed=first.seed)
+    assert again.outcomes == first.outcomes
