@@ -181,7 +181,7 @@ def no_process_left(pids: Path) -> None:
     ("kind", "problem"),
     [
         ("dies", "exited (exit code 3)"),
-        ("deaf", "sent nothing for move request"),
+        ("deaf", "did not read move request"),
         ("stale-flood", "sent only late answers for move request 1"),
         ("not-utf8", "sent a line that is not UTF-8: b'\\xff\\xfe{'"),
         ("deep-hello", "did not start: bot 'deep-hello.py' sent JSON nested too deeply"),

@@ -278,6 +278,8 @@ class ProtocolPlayer:
         ``pending``, read what it wrote. Returns the number of bytes written."""
         left = deadline - time.monotonic()
         if left <= 0:
+            if pending is not None:
+                self._stop(f"did not read {what} in {wait:.1f}s")
             self._stop(f"sent nothing for {what} in {wait:.1f}s")
         with selectors.DefaultSelector() as sel:
             if pending is not None:
