@@ -124,3 +124,36 @@ def test_files_past_the_size_cap_are_refused_unread(
         err = capsys.readouterr().err
         assert f"longer than {MAX_FILE_CHARS:,} characters" in err
         assert len(err) < 300
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_the_count_of_a_hand_is_exact_or_above(name: str) -> None:
+    import random
+
+    from tienlen.cards import deck
+    from tienlen.movegen import combinations_of
+
+    rules = Rules.preset(name)
+    rng = random.Random(name)
+    cards = list(deck(rules.decks))
+    for _ in range(200):
+        hand = rng.sample(cards, rng.randint(1, 26))
+        mask = 0
+        for card in hand:
+            mask |= card.bit
+        counts = [b.bit_count() for b in mask.to_bytes(13, "little")]
+        formed = len(combinations_of(mask, rules))
+        assert formed <= rules.combinations_in(counts)
+        if name == "standard":
+            assert formed == rules.combinations_in(counts)
+
+
+def test_a_record_may_not_hand_one_seat_a_huge_hand() -> None:
+    from tienlen import Game
+    from tienlen.cards import deck
+
+    rules = Rules.preset("double-deck-13")
+    cards = [c.ascii() for c in deck(2)]
+    hands = [" ".join(cards[7:])] + cards[:7]  # 97 cards to seat 0, one to each other
+    with pytest.raises(ValueError, match="a hand of 97 cards forms .* combinations"):
+        Game(rules, hands=hands)

@@ -38,7 +38,7 @@ from .combos import (
     why_not_beats,
 )
 from .movegen import MoveTable, table_for
-from .rules import Rules
+from .rules import MAX_COMBINATIONS, Rules
 
 __all__ = ["Action", "Chop", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
@@ -205,6 +205,15 @@ class Game:
             masks.append(mask)
         if _union(masks).bit_count() != sum(m.bit_count() for m in masks):
             raise CardParseError("the same card was dealt to two hands")
+        for mask in masks:
+            # hands given from outside (a record) may be larger than the rules deal
+            counts = [b.bit_count() for b in mask.to_bytes(13, "little")]
+            formed = rules.combinations_in(counts)
+            if formed > MAX_COMBINATIONS:
+                raise ValueError(
+                    f"a hand of {mask.bit_count()} cards forms {formed:,} combinations, more "
+                    f"than the {MAX_COMBINATIONS:,} the engine allows"
+                )
         return masks
 
     def _deal(self, seed: int | str | None) -> tuple[list[int], int]:

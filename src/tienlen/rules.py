@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -233,6 +233,42 @@ class Rules:
             for n in range(self.min_quad_run, ranks + 1):
                 total += math.comb(ranks, n) * _choose(min(copies, h / n), 4) ** n
         return math.ceil(total)
+
+    def combinations_in(self, rank_counts: Sequence[int]) -> int:
+        """How many combinations (about: multi-quads are over-counted) a hand with
+        ``rank_counts[r]`` cards of rank ``r`` (0 = 3 … 12 = 2) forms under these rules."""
+        counts = list(rank_counts)[:13]
+        counts += [0] * (13 - len(counts))
+        kinds = set(BASE_KINDS + self.extra_kinds)
+        total = sum(math.comb(k, per) for k in counts for per in range(1, 5))
+        runs = (
+            ("straight", self.min_straight, self.twos_in_straight),
+            ("pair_run", self.min_pair_run, self.twos_in_pair_run),
+            ("triple_run", self.min_triple_run, self.twos_in_pair_run),
+            ("quad_run", self.min_quad_run, self.twos_in_pair_run),
+        )
+        for per, (kind, shortest, twos) in enumerate(runs, start=1):
+            if kind not in kinds:
+                continue
+            top = 13 if twos == "top" else 12
+            for start in range(top):
+                product = 1
+                for end in range(start, top):
+                    product *= math.comb(counts[end], per)
+                    if not product:
+                        break
+                    if end - start + 1 >= shortest:
+                        total += product
+        if "multi_quad" in kinds:
+            # sums of products over every set of n quad ranks: elementary symmetric sums
+            sums = [1] + [0] * 13
+            for k in counts:
+                quads = math.comb(k, 4)
+                if quads:
+                    for n in range(13, 0, -1):
+                        sums[n] += sums[n - 1] * quads
+            total += sum(sums[max(self.min_quad_run, 1) :])
+        return total
 
     @property
     def step(self) -> int:
