@@ -154,6 +154,6 @@ def test_a_record_may_not_hand_one_seat_a_huge_hand() -> None:
 
     rules = Rules.preset("double-deck-13")
     cards = [c.ascii() for c in deck(2)]
-    hands = [" ".join(cards[7:])] + cards[:7]  # 97 cards to seat 0, one to each other
-    with pytest.raises(ValueError, match="a hand of 97 cards forms .* combinations"):
+    hands = [" ".join(cards[7:]), *cards[:7]]  # 97 cards to seat 0, one to each other
+    with pytest.raises(ValueError, match=r"a hand of 97 cards forms .* combinations"):
         Game(rules, hands=hands)
