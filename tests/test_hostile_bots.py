@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tienlen import Game
+from tienlen.cards import deck
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.protocol import (
@@ -295,6 +296,7 @@ def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
     obs = observation_to_json(observe(game, game.turn))
     legal = [move_to_text(m) for m in game.legal_moves()]
     good = {"type": "move", "id": 9, "observation": obs, "legal": legal}
+    huge_hand = " ".join(c.ascii() for c in deck(1))  # 52 cards: three million straights
     bad_lines: list[bytes] = [
         b"[1, 2]",
         b"null",
@@ -311,6 +313,7 @@ def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
         json.dumps({**good, "id": 5, "observation": {"seat": 0}}).encode(),
         json.dumps({**good, "id": 6, "legal": ["9z"]}).encode(),
         json.dumps({**good, "id": 7, "budget_iterations": 0}).encode(),
+        json.dumps({**good, "id": 8, "observation": {**obs, "hand": huge_hand}}).encode(),
     ]
     stdin = b"\n".join([b'{"type": "hello", "protocol": 1}', *bad_lines, json.dumps(good).encode()])
     proc = subprocess.run(
@@ -324,7 +327,8 @@ def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
     assert replies[0]["type"] == "hello"
     errors = replies[1:-1]
     assert [r["type"] for r in errors] == ["error"] * len(bad_lines)
-    assert [r["id"] for r in errors[8:]] == [1, 2, 3, 4, 5, 6, 7]
+    assert [r["id"] for r in errors[8:]] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert errors[-1]["message"] == "the hand in the observation forms too many combinations"
     assert all(r["message"] for r in errors)
     assert replies[-1]["type"] == "move" and replies[-1]["id"] == 9
     assert replies[-1]["move"] in legal

@@ -39,7 +39,7 @@ from tienlen.combos import PASS, Move, classify_mask
 from tienlen.game import Action, TradeOffer
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.rules import Rules
+from tienlen.rules import MAX_COMBINATIONS, Rules
 from tienlen.text import NAME_CHARS, QUOTE_LIMIT, printable, quote
 
 __all__ = [
@@ -539,6 +539,9 @@ def _answer(player: Player, message: dict[str, Any]) -> dict[str, Any]:
         legal = _legal_from(texts, obs)
     except (KeyError, TypeError, AttributeError) as e:
         raise ProtocolError(f"the observation is not readable ({type(e).__name__}: {e})") from None
+    counts = [b.bit_count() for b in obs.hand_mask.to_bytes(13, "little")]
+    if obs.rules.combinations_in(counts) > MAX_COMBINATIONS:
+        raise ProtocolError("the hand in the observation forms too many combinations")
     budget = Budget(seconds=ms / 1000 if ms is not None else None, iterations=iterations)
     move = player.choose(obs, legal, budget)
     return {"type": "move", "id": ident, "move": move_to_text(move)}
