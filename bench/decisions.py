@@ -45,7 +45,10 @@ def fingerprint(name: str, games: int, budget: Budget) -> str:
             while not game.is_over:
                 legal = game.legal_moves()
                 seat = game.turn
-                move = legal[0] if len(legal) == 1 else bot.choose(observe(game, seat), legal, budget)
+                if len(legal) == 1:
+                    move = legal[0]
+                else:
+                    move = bot.choose(observe(game, seat), legal, budget)
                 digest.update(f"{seat}:{move.kind}:{move.mask:x};".encode())
                 game.apply_unchecked(move)
             digest.update(b"|")

@@ -122,7 +122,11 @@ def describe_rules(rules: Rules, *, width: int = 88) -> str:
     """The rules in plain words: a title, then bulleted sections."""
     import textwrap
 
-    title = f"{rules.name}: {SUMMARIES[rules.name]}" if rules.name in SUMMARIES else rules.name
+    title = rules.name
+    if rules.name in SUMMARIES:
+        # The summary describes the preset itself: a changed value keeps only its name.
+        unchanged = rules == Rules.preset(rules.name)
+        title += f": {SUMMARIES[rules.name]}" if unchanged else " (changed from the preset)"
     lines = [title, ""]
     for heading, sentences in rules_sections(rules):
         if not sentences:

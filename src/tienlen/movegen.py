@@ -160,10 +160,6 @@ class MoveTable:
             self._moves = tuple(m for ms in self._groups.values() for m in ms)
         return self._moves
 
-    def groups(self) -> dict[tuple[str, int], list[Move]]:
-        """(kind, size) -> moves sorted by top card."""
-        return self._groups
-
     def without(self, played: int) -> MoveTable:
         """The table of the hand after the cards of ``played`` leave it (order is kept)."""
         groups: dict[tuple[str, int], list[Move]] = {}

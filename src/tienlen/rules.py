@@ -180,6 +180,20 @@ class Rules:
             ) from None
         return dataclasses.replace(base, **overrides) if overrides else base
 
+    def for_players(self, players: int) -> Rules:
+        """These rules for ``players`` seats. More than four players play with two decks
+        (RULES.md: a player count of "5–8 with a double deck"); with four or fewer the deck
+        count is kept. Raises :class:`RulesError` if the deal cannot work (``pike`` deals
+        four hands, so it takes four players at most).
+
+        >>> Rules.preset("standard").for_players(6).decks
+        2
+        >>> Rules.preset("double-deck-13").for_players(4).decks
+        2
+        """
+        decks = 2 if players > 4 else self.decks
+        return dataclasses.replace(self, players=players, decks=decks)
+
     @property
     def kinds(self) -> frozenset[str]:
         """Every combination kind this rule set allows."""

@@ -33,6 +33,7 @@ from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.rules import Rules
+from tienlen.scoring import score
 
 __all__ = [
     "ArenaResult",
@@ -77,15 +78,6 @@ class GameOutcome:
     """Score of each entry for this game."""
     decisions: int
     problems: tuple[str, ...] = ()
-
-
-def _score(game: Game) -> tuple[int, ...]:
-    try:
-        from tienlen.scoring import score
-    except ImportError:  # pragma: no cover - scoring ships with the core
-        n = game.rules.players
-        return tuple(n - 1 - 2 * game.finish_order.index(s) for s in range(n))
-    return score(game)
 
 
 def play_game(
@@ -169,7 +161,7 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
         problems: list[str] = []
         decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
         order = game.finish_order
-        points = _score(game)
+        points = score(game)
         out.append(
             GameOutcome(
                 deal=job.deal,

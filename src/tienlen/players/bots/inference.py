@@ -41,11 +41,8 @@ class Inference:
 
     def __init__(self, obs: Observation, *, per_seat: int = 4) -> None:
         self.rules = obs.rules
-        self.decisions: list[_Decision] = []
-        try:
-            self.decisions = _record(obs, per_seat)
-        except (ValueError, IndexError, AssertionError):  # pragma: no cover - odd histories
-            self.decisions = []
+        # An engine error while replaying the public history is a bug: it is not caught.
+        self.decisions: list[_Decision] = _record(obs, per_seat)
 
     def mismatches(self, hands: list[int], limit: int = 1 << 30) -> int:
         """How many recorded decisions the model opponent would have made differently if

@@ -34,7 +34,6 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from tienlen.cards import RANK_BITS, RANK_MASK, TWO
 from tienlen.combos import PASS, Move, RulesIndex, index
 from tienlen.game import Game
 from tienlen.observation import Observation, game_from_observation
@@ -45,9 +44,6 @@ from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.bots.inference import Inference
 
 __all__ = ["IsmctsBot", "sample_hands"]
-
-TWOS: int = RANK_MASK << (RANK_BITS * TWO)
-
 
 #: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
 #: the chosen move. Playouts from the root moves of one determinization meet the same
@@ -159,7 +155,6 @@ class IsmctsBot:
         self.margin = margin
         self.widening = widening
         self.win_weight = win_weight
-        self.last_rounds = 0
         if playout not in ("greedy", "heuristic"):
             raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
         self._playout = _rollout if playout == "greedy" else _rollout_heuristic
@@ -298,7 +293,6 @@ class IsmctsBot:
                 child.n += 1
                 child.w += reward[mover]
         self.last_iterations = done
-        self.last_rounds = -(-done // len(roots))
         # The heuristic's choice (listed first) stands unless another move did better on
         # the same determinizations by more than ``margin`` standard errors.
         rounds = len(paired[-1])
