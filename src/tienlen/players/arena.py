@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tienlen.combos import Move
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 from tienlen.scoring import score
 
@@ -89,19 +91,15 @@ def play_game(
 ) -> int:
     """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
     move) are made without asking. Returns the number of decisions asked for."""
-    decisions = 0
-    while not game.is_over:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            game.apply_unchecked(legal[0])
-            continue
+
+    def pick(game: Game, legal: Sequence[Move]) -> Move:
         seat = game.turn
         move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
         if problem is not None and on_problem is not None:
             on_problem(f"seat {seat}: {problem}")
-        decisions += 1
-        game.apply_unchecked(move)
-    return decisions
+        return move
+
+    return play_out(game, pick)
 
 
 @dataclass(frozen=True, slots=True)
