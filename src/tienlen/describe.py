@@ -187,12 +187,16 @@ def _start(r: Rules) -> list[str]:
             "next player leads anything."
         ),
     }[r.first_lead]
+    out = [first]
+    if r.first_lead_kinds:
+        kinds = _or_list([_KIND_WORDS[k][0] for k in r.first_lead_kinds])
+        out.append(f"That opening play must be a {kinds}; no other kind may open.")
     later = (
         "Every later game is led by the previous winner, who may lead anything."
         if r.later_leads == "winner"
         else "Every later game starts the same way as the first."
     )
-    return [first, later]
+    return [*out, later]
 
 
 def _combinations(r: Rules) -> list[str]:
@@ -240,6 +244,11 @@ def _beating(r: Rules) -> list[str]:
         out.append(
             "A run of pairs must be beaten by one whose pairs have the same colours, pair by "
             "pair in rank order."
+        )
+    if r.straight_above:
+        out.append(
+            "A straight must be beaten by one whose lowest card is above the other's highest "
+            "card (6-7-8 by 9-10-J or higher)."
         )
     if r.pair_run_above:
         out.append(
@@ -330,8 +339,9 @@ def _passing(r: Rules) -> list[str]:
         out.append("Passing does not lock you out: you may play again on the same pile.")
     if r.stacking:
         out.append(
-            "Stacking: when everyone else has passed, the last player may go on beating their "
-            "own play; the others may answer only with bombs."
+            "Stacking: when everyone else has passed, the last player may go on playing higher "
+            "combinations of the same kind and size on their own play (not bombs); the others "
+            "may answer only with bombs."
         )
     out.append(
         "When everyone else has passed, the last player to play wins the pile and leads a "
