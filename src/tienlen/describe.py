@@ -236,6 +236,8 @@ def _beating(r: Rules) -> list[str]:
         out.append("A pair must be beaten by a pair of the same colours (2s are exempt).")
     if r.triple_same_suits:
         out.append("A triple must be beaten by a triple of the same three suits (2s exempt).")
+    if r.pair_run_one_colour:
+        out.append("A run of pairs must be all red or all black cards.")
     if r.pair_run_same_colours:
         out.append(
             "A run of pairs must be beaten by one whose pairs have the same colours, pair by "
