@@ -212,6 +212,8 @@ def _combinations(r: Rules) -> list[str]:
         f"A run of pairs has at least {r.min_pair_run} consecutive pairs"
         + ("; 2s may be its top pair." if r.twos_in_pair_run == "top" else "; it may not hold 2s.")
     )
+    if r.pair_run_one_colour:
+        out.append("A run of pairs must be all red (♦ ♥) or all black (♠ ♣) cards.")
     if "triple_run" in r.kinds:
         out.append(f"A run of triples has at least {r.min_triple_run} consecutive triples.")
     if "quad_run" in r.kinds:
@@ -236,8 +238,6 @@ def _beating(r: Rules) -> list[str]:
         out.append("A pair must be beaten by a pair of the same colours (2s are exempt).")
     if r.triple_same_suits:
         out.append("A triple must be beaten by a triple of the same three suits (2s exempt).")
-    if r.pair_run_one_colour:
-        out.append("A run of pairs must be all red or all black cards.")
     if r.pair_run_same_colours:
         out.append(
             "A run of pairs must be beaten by one whose pairs have the same colours, pair by "
