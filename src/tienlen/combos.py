@@ -225,7 +225,19 @@ def classify_mask(mask: int, rules: Rules) -> Move | None:
         return None
     if per == 1 and n == 12 and ranks[-1] == ACE and "dragon" in kinds:
         return Move("dragon", 12, mask)
+    if per == 2 and rules.pair_run_one_colour and not is_one_colour(mask):
+        return None
     return Move(kind, n, mask)
+
+
+#: The red cards (♦ and ♥: bits 4-7 of each rank's byte) and the black ones.
+_RED_CARDS: Final = int.from_bytes(bytes([0xF0] * 13), "little")
+_BLACK_CARDS: Final = int.from_bytes(bytes([0x0F] * 13), "little")
+
+
+def is_one_colour(mask: int) -> bool:
+    """Whether the cards of ``mask`` are all red or all black."""
+    return not mask & _RED_CARDS or not mask & _BLACK_CARDS
 
 
 def min_run(rules: Rules, per: int) -> int:

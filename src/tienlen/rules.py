@@ -109,6 +109,9 @@ class Rules:
     """A triple must be beaten by a triple of the same three suits (2s exempt)."""
     pair_run_same_colours: bool = False
     """A pair run must be beaten by one whose pairs have the same colours, in rank order."""
+    pair_run_one_colour: bool = False
+    """Every card of a pair run must be of one colour, all red or all black (004 main rules:
+    pair sequences are "in numerical sequence and same color")."""
     pair_run_above: bool = False
     """A pair run must be beaten by one whose lowest pair is above the other's highest."""
     straight_above: bool = False
@@ -426,6 +429,7 @@ _PRESETS: dict[str, Rules] = {
         pair_same_colours=True,
         triple_same_suits=True,
         pair_run_same_colours=True,
+        pair_run_one_colour=True,
         pair_run_above=True,
         straight_above=True,
         chops=(
