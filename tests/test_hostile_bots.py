@@ -16,12 +16,12 @@ import pytest
 
 from tienlen import Game
 from tienlen.cards import deck
+from tienlen.combos import format_move
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.protocol import (
     ProtocolError,
     ProtocolPlayer,
-    move_to_text,
     observation_to_json,
 )
 
@@ -294,7 +294,7 @@ def test_a_stopped_bot_fails_at_once_with_the_reason(tmp_path: Path) -> None:
 def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
     game = Game("standard", seed=6)
     obs = observation_to_json(observe(game, game.turn))
-    legal = [move_to_text(m) for m in game.legal_moves()]
+    legal = [format_move(m, ascii=True) for m in game.legal_moves()]
     good = {"type": "move", "id": 9, "observation": obs, "legal": legal}
     huge_hand = " ".join(c.ascii() for c in deck(1))  # 52 cards: three million straights
     bad_lines: list[bytes] = [

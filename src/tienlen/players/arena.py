@@ -39,7 +39,9 @@ from tienlen.game import Game
 from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.protocol import ProtocolError, ProtocolPlayer
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
+from tienlen.scoring import score
 from tienlen.text import NAME_CHARS, printable, quote
 
 __all__ = [
@@ -100,15 +102,6 @@ class GameOutcome:
     problems: tuple[str, ...] = ()
 
 
-def _score(game: Game) -> tuple[int, ...]:
-    try:
-        from tienlen.scoring import score
-    except ImportError:  # pragma: no cover - scoring ships with the core
-        n = game.rules.players
-        return tuple(n - 1 - 2 * game.finish_order.index(s) for s in range(n))
-    return score(game)
-
-
 def play_game(
     game: Game,
     players: Sequence[Player],
@@ -118,19 +111,15 @@ def play_game(
 ) -> int:
     """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
     move) are made without asking. Returns the number of decisions asked for."""
-    decisions = 0
-    while not game.is_over:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            game.apply_unchecked(legal[0])
-            continue
+
+    def pick(game: Game, legal: Sequence[Move]) -> Move:
         seat = game.turn
         move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
         if problem is not None and on_problem is not None:
             on_problem(f"seat {seat}: {problem}")
-        decisions += 1
-        game.apply_unchecked(move)
-    return decisions
+        return move
+
+    return play_out(game, pick)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +210,7 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
         problems: list[str] = []
         decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
         order = game.finish_order
-        points = _score(game)
+        points = score(game)
         out.append(
             GameOutcome(
                 deal=job.deal,
