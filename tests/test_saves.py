@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tienlen import Rules
+from tienlen import Rules, format_move
 from tienlen.apps.cli import main
-from tienlen.apps.tui.controller import MatchController, Settings, move_notation
+from tienlen.apps.tui.controller import MatchController, Settings
 
 SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=3, seed=11)
 
@@ -29,7 +29,7 @@ def played(settings: Settings = SETTINGS, moves: int = 6) -> MatchController:
                 ctl.next_game()
             else:
                 ctl.step_bot()
-        assert ctl.play_text(move_notation(ctl.legal_moves()[-1]))
+        assert ctl.play_text(format_move(ctl.legal_moves()[-1], ascii=True))
     return ctl
 
 
@@ -74,7 +74,7 @@ def test_a_resave_keeps_unknown_fields_and_recorded_names(tmp_path: Path) -> Non
     assert ctl.names == ("Ana", "Bảo", "Chi", "Dũng")
     while not ctl.human_to_act:
         ctl.step_bot()
-    assert ctl.play_text(move_notation(ctl.legal_moves()[-1]))
+    assert ctl.play_text(format_move(ctl.legal_moves()[-1], ascii=True))
     ctl.save(path)
     again = json.loads(path.read_text(encoding="utf-8"))
     assert again["written_by"] == "a later version"
