@@ -176,6 +176,10 @@ class Socket:
         """Read until the end of the next event batch (the event that carries a view)."""
         return self.until(lambda m: m["type"] == "event" and not m["more"])
 
+    def until_view(self) -> dict[str, Any]:
+        """Read until the end of a batch that carries a game view."""
+        return self.until(lambda m: m["type"] == "event" and not m["more"] and "view" in m)
+
     def close(self) -> None:
         """Close the socket."""
         self.conn.close()
@@ -192,6 +196,7 @@ class Client:
         self.id: str = r.json()["player"]
         self.token: str = r.json()["token"]
         self.http.headers["Authorization"] = f"Bearer {self.token}"
+        self._sockets = contextlib.ExitStack()
 
     def create(self, **spec: Any) -> dict[str, Any]:
         """Create a table; returns ``{"table": ..., "invite": ...}``."""
@@ -216,13 +221,15 @@ class Client:
         if query:
             url += "?" + "&".join(f"{k}={v}" for k, v in query.items())
         headers = {"Authorization": f"Bearer {token if token is not None else self.token}"}
-        conn = connect(
-            url,
-            additional_headers=headers,
-            origin=origin,  # type: ignore[arg-type]
-            max_size=None,
-            max_queue=None,
-            open_timeout=HANG,
+        conn = self._sockets.enter_context(
+            connect(
+                url,
+                additional_headers=headers,
+                origin=origin,  # type: ignore[arg-type]
+                max_size=None,
+                max_queue=None,
+                open_timeout=HANG,
+            )
         )
         sock = Socket(conn)
         if welcome:
@@ -254,6 +261,9 @@ def seated_table(
 def first_legal(view: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The action for the first legal move in a view (the tests' deterministic player)."""
     move = view["legal"][0]
+    trades = view["trades"]
+    if view["phase"] == "trading" and trades and trades[-1].get("accepted") is None:
+        return "refuse", {}
     if view["phase"] == "exchange":
         return "give", {"cards": move}
     if not move:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from serverkit import (
     Client,
     LiveServer,
@@ -17,7 +18,6 @@ from serverkit import (
     seated_table,
     server_settings,
 )
-
 from tienlen import Game, GameRecord
 
 
@@ -30,7 +30,7 @@ def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
 
 
 def test_a_whole_four_player_match(live: LiveServer) -> None:
-    clients, sockets, table = seated_table(live, ["An", "Binh", "Chi", "Dung"], games=2)
+    clients, sockets, _table = seated_table(live, ["An", "Binh", "Chi", "Dung"], games=2)
     sockets[0].send(type="start")
     play_out(dict(enumerate(sockets)))
     over = [m for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over"]
