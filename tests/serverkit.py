@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import pytest
@@ -238,8 +238,14 @@ class Client:
         return sock
 
 
+class Served(Protocol):
+    """Anything with a server's base URL (a :class:`LiveServer` or a server process)."""
+
+    base: str
+
+
 def seated_table(
-    server: LiveServer, names: list[str], **spec: Any
+    server: Served, names: list[str], **spec: Any
 ) -> tuple[list[Client], list[Socket], str]:
     """A table with these players in seats 0.., each with an open socket, not started."""
     clients = [Client(server.base, n) for n in names]
@@ -271,14 +277,18 @@ def first_legal(view: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "play", {"cards": move}
 
 
-def play_out(sockets: dict[int, Socket], *, until_kind: str = "match_over") -> None:
+def play_out(
+    sockets: dict[int, Socket], *, until_kind: str = "match_over", actions: int | None = None
+) -> None:
     """Every human seat plays its first legal move when it is to act, until an event of
     ``until_kind`` has reached every socket.
 
     A socket acts only once it has read up to the newest version any socket has seen, so it
     never acts on a stale view; when every socket is up to date and no human is to act, a
-    bot (or a timer) is about to move, so reading blocks only where a frame must come."""
+    bot (or a timer) is about to move, so reading blocks only where a frame must come.
+    ``actions`` stops after that many actions by these sockets (mid-game)."""
     done: set[int] = set()
+    sent = 0
 
     def read(seat: int) -> dict[str, Any]:
         msg = sockets[seat].recv()
@@ -308,8 +318,11 @@ def play_out(sockets: dict[int, Socket], *, until_kind: str = "match_over") -> N
         if actor is None:
             read(min(set(sockets) - done))
             continue
+        if actions is not None and sent == actions:
+            return
         kind, fields = first_legal(sockets[actor].view or {})
         sockets[actor].act(kind, **fields)
+        sent += 1
         while True:
             msg = read(actor)
             if msg["type"] == "error":
