@@ -137,6 +137,8 @@ class Socket:
         self.version = 0
         self.view: dict[str, Any] | None = None
         self.table: dict[str, Any] | None = None
+        self.settled = True
+        """The last event read ended its batch (so ``view`` is current as of ``version``)."""
 
     def recv(self) -> dict[str, Any]:
         """The next frame (its version, view and table are remembered)."""
@@ -147,6 +149,8 @@ class Socket:
         self.frames.append(msg)
         if "version" in msg and msg["type"] in ("state", "event", "welcome"):
             self.version = max(self.version, msg["version"])
+        if msg["type"] == "event":
+            self.settled = not msg["more"]
         if msg["type"] == "state" or (msg["type"] == "event" and not msg["more"]):
             self.view = msg.get("view")
         if msg.get("table") is not None:
@@ -298,7 +302,11 @@ def play_out(
 
     while len(done) < len(sockets):
         latest = max(s.version for s in sockets.values())
-        behind = [seat for seat, s in sockets.items() if seat not in done and s.version < latest]
+        behind = [
+            seat
+            for seat, s in sockets.items()
+            if seat not in done and (s.version < latest or not s.settled)
+        ]
         if behind:
             for seat in behind:
                 read(seat)
@@ -328,7 +336,7 @@ def play_out(
             if msg["type"] == "error":
                 assert msg["code"] == "stale", msg  # a bot moved first: read on
                 break
-            if msg["type"] == "event":
+            if msg["type"] == "event" and not msg["more"]:
                 break
 
 
