@@ -219,8 +219,10 @@ class Client:
         origin: str | None = None,
         welcome: bool = True,
     ) -> Socket:
-        """Open the table's socket (reading the welcome frame unless told not to)."""
-        url = f"ws://127.0.0.1:{self.base.rsplit(':', 1)[1]}/ws/tables/{table}"
+        """Open the table's socket (reading the welcome frame unless told not to); an empty
+        ``table`` opens the lobby's."""
+        path = f"/ws/tables/{table}" if table else "/ws/lobby"
+        url = f"ws://127.0.0.1:{self.base.rsplit(':', 1)[1]}{path}"
         query = {k: v for k, v in {"since": since, "invite": invite}.items() if v is not None}
         if query:
             url += "?" + "&".join(f"{k}={v}" for k, v in query.items())

@@ -24,7 +24,7 @@ def test_the_schema_in_docs_is_current() -> None:
     assert checked_in == json_schema(), (
         "docs/web-protocol.schema.json is stale: regenerate it with\n"
         "  .venv/bin/python -c 'from tienlen.apps.server.messages import json_schema; "
-        "print(json_schema(), end=\"\")' > docs/web-protocol.schema.json"
+        'print(json_schema(), end="")\' > docs/web-protocol.schema.json'
     )
 
 

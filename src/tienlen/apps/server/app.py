@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
 from tienlen.observation import observe
+from tienlen.players.base import fallback_move
 
 from . import auth, bots
 from .config import Settings
@@ -606,9 +607,13 @@ class Server:
         obs, legal = observe(game, seat), game.legal_moves()
         level = table.seats[seat].bot
         loop = asyncio.get_running_loop()
-        move = await loop.run_in_executor(
-            self.pool, bots.choose, level, bots.bot_seed(table.secret, version), obs, legal
-        )
+        try:
+            move = await loop.run_in_executor(
+                self.pool, bots.choose, level, bots.bot_seed(table.secret, version), obs, legal
+            )
+        except Exception:  # a broken worker must not stall the table: play the fallback
+            log.exception("table %s: the %s bot failed; playing the fallback move", table.id, level)
+            move = fallback_move(legal)
         async with self._lock(table.id):
             if table.state_version != version or table.game is not game:
                 return

@@ -19,6 +19,7 @@ from typing import Any
 from tienlen import Game, GameRecord, Match, Move, Rules, parse_cards
 from tienlen.cards import cards_of_mask
 from tienlen.observation import Observation, observe
+from tienlen.players.base import fallback_move
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
@@ -415,8 +416,6 @@ class Table:
         """The move a bot's choice or the turn timer makes: (kind, fields) for the seat to act."""
         game = self.game
         assert game is not None
-        from tienlen.players.base import fallback_move
-
         return move_action(game, fallback_move(game.legal_moves()))
 
 
