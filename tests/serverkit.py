@@ -329,7 +329,7 @@ def play_out(
             read(min(set(sockets) - done))
             continue
         if actions is not None and sent == actions:
-            return
+            break
         kind, fields = first_legal(sockets[actor].view or {})
         sockets[actor].act(kind, **fields)
         sent += 1
@@ -340,6 +340,9 @@ def play_out(
                 break
             if msg["type"] == "event" and not msg["more"]:
                 break
+    for s in sockets.values():  # leave every socket at the end of a batch
+        while not s.settled:
+            s.recv()
 
 
 @pytest.fixture(params=BACKENDS)

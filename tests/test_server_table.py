@@ -212,8 +212,6 @@ def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
     )
     start(sockets)
     play_out(dict(enumerate(sockets)), until_kind="game_over")
-    for s in sockets:
-        s.until_view()
     finish = next(
         m["event"]["finish_order"]
         for m in sockets[0].frames
