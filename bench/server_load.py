@@ -149,12 +149,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     server = subprocess.Popen(cmd)
     try:
         async with httpx.AsyncClient(base_url=base) as http:
-            for _ in range(600):
+            for _ in range(1200):
                 try:
                     if (await http.get("/api/health")).status_code == 200:
                         break
                 except httpx.TransportError:
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.1)
+            else:
+                raise RuntimeError("the server did not start")
         rss_before = proc_rss_mib(server.pid)
         sem = asyncio.Semaphore(20)
 

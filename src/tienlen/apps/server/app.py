@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
@@ -64,6 +64,8 @@ log = logging.getLogger("tienlen.server")
 _TABLE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "away", "back"}
 )
+#: Events that change a table's status (stored in its row, for loading on start).
+_STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,24}$")
 _HTTP_STATUS = {"auth": 401, "forbidden": 403, "not_found": 404, "rate_limited": 429}
 
@@ -155,7 +157,7 @@ class Server:
         """Stop timers and the bot pool; close the database."""
         for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
             task.cancel()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.shutdown(wait=True, cancel_futures=True)
         await self.engine.dispose()
 
     async def _load(self, row: TableRow) -> Table:
@@ -405,22 +407,25 @@ class Server:
         """Store the events (and finished games, ratings), then broadcast them."""
         try:
             async with self.sessions.begin() as s:
+                rows = [
+                    {
+                        "table_id": table.id,
+                        "version": p.version,
+                        "kind": p.kind,
+                        "actor": p.actor,
+                        "public": p.public,
+                        "private": p.private,
+                    }
+                    for p in pending
+                ]
+                await s.execute(insert(EventRow), rows)
                 for p in pending:
-                    s.add(
-                        EventRow(
-                            table_id=table.id,
-                            version=p.version,
-                            kind=p.kind,
-                            actor=p.actor,
-                            public=p.public,
-                            private=p.private,
-                        )
-                    )
                     if p.game_row is not None:
                         await self._store_game(s, table, p.game_row)
-                await s.execute(
-                    update(TableRow).where(TableRow.id == table.id).values(status=table.status)
-                )
+                if any(p.kind in _STATUS_KINDS for p in pending):
+                    await s.execute(
+                        update(TableRow).where(TableRow.id == table.id).values(status=table.status)
+                    )
         except Exception:
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:
@@ -509,7 +514,8 @@ class Server:
         Called under the table's lock, so no broadcast interleaves."""
         seat = table.seat_of(conn.player)
         if since is None or not table.version - self.settings.catch_up <= since <= table.version:
-            conn.send(StateMsg(version=table.version, table=table.info(), view=table.view(seat)))
+            view = table.view(seat, history=True)
+            conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
         async with self.sessions() as s:
             events = (

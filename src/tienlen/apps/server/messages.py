@@ -233,7 +233,9 @@ class GameView(_Msg):
     stuck: list[int]
     finish_order: list[int]
     leader: int
-    history: list[Play]
+    history: list[Play] | None = None
+    """Every action of the game so far, in ``state`` frames only (an event's view leaves it
+    out: the events themselves extend it)."""
     trades: list[Trade]
     legal: list[list[str]] | None = None
     """Your legal moves when it is your turn (``[]`` is the pass), else ``None``."""

@@ -234,8 +234,9 @@ class Table:
             spectators=sum(1 for p in self.viewers if self.seat_of(p) is None),
         )
 
-    def view(self, seat: int | None) -> GameView | None:
-        """What ``seat`` (``None``: a spectator) may see of the current game."""
+    def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
+        """What ``seat`` (``None``: a spectator) may see of the current game (``history``:
+        with every action so far, for a full resync)."""
         m = self.match
         if m is None:
             return None
@@ -268,7 +269,9 @@ class Table:
                 _play(a.seat, a.move)
                 for a in obs.history
                 if seat is not None or a.move.kind != "give"
-            ],
+            ]
+            if history
+            else None,
             trades=_trades(obs, seat),
             legal=legal,
             hands=[_ids(h) for h in game.dealt] if over else None,
