@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  {SUMMARIES.get(name, '')}".rstrip())
         print("\nRun 'tienlen rules NAME' for the full rules of one set.")
         return 0
-    overrides = {"players": args.players} if args.players is not None else {}
-    rules = Rules.preset(args.name, **overrides)
+    rules = Rules.preset(args.name)
+    if args.players is not None:
+        rules = rules.for_players(args.players)
     if args.json:
         print(json.dumps(rules.to_dict(), ensure_ascii=False, indent=2))
     else:
