@@ -233,6 +233,22 @@ class Rules:
         """:meth:`to_dict` as compact JSON."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
+    def code(self) -> str:
+        """The rules code: the preset's name, then one dot-separated part per changed knob
+        (``"standard.direction-anticlockwise.cong"``); :meth:`from_code` reads it back to an
+        equal value. See :mod:`tienlen.codes`."""
+        from .codes import format_code
+
+        return format_code(self)
+
+    @classmethod
+    def from_code(cls, code: str) -> Rules:
+        """The value a rules code names (:meth:`code`); a :class:`RulesError` names the part
+        of the code that could not be read."""
+        from .codes import parse_code
+
+        return parse_code(code)
+
     # ----------------------------------------------------------------------------------
     def _validate(self) -> None:
         def bad(msg: str) -> RulesError:
