@@ -97,6 +97,7 @@ OTHER_VALUES: dict[str, Any] = {
     "direction": "anticlockwise",
     "first_lead": "holder-free",
     "later_leads": "as-first",
+    "first_lead_kinds": ("single", "straight"),
     "extra_kinds": ("quad_run", "triple_run"),
     "twos_in_straight": "top",
     "twos_in_pair_run": "top",
@@ -167,6 +168,9 @@ def test_replace_works_for_every_knob(knob: str) -> None:
         ({"deal_four_hands": True, "players": 5, "decks": 2}, "deal_four_hands"),
         ({"min_straight": 1}, "at least two units"),
         ({"min_quad_run": 1}, "min_quad_run"),
+        ({"first_lead_kinds": ("trio",)}, "unknown kind 'trio' in first_lead_kinds"),
+        ({"first_lead_kinds": ("pair",), "first_lead": "holder-free"}, "first_lead_kinds needs"),
+        ({"first_lead_kinds": ("pair",), "first_lead": "lowest-single"}, "needs 'single'"),
     ],
 )
 def test_bad_knob_values_are_refused(overrides: dict[str, Any], fragment: str) -> None:

@@ -76,6 +76,9 @@ class Rules:
     later_leads: LaterLeads = "winner"
     """Who starts later games: the previous winner, freely (``winner``), or as in the first
     game (``as-first``)."""
+    first_lead_kinds: tuple[str, ...] = ()
+    """Kinds the opening play may take while ``first_lead`` constrains it (Hawaii: single,
+    pair or straight); empty: any kind. Needs a ``first_lead`` other than ``holder-free``."""
 
     # --- combinations ---------------------------------------------------------------
     extra_kinds: tuple[str, ...] = ()
@@ -128,7 +131,8 @@ class Rules:
     """Bombs (patterns) a locked-out player may still play while 2s are on top of the pile;
     such players are offered their turn again then. Empty: no bombing after passing."""
     stacking: bool = False
-    """When everyone else has passed, the last player may go on beating their own play."""
+    """When everyone else has passed, the last player may go on beating their own play with
+    higher combinations of the same kind and size (never a bomb on it)."""
     out_ends_pile: bool = False
     """When a player goes out the pile ends at once and the next player leads (Akita)."""
     may_finish_on_two: bool = True
@@ -282,6 +286,14 @@ class Rules:
         for kind in self.extra_kinds:
             if kind not in KINDS or kind in BASE_KINDS:
                 raise bad(f"unknown extra kind {kind!r}")
+        for kind in self.first_lead_kinds:
+            if kind not in KINDS:
+                raise bad(f"unknown kind {kind!r} in first_lead_kinds")
+        if self.first_lead_kinds and self.first_lead == "holder-free":
+            raise bad("first_lead_kinds needs a first_lead that constrains the first play")
+        kinds = self.first_lead_kinds
+        if kinds and "single" not in kinds and self.first_lead == "lowest-single":
+            raise bad("first_lead 'lowest-single' needs 'single' in first_lead_kinds")
         for win in self.instant_wins:
             if win not in INSTANT_WINS:
                 raise bad(f"unknown instant win {win!r}; known: {', '.join(INSTANT_WINS)}")
@@ -426,6 +438,7 @@ _PRESETS: dict[str, Rules] = {
     "hawaii": Rules(
         name="hawaii",
         later_leads="as-first",
+        first_lead_kinds=("single", "pair", "straight"),
         chops=(("single@2", "quad"), ("single@2", "pair_run3+")),
         bomb_ladder=("quad", "pair_run3+"),
         scoring="stake",
