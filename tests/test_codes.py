@@ -113,6 +113,7 @@ ENTRIES: dict[str, Any] = {
     "bomb_ladder": patterns,
     "after_pass_bombs": patterns,
     "extra_kinds": st.sampled_from([k for k in KINDS if k not in BASE_KINDS]),
+    "first_lead_kinds": st.sampled_from(KINDS),
     "instant_wins": st.sampled_from(INSTANT_WINS),
 }
 TEXT = {
@@ -211,7 +212,8 @@ def test_one_knob_changed_changes_the_code(rules: Rules, data: Any) -> None:
     ("code", "message"),
     [
         ("", r"empty rules code"),
-        ("killer.cong", r"'killer' is not a rule set; .*standard, wikipedia"),
+        ("killer", r"unknown rule set 'killer'; valid names: standard, wikipedia"),
+        ("killer.cong", r"unknown rule set 'killer'; .*standard, wikipedia"),
         ("standard.bogus", r"cannot read part 'bogus': no knob of that name"),
         ("standard.players-x", r"cannot read part 'players-x': players must be a whole number"),
         ("standard..cong", r"cannot read part '': an empty part"),

@@ -492,6 +492,43 @@ def test_options_of_a_preset_are_shown_as_built_in() -> None:
     run(scenario)
 
 
+def test_the_setup_screen_shows_the_rules_code_and_reads_one() -> None:
+    house = Rules.preset("pike", pass_locks=True, cong=True)
+    app = TienLenApp(settings=settings(rules=house))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, SetupScreen)
+            code = screen.query_one("#code", Input)
+            assert code.value == "pike.pass-locks.cong"
+            assert screen.build().rules == house  # a knob the form has no control for is kept
+            screen.query_one("#opt-anticlockwise", Checkbox).value = True
+            await pilot.pause()
+            assert code.value == "pike.direction-anticlockwise.pass-locks.cong"
+            screen.query_one("#opt-cong", Checkbox).value = False
+            await pilot.pause()
+            assert code.value == "pike.direction-anticlockwise.pass-locks"
+            # A pasted code sets the form.
+            code.focus()
+            code.value = "hawaii.players-3.no-may-finish-on-two.stacking"
+            await pilot.pause()
+            assert screen.query_one("#rules", Select).value == "hawaii"
+            assert screen.query_one("#players", Select).value == 3
+            assert screen.query_one("#opt-no-finish-on-two", Checkbox).value
+            assert not screen.query_one("#opt-anticlockwise", Checkbox).value
+            assert screen.build().rules == Rules.from_code(
+                "hawaii.players-3.no-may-finish-on-two.stacking"
+            )
+            code.value = "hawaii.bogus"
+            await pilot.pause()
+            assert static_text(app, "#check").startswith("✗ rules code 'hawaii.bogus'")
+            assert screen.query_one("#start", Button).disabled
+
+    run(scenario)
+
+
 # --- the replay viewer -----------------------------------------------------------------------
 def finished_game_file(tmp_path: Path) -> tuple[Path, MatchController]:
     ctl = MatchController(settings(seed=9, bots=("random",) * 3))

@@ -196,6 +196,7 @@ _KNOB_WORDS: dict[str, _Word] = {
     "bomb_ladder": _PATTERN,
     "after_pass_bombs": _PATTERN,
     "extra_kinds": _vocabulary(KINDS, "a combination kind:"),
+    "first_lead_kinds": _vocabulary(KINDS, "a combination kind:"),
     "instant_wins": _vocabulary(INSTANT_WINS, "an instant win:"),
 }
 
@@ -347,9 +348,11 @@ def parse_code(code: str) -> Rules:
     if not isinstance(code, str) or not code.strip():
         raise RulesError(f"an empty rules code ({code!r}); write e.g. 'standard' or 'pagat.cong'")
     head, *parts = code.strip().split(_SEP)
+    if not parts:
+        return Rules.preset(head)  # a preset's own error for an unknown name
     if head not in RULESETS:
         raise RulesError(
-            f"rules code {_quote(code)}: {_quote(head)} is not a rule set; "
+            f"rules code {_quote(code)}: unknown rule set {_quote(head)}; "
             f"a code starts with one of: {', '.join(RULESETS)}"
         )
     base = Rules.preset(head)
