@@ -396,6 +396,15 @@ def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], rules: Ru
 
 
 # --- saving and resuming ----------------------------------------------------------------
+def test_saved_settings_carry_the_rules_code() -> None:
+    s = settings(rules=Rules.preset("pike", pass_locks=True, cong=True))
+    data = s.to_dict()
+    assert data["rules_code"] == "pike.pass-locks.cong"
+    assert Settings.from_dict(data).rules == s.rules
+    del data["rules"]  # a saved match written by hand with the code alone
+    assert Settings.from_dict(data).rules == s.rules
+
+
 def test_ctrl_s_saves_and_the_match_resumes_where_it_was(tmp_path: Path) -> None:
     ctl = first_human_turn_with_a_pile()
     path = tmp_path / "match.json"
