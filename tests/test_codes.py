@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import urllib.parse
+from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
@@ -67,8 +68,9 @@ GOLDEN = [
     ),
     (
         Rules.preset("hawaii", bomb_ladder=(), chops=(("single@2", "pair_run3+"),)),
-        "hawaii.no-quad-chops-single-of-2.bomb-ladder-as-standard",
+        "hawaii.no-quad-chops-single-of-2.no-bomb-ladder",
     ),
+    (Rules.preset("suited", instant_wins=()), "suited.no-instant-wins"),
     (Rules.preset("double-deck-13", single_killer="Kd'"), "double-deck-13.single-killer-Kd~27"),
     (Rules.preset("lu", few_players_hand_size=None), "lu.few-players-hand-size-none"),
     (Rules.preset("standard", hand_size="all", players=3), "standard.players-3.hand-size-all"),
@@ -252,3 +254,19 @@ def test_a_flag_s_part_is_its_name(knob: str) -> None:
     on = not getattr(STANDARD, knob)
     word = knob.replace("_", "-")
     assert Rules.preset("standard", **{knob: on}).code() == f"standard.{'' if on else 'no-'}{word}"
+
+
+def test_the_codes_in_docs_rules_md_read_back() -> None:
+    # Every code docs/rules.md shows (the codes table and the house-rules tables).
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    section = docs[docs.index("## Rules codes") : docs.index("## The calls")]
+    codes = [
+        c
+        for c in re.findall(r"`([a-z0-9-]+(?:\.[A-Za-z0-9~-]+)+|[a-z0-9-]+)`", section)
+        if c.split(".")[0] in RULESETS
+    ]
+    assert len(codes) > 40
+    for code in codes:
+        rules = Rules.from_code(code)
+        if code != "pagat.name-standard":  # shown as another spelling of a value
+            assert rules.code() == code

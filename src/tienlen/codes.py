@@ -15,7 +15,8 @@ Parts, by the knob's type (knob names are written with ``-`` for ``_``):
 - tables (tuples): entries removed from the preset's table, ``no-KNOB-ENTRY``, then entries
   added at its end, ``KNOB-ENTRY``: ``extra-kinds-dragon``, ``no-instant-wins-four-twos``;
   a chop is written ``BOMB-chops-TARGET`` (``no-BOMB-chops-TARGET`` to remove one); when
-  it is shorter, a table first takes another preset's whole table: ``chops-as-wikipedia``;
+  it is shorter, a table first takes another preset's whole table, ``chops-as-wikipedia``,
+  or is emptied, ``no-instant-wins``;
 - a label that is not a preset's name: ``name-LABEL``.
 
 Patterns are written with words for their symbols: ``pair-run4up`` is ``pair_run4+``,
@@ -297,6 +298,7 @@ def _table_parts(knob: _Knob, old: tuple[Any, ...], new: tuple[Any, ...]) -> lis
     """The fewest parts that turn table ``old`` into ``new``: entries removed and added, after
     taking another preset's whole table (``chops-as-wikipedia``) when that is shorter."""
     starts: dict[tuple[Any, ...], list[str]] = {old: []}
+    starts.setdefault((), [f"no-{knob.word}"])
     for name in RULESETS:
         starts.setdefault(getattr(Rules.preset(name), knob.name), [f"{knob.word}-{_AS}{name}"])
     options = []
@@ -398,6 +400,8 @@ def _read_part(part: str, base: Rules, values: dict[str, Any]) -> tuple[str, Any
             if rest == knob.word:
                 return knob.name, not negated
             continue
+        if knob.kind != "value" and part == f"no-{knob.word}":
+            return knob.name, ()
         if knob.kind != "value" and part.startswith(f"{knob.word}-{_AS}"):
             preset = part[len(knob.word) + 1 + len(_AS) :]
             if preset not in RULESETS:

@@ -469,6 +469,11 @@ def _ending(r: Rules) -> list[str]:
     out.append(text)
     if r.cong and r.scoring in ("stake", "scorepad", "per-card"):
         out.append("Cóng: a player who has not played a card when someone goes out pays double.")
+    if r.got_to_get_in:
+        out.append(
+            f"Got to Get In: when the first player goes out, each player who has not yet "
+            f"played a card pays them {r.got_to_get_in} points."
+        )
     return out
 
 

@@ -153,6 +153,9 @@ class Rules:
     """How a finished game is scored (see :mod:`tienlen.scoring`)."""
     cong: bool = False
     """Cóng: a player still holding every dealt card when someone goes out pays double."""
+    got_to_get_in: int = 0
+    """Points each player who has not played a card when the first player goes out pays that
+    player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -306,6 +309,8 @@ class Rules:
             parse_pattern(text)
         if min(self.min_straight, self.min_pair_run, self.min_triple_run) < 2:
             raise bad("runs need at least two units")
+        if self.got_to_get_in < 0:
+            raise bad(f"got_to_get_in must be 0 or more points, not {self.got_to_get_in!r}")
         if self.min_quad_run < 2:
             raise bad("min_quad_run must be at least 2")
         if self.single_killer is not None:
