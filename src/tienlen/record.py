@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from .cards import CardParseError, format_cards, parse_cards
+from .combos import PASS_WORDS, format_move
 from .game import Game, TradeOffer
+from .match import parse_seed
 from .rules import RULESETS, Rules, RulesError
 
 __all__ = [
@@ -59,7 +61,6 @@ FORMAT = "tienlen-game"
 VERSION = 1
 
 ActionKind = Literal["play", "pass", "give", "offer", "accept", "refuse"]
-_KINDS: tuple[str, ...] = ("play", "pass", "give", "offer", "accept", "refuse")
 
 
 class RecordError(ValueError):
@@ -346,7 +347,7 @@ class GameRecord:
         seed: int | str | None = None
         if "Seed" in tags:  # a seed of digits only is read as a number
             text_seed = tags["Seed"]
-            seed = int(text_seed) if re.fullmatch(r"-?\d+", text_seed) else text_seed
+            seed = parse_seed(text_seed)
         if hands is None and seed is None:
             raise RecordError("the record has neither Seat tags nor a Seed tag")
         names = None
@@ -509,7 +510,7 @@ def _actions_of(game: Game) -> list[RecordedAction]:
         elif m.is_pass:
             out.append(RecordedAction(action.seat, "pass"))
         else:
-            out.append(RecordedAction(action.seat, "play", format_cards(m.cards, ascii=True)))
+            out.append(RecordedAction(action.seat, "play", format_move(m, ascii=True)))
     return out
 
 
@@ -596,7 +597,7 @@ def _action_from_json(data: Any, number: int) -> RecordedAction:
     try:
         if "play" in data:
             text = str(data["play"])
-            if text.strip().lower() == "pass":
+            if text.strip().lower() in PASS_WORDS:
                 return RecordedAction(seat, "pass")
             return RecordedAction(seat, "play", _ascii(text, f"action {number}"))
         if "give" in data:
@@ -647,7 +648,7 @@ def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...]
         if not words:
             raise RecordError(f"{where}: nothing after the seat")
         head = words[0].lower()
-        if head == "pass" and len(words) == 1:
+        if head in PASS_WORDS and len(words) == 1:
             actions.append(RecordedAction(seat, "pass"))
         elif head in ("accepts", "refuses") and len(words) == 1:
             actions.append(RecordedAction(seat, "accept" if head == "accepts" else "refuse"))

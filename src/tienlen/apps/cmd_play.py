@@ -16,6 +16,7 @@ import dataclasses
 from typing import Any
 
 from tienlen import RULESETS, Rules
+from tienlen.match import parse_seed
 
 __all__ = ["register", "run", "settings_from_args"]
 
@@ -83,27 +84,16 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _seed(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
 def settings_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~tienlen.apps.tui.controller.Settings` the options describe."""
     from .tui.controller import Settings
     from .tui.texts import apply_options
 
     rules = Rules.from_code(args.rules)
-    changes: dict[str, Any] = {}
     if args.players is not None:
-        changes["players"] = args.players
-        if args.decks is None and args.players > 4 and rules.cards_per_hand * args.players > 52:
-            changes["decks"] = 2
+        rules = rules.for_players(args.players)
     if args.decks is not None:
-        changes["decks"] = args.decks
-    if changes:
-        rules = dataclasses.replace(rules, **changes)
+        rules = dataclasses.replace(rules, decks=args.decks)
     rules = apply_options(rules, frozenset(args.option))
     names = [b.strip() for b in args.bots.split(",") if b.strip()]
     if not names:
@@ -123,7 +113,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
         bots=tuple(names),
         games=games,
         target=args.target,
-        seed=_seed(args.seed),
+        seed=None if args.seed is None else parse_seed(args.seed),
         delay=0.0 if args.fast else args.delay,
     )
 

@@ -4,7 +4,6 @@ two differ."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rules = Rules.from_code(words[0])
     if args.players is not None:
-        rules = dataclasses.replace(rules, players=args.players)
+        rules = rules.for_players(args.players)
     if args.json:
         print(json.dumps(rules.to_dict(), ensure_ascii=False, indent=2))
         return 0

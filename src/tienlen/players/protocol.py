@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
-from tienlen.combos import PASS, Move, classify_mask
+from tienlen.combos import Move, format_move, parse_move
 from tienlen.game import Action, TradeOffer
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
@@ -39,8 +39,6 @@ __all__ = [
     "PROTOCOL_VERSION",
     "ProtocolError",
     "ProtocolPlayer",
-    "move_from_text",
-    "move_to_text",
     "observation_from_json",
     "observation_to_json",
     "serve",
@@ -54,31 +52,13 @@ class ProtocolError(ValueError):
     """A bot program broke the protocol (bad JSON, wrong message, unknown move, silence)."""
 
 
-# --- the message format -------------------------------------------------------------------
-def move_to_text(move: Move) -> str:
-    """A move in card notation (``"3s 4s 5d"``, ``"pass"``)."""
-    return "pass" if move.is_pass else format_cards(move.cards, ascii=True)
-
-
-def move_from_text(text: str, rules: Rules, *, give: bool = False) -> Move:
-    """Read a move written by :func:`move_to_text` (``give``: a San Jose give)."""
-    if text.strip().lower() == "pass":
-        return PASS
-    mask = mask_of(parse_cards(text))
-    if give:
-        return Move("give", mask.bit_count(), mask)
-    move = classify_mask(mask, rules)
-    if move is None:
-        raise ProtocolError(f"{text!r} is not a combination under the {rules.name} rules")
-    return move
-
-
+# --- the message format: moves in the core's notation (format_move / parse_move) ---------
 def _action_json(a: Action) -> dict[str, Any]:
-    return {"seat": a.seat, "move": move_to_text(a.move), "kind": a.move.kind}
+    return {"seat": a.seat, "move": format_move(a.move, ascii=True), "kind": a.move.kind}
 
 
 def _action_from(d: dict[str, Any], rules: Rules) -> Action:
-    return Action(int(d["seat"]), move_from_text(d["move"], rules, give=d.get("kind") == "give"))
+    return Action(int(d["seat"]), parse_move(d["move"], rules, give=d.get("kind") == "give"))
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
@@ -152,7 +132,7 @@ def observation_from_json(d: dict[str, Any]) -> Observation:
 
 def _legal_from(texts: Sequence[str], obs: Observation) -> list[Move]:
     give = obs.phase == "exchange"
-    return [move_from_text(t, obs.rules, give=give) for t in texts]
+    return [parse_move(t, obs.rules, give=give) for t in texts]
 
 
 # --- the host side ------------------------------------------------------------------------
@@ -232,7 +212,7 @@ class ProtocolPlayer:
         """Send the observation and legal moves; read, check and return the answer."""
         self._next_id += 1
         ident = self._next_id
-        texts = [move_to_text(m) for m in legal]
+        texts = [format_move(m, ascii=True) for m in legal]
         request: dict[str, Any] = {
             "type": "move",
             "id": ident,
@@ -263,7 +243,7 @@ class ProtocolPlayer:
         if not isinstance(text, str):
             raise ProtocolError(f"bot {self.name!r} sent no move in {reply!r}")
         try:
-            move = move_from_text(text, obs.rules, give=obs.phase == "exchange")
+            move = parse_move(text, obs.rules, give=obs.phase == "exchange")
         except ValueError as e:
             raise ProtocolError(
                 f"bot {self.name!r} sent an unreadable move {text!r}: {e}"
@@ -320,7 +300,7 @@ def serve(player: Player, *, stdin: IO[str] | None = None, stdout: IO[str] | Non
                 iterations=message.get("budget_iterations"),
             )
             move = player.choose(obs, legal, budget)
-            send({"type": "move", "id": message.get("id"), "move": move_to_text(move)})
+            send({"type": "move", "id": message.get("id"), "move": format_move(move, ascii=True)})
         elif kind == "quit":
             return 0
     return 0
