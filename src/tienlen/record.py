@@ -165,6 +165,7 @@ class GameRecord:
         """The JSON-ready record (see ``docs/record-format.md``)."""
         out: dict[str, Any] = {"format": FORMAT, "version": VERSION}
         out["rules"] = self.rules.to_dict()
+        out["rules_code"] = self.rules.code()
         if self.seed is not None:
             out["seed"] = self.seed
         if self.names is not None:
@@ -199,12 +200,7 @@ class GameRecord:
         version = data.get("version")
         if not isinstance(version, int) or not 1 <= version <= VERSION:
             raise RecordError(f"record version {version!r} is not supported (1-{VERSION})")
-        try:
-            rules = Rules.from_dict(data["rules"])
-        except KeyError:
-            raise RecordError("the record has no 'rules'") from None
-        except (RulesError, TypeError) as e:
-            raise RecordError(f"bad rules in the record: {e}") from None
+        rules = _rules_of(data.get("rules"), data.get("rules_code"), "'rules'", "'rules_code'")
         hands = data.get("hands")
         if hands is not None and (
             not isinstance(hands, list) or not all(isinstance(h, str) for h in hands)
@@ -230,7 +226,8 @@ class GameRecord:
                     instant = (int(iw["seat"]), str(iw["hand"]))
                 except (KeyError, TypeError, ValueError):
                     raise RecordError("'result.instant_win' must be {seat, hand}") from None
-        known = {"format", "version", "rules", "seed", "names", "leader", "previous_finish"}
+        known = {"format", "version", "rules", "rules_code", "seed", "names", "leader"}
+        known.add("previous_finish")
         known |= {"hands", "actions", "result"}
         leader = data.get("leader")
         names = data.get("names")
@@ -264,6 +261,8 @@ class GameRecord:
         knobs = _knobs_diff(self.rules)
         if knobs:
             tags.append(("Knobs", json.dumps(knobs, ensure_ascii=False, separators=(",", ":"))))
+        if self.rules.code() != self.rules.name:  # a preset's code is its name: the Rules tag
+            tags.append(("RulesCode", self.rules.code()))
         if self.seed is not None:
             tags.append(("Seed", str(self.seed)))
         if self.names is not None:
@@ -325,22 +324,22 @@ class GameRecord:
         version = tags.get("Version", "1")
         if not version.isdigit() or not 1 <= int(version) <= VERSION:
             raise RecordError(f"record version {version!r} is not supported (1-{VERSION})")
-        name = tags.get("Rules", "standard")
-        data: dict[str, Any] = {"name": name}
-        if "Players" in tags:
-            data["players"] = _int(tags["Players"], "Players")
-        if "Knobs" in tags:
-            try:
-                knobs = json.loads(tags["Knobs"])
-            except json.JSONDecodeError:
-                raise RecordError(f"the Knobs tag is not JSON: {quote(tags['Knobs'])}") from None
-            if not isinstance(knobs, dict):
-                raise RecordError("the Knobs tag must be a JSON object")
-            data.update(knobs)
-        try:
-            rules = Rules.from_dict(data)
-        except (RulesError, TypeError) as e:
-            raise RecordError(f"bad rules in the record: {e}") from None
+        data: dict[str, Any] | None = None
+        if {"Rules", "Players", "Knobs"} & set(tags) or "RulesCode" not in tags:
+            data = {"name": tags.get("Rules", "standard")}
+            if "Players" in tags:
+                data["players"] = _int(tags["Players"], "Players")
+            if "Knobs" in tags:
+                try:
+                    knobs = json.loads(tags["Knobs"])
+                except json.JSONDecodeError:
+                    raise RecordError(
+                        f"the Knobs tag is not JSON: {quote(tags['Knobs'])}"
+                    ) from None
+                if not isinstance(knobs, dict):
+                    raise RecordError("the Knobs tag must be a JSON object")
+                data.update(knobs)
+        rules = _rules_of(data, tags.get("RulesCode"), "the Rules tags", "the RulesCode tag")
         n = rules.players
         hands: tuple[str, ...] | None = None
         if any(f"Seat{i}" in tags for i in range(n)):
@@ -723,6 +722,27 @@ def _int_tuple(value: Any, where: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
         raise RecordError(f"'{where}' must be a list of integers")
     return tuple(value)
+
+
+def _rules_of(knobs: Any, code: Any, knobs_where: str, code_where: str) -> Rules:
+    """The record's rules from its knobs, its rules code, or both (which must agree)."""
+    if knobs is None and code is None:
+        raise RecordError(f"the record has no {knobs_where}")
+    try:
+        from_knobs = Rules.from_dict(knobs) if knobs is not None else None
+        if code is not None and not isinstance(code, str):
+            raise RulesError(f"a rules code is text, not {type(code).__name__}")
+        from_code = Rules.from_code(code) if code is not None else None
+    except (RulesError, TypeError) as e:
+        raise RecordError(f"bad rules in the record: {e}") from None
+    if from_knobs is not None and from_code is not None and from_knobs != from_code:
+        raise RecordError(
+            f"{knobs_where} and {code_where} disagree: the knobs are {from_knobs.code()!r}, "
+            f"the code is {code!r}"
+        )
+    rules = from_knobs or from_code
+    assert rules is not None
+    return rules
 
 
 def _knobs_diff(rules: Rules) -> dict[str, Any]:

@@ -167,6 +167,9 @@ class Rules:
     """How a finished game is scored (see :mod:`tienlen.scoring`)."""
     cong: bool = False
     """Cóng: a player still holding every dealt card when someone goes out pays double."""
+    got_to_get_in: int = 0
+    """Points each player who has not played a card when the first player goes out pays that
+    player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -327,6 +330,22 @@ class Rules:
         """:meth:`to_dict` as compact JSON."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
+    def code(self) -> str:
+        """The rules code: the preset's name, then one dot-separated part per changed knob
+        (``"standard.direction-anticlockwise.cong"``); :meth:`from_code` reads it back to an
+        equal value. See :mod:`tienlen.codes`."""
+        from .codes import format_code
+
+        return format_code(self)
+
+    @classmethod
+    def from_code(cls, code: str) -> Rules:
+        """The value a rules code names (:meth:`code`); a :class:`RulesError` names the part
+        of the code that could not be read."""
+        from .codes import parse_code
+
+        return parse_code(code)
+
     # ----------------------------------------------------------------------------------
     def _validate(self) -> None:
         def bad(msg: str) -> RulesError:
@@ -380,6 +399,8 @@ class Rules:
             parse_pattern(text)
         if min(self.min_straight, self.min_pair_run, self.min_triple_run) < 2:
             raise bad("runs need at least two units")
+        if self.got_to_get_in < 0:
+            raise bad(f"got_to_get_in must be 0 or more points, not {self.got_to_get_in!r}")
         if self.min_quad_run < 2:
             raise bad("min_quad_run must be at least 2")
         if self.single_killer is not None:

@@ -39,7 +39,10 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+        "--rules",
+        default="standard",
+        metavar="CODE",
+        help=f"rule set ({', '.join(RULESETS)}) or a rules code such as standard.cong",
     )
     p.add_argument(
         "--players", type=int, help="number of players, 2-8 (default: the number of bots)"
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     from tienlen.players.base import Budget
 
     specs = _specs(args.bots)
-    rules = Rules.preset(args.rules)
+    rules = Rules.from_code(args.rules)
     rules = rules.for_players(args.players or len(specs))
     budget = Budget(
         seconds=args.budget_ms / 1000 if args.budget_ms is not None else None,
@@ -179,7 +182,7 @@ def _print(console: Any, result: Any) -> None:
     games = len(result.outcomes)
     deals = len({o.deal for o in result.outcomes})
     title = (
-        f"{result.rules.name}, {result.rules.players} players: {games} games "
+        f"{result.rules.code()}, {result.rules.players} players: {games} games "
         f"({deals} duplicate deals × {result.rules.players} rotations), seed {result.seed}"
     )
     table = Table(title=title)

@@ -38,7 +38,10 @@ def register(subparsers: Any) -> None:
         epilog="House-rule options: " + "; ".join(f"{o.key}: {o.label}" for o in OPTIONS),
     )
     p.add_argument(
-        "--rules", metavar="NAME", help=f"rule set: {', '.join(RULESETS)} (default standard)"
+        "--rules",
+        metavar="CODE",
+        help=f"rule set ({', '.join(RULESETS)}) or a rules code such as standard.cong "
+        "(default standard)",
     )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
@@ -108,7 +111,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     from .tui.controller import Settings
     from .tui.texts import apply_options
 
-    rules = Rules.preset(args.rules or "standard")
+    rules = Rules.from_code(args.rules or "standard")
     if args.players is not None:
         rules = rules.for_players(args.players)
     if args.decks is not None:

@@ -100,6 +100,7 @@ class Settings:
         """A JSON-ready dict (:meth:`from_dict` reads it back)."""
         return {
             "rules": self.rules.to_dict(),
+            "rules_code": self.rules.code(),
             "bots": list(self.bots),
             "games": self.games,
             "target": self.target,
@@ -110,7 +111,9 @@ class Settings:
     def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> Settings:
         """Read :meth:`to_dict`'s form."""
         return cls(
-            rules=Rules.from_dict(data["rules"]),
+            rules=Rules.from_dict(data["rules"])
+            if "rules" in data
+            else Rules.from_code(data["rules_code"]),
             bots=tuple(data["bots"]),
             games=data.get("games"),
             target=data.get("target"),
@@ -614,7 +617,7 @@ class MatchController(Observable):
         """The header line: rules, game number, match length, and the seed if one was given
         (an unseeded match's seed shows only in its saved records)."""
         m = self.match
-        parts = [self.rules.name, f"game {m.number}" + (f" of {m.games}" if m.games else "")]
+        parts = [self.rules.code(), f"game {m.number}" + (f" of {m.games}" if m.games else "")]
         if m.target:
             parts.append(f"to {m.target} points")
         if self.seeded:
