@@ -23,8 +23,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from tienlen import PASS, Card, Move, Rules, parse_cards
+from tienlen.apps.controller import HUMAN, MatchController, Settings, describe_move
 from tienlen.apps.tui.app import TienLenApp
-from tienlen.apps.tui.controller import HUMAN, MatchController, Settings, describe_move
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.apps.tui.screens import (
     GameOverScreen,

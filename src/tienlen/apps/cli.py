@@ -40,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (ValueError, OSError) as e:
-        print(f"tienlen: error: {e}", file=sys.stderr)
+        # One line, whatever the error quotes.
+        print(f"tienlen: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
 
 

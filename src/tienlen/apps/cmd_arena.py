@@ -18,7 +18,9 @@ import os
 import sys
 from typing import Any
 
-from tienlen import RULESETS, Rules
+from tienlen import RULESETS
+
+from .files import rules_arg
 
 __all__ = ["register", "run"]
 
@@ -38,7 +40,10 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+        "--rules",
+        default="standard",
+        metavar="NAME",
+        help=f"rule set: {', '.join(RULESETS)}, or a JSON file of knobs",
     )
     p.add_argument(
         "--players", type=int, help="number of players, 2-8 (default: the number of bots)"
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from tienlen.players.base import Budget
 
     specs = _specs(args.bots)
-    rules = Rules.preset(args.rules)
+    rules = rules_arg(args.rules)
     players = args.players or len(specs)
     if players != rules.players:
         decks = rules.decks if players <= 4 or rules.decks == 2 else 2

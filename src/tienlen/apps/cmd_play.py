@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from typing import Any
 
-from tienlen import RULESETS, Rules
+from tienlen import RULESETS
+
+from .files import rules_arg
 
 __all__ = ["register", "run", "settings_from_args"]
 
@@ -36,7 +39,10 @@ def register(subparsers: Any) -> None:
         epilog="House-rule options: " + "; ".join(f"{o.key}: {o.label}" for o in OPTIONS),
     )
     p.add_argument(
-        "--rules", default="standard", metavar="NAME", help=f"rule set: {', '.join(RULESETS)}"
+        "--rules",
+        default="standard",
+        metavar="NAME",
+        help=f"rule set: {', '.join(RULESETS)}, or a JSON file of knobs",
     )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
@@ -87,11 +93,11 @@ def _seed(text: str | None) -> int | str | None:
 
 
 def settings_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`~tienlen.apps.tui.controller.Settings` the options describe."""
-    from .tui.controller import Settings
+    """The :class:`~tienlen.apps.controller.Settings` the options describe."""
+    from .controller import Settings
     from .tui.texts import apply_options
 
-    rules = Rules.preset(args.rules)
+    rules = rules_arg(args.rules)
     changes: dict[str, Any] = {}
     if args.players is not None:
         changes["players"] = args.players
@@ -125,8 +131,20 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     )
 
 
+def needs_terminal(what: str) -> None:
+    """Refuse to start a full-screen view unless stdin and stdout are a terminal (a
+    Textual app on a pipe or /dev/null would spin instead of reading keys)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise ValueError(
+            f"{what} needs a terminal on standard input and output; "
+            "use --plain for the line-based game on pipes and files"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tienlen play``."""
+    if not args.plain:
+        needs_terminal("the terminal game")
     if args.replay:
         if args.plain:
             raise ValueError(
@@ -139,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     controller = None
     if args.resume:
-        from .tui.controller import MatchController
+        from .controller import MatchController
 
         controller = MatchController.load(args.resume, delay=settings.delay)
     if args.plain:

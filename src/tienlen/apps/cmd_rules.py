@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Any
 
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.rules import RULESETS, Rules
+
+from .files import rules_arg
 
 
 def register(subparsers: Any) -> None:
@@ -24,7 +27,8 @@ def register(subparsers: Any) -> None:
         "name",
         nargs="?",
         metavar="NAME",
-        help=f"a rule set to explain, one of: {', '.join(RULESETS)}",
+        help=f"a rule set to explain, one of: {', '.join(RULESETS)}; or a JSON file of "
+        "knobs (as --json prints) to check and explain",
     )
     p.add_argument(
         "--players",
@@ -51,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  {SUMMARIES.get(name, '')}".rstrip())
         print("\nRun 'tienlen rules NAME' for the full rules of one set.")
         return 0
-    overrides = {"players": args.players} if args.players is not None else {}
-    rules = Rules.preset(args.name, **overrides)
+    rules = rules_arg(args.name)
+    if args.players is not None:
+        rules = dataclasses.replace(rules, players=args.players)
     if args.json:
         print(json.dumps(rules.to_dict(), ensure_ascii=False, indent=2))
     else:

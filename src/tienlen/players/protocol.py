@@ -31,9 +31,22 @@ from typing import IO, Any
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import PASS, Move, classify_mask
 from tienlen.game import Action, TradeOffer
+from tienlen.inputs import (
+    MAX_ACTIONS,
+    MAX_LINE,
+    check_keys,
+    expect_bool,
+    expect_int,
+    expect_list,
+    expect_object,
+    expect_str,
+    fail,
+    load_json,
+    quote_value,
+)
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.rules import Rules
+from tienlen.rules import Rules, RulesError
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -43,6 +56,9 @@ __all__ = [
     "move_to_text",
     "observation_from_json",
     "observation_to_json",
+    "read_message",
+    "read_move_reply",
+    "read_move_request",
     "serve",
 ]
 
@@ -51,7 +67,8 @@ log = logging.getLogger("tienlen.players.protocol")
 
 
 class ProtocolError(ValueError):
-    """A bot program broke the protocol (bad JSON, wrong message, unknown move, silence)."""
+    """A bot program (or host) broke the protocol: bad JSON, a wrong message, an unknown
+    move, silence. The message names the field and quotes the bad value."""
 
 
 # --- the message format -------------------------------------------------------------------
@@ -75,10 +92,6 @@ def move_from_text(text: str, rules: Rules, *, give: bool = False) -> Move:
 
 def _action_json(a: Action) -> dict[str, Any]:
     return {"seat": a.seat, "move": move_to_text(a.move), "kind": a.move.kind}
-
-
-def _action_from(d: dict[str, Any], rules: Rules) -> Action:
-    return Action(int(d["seat"]), move_from_text(d["move"], rules, give=d.get("kind") == "give"))
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
@@ -117,42 +130,225 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
     }
 
 
-def observation_from_json(d: dict[str, Any]) -> Observation:
-    """Read an observation written by :func:`observation_to_json`."""
-    rules = Rules.from_dict(d["rules"])
-    first = d.get("first_lead")
-    return Observation(
-        seat=int(d["seat"]),
-        rules=rules,
-        phase=str(d["phase"]),
-        turn=int(d["turn"]),
-        hand_mask=mask_of(parse_cards(d["hand"])),
-        card_counts=tuple(int(c) for c in d["card_counts"]),
-        pile=tuple(_action_from(a, rules) for a in d["pile"]),
-        passed=frozenset(d["passed"]),
-        locked_out=frozenset(d["locked_out"]),
-        straight_locked=bool(d["straight_locked"]),
-        first_lead=(first["mode"], Card.parse(first["card"])) if first else None,
-        stuck=frozenset(d.get("stuck", ())),
-        finish_order=tuple(d["finish_order"]),
-        history=tuple(_action_from(a, rules) for a in d["history"]),
-        trades=tuple(
-            TradeOffer(
-                t["proposer"],
-                t["partner"],
-                mask_of(parse_cards(t["give"])),
-                mask_of(parse_cards(t["take"])),
-                t["accepted"],
+_OBSERVATION_FIELDS = (
+    "seat",
+    "players",
+    "phase",
+    "turn",
+    "hand",
+    "card_counts",
+    "pile",
+    "passed",
+    "locked_out",
+    "straight_locked",
+    "first_lead",
+    "finish_order",
+    "history",
+    "leader",
+    "rules",
+)
+_PHASES = ("trading", "exchange", "play", "over")
+_FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
+#: Longest card text in a message (two decks' worth of notation).
+_CARDS_TEXT = 1000
+
+
+def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
+    """Read an observation written by :func:`observation_to_json`, checking every field
+    (types, seats in range, card notation, counts) first; raises :class:`ProtocolError`
+    naming the field and quoting the bad value."""
+    err = ProtocolError
+    obj = expect_object(
+        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades")
+    )
+    try:
+        rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
+    except RulesError as e:
+        raise ProtocolError(str(e)) from None
+    n = rules.players
+    players = expect_int(obj["players"], f"{path}.players", error=err, lo=n, hi=n)
+
+    def seat(value: Any, where: str) -> int:
+        return expect_int(value, where, error=err, lo=0, hi=players - 1)
+
+    def seats(key: str) -> tuple[int, ...]:
+        items = expect_list(obj.get(key, []), f"{path}.{key}", error=err, limit=players)
+        out = tuple(seat(s, f"{path}.{key}[{i}]") for i, s in enumerate(items))
+        if len(set(out)) != len(out):
+            fail(err, f"{path}.{key}", f"names a seat twice: {quote_value(items)}")
+        return out
+
+    def mask(value: Any, where: str) -> int:
+        text = expect_str(value, where, error=err, limit=_CARDS_TEXT)
+        try:
+            return mask_of(parse_cards(text))
+        except ValueError as e:
+            fail(err, where, str(e))
+
+    def actions(key: str) -> tuple[Action, ...]:
+        items = expect_list(obj[key], f"{path}.{key}", error=err, limit=MAX_ACTIONS)
+        out = []
+        for i, a in enumerate(items):
+            where = f"{path}.{key}[{i}]"
+            act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
+            kind = act.get("kind")
+            if kind is not None and not isinstance(kind, str):
+                fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
+            text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
+            try:
+                move = move_from_text(text, rules, give=kind == "give")
+            except ValueError as e:
+                fail(err, f"{where}.move", str(e))
+            out.append(Action(seat(act["seat"], f"{where}.seat"), move))
+        return tuple(out)
+
+    phase = obj["phase"]
+    if phase not in _PHASES:
+        fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
+    counts = tuple(
+        expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
+        for i, c in enumerate(
+            expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
+        )
+    )
+    first = obj["first_lead"]
+    first_lead = None
+    if first is not None:
+        where = f"{path}.first_lead"
+        fl = expect_object(first, where, error=err, required=("mode", "card"))
+        if fl["mode"] not in _FIRST_LEADS:
+            fail(
+                err,
+                f"{where}.mode",
+                f"must be one of {', '.join(_FIRST_LEADS)}, not {quote_value(fl['mode'])}",
             )
-            for t in d.get("trades", ())
-        ),
-        leader=int(d["leader"]),
+        card = expect_str(fl["card"], f"{where}.card", error=err)
+        try:
+            first_lead = (fl["mode"], Card.parse(card))
+        except ValueError as e:
+            fail(err, f"{where}.card", str(e))
+    trades = []
+    for i, t in enumerate(expect_list(obj.get("trades", []), f"{path}.trades", error=err, limit=n)):
+        where = f"{path}.trades[{i}]"
+        tr = expect_object(
+            t, where, error=err, required=("proposer", "partner", "give", "take", "accepted")
+        )
+        accepted = tr["accepted"]
+        if accepted is not None and not isinstance(accepted, bool):
+            fail(
+                err,
+                f"{where}.accepted",
+                f"must be true, false or null, not {quote_value(accepted)}",
+            )
+        trades.append(
+            TradeOffer(
+                seat(tr["proposer"], f"{where}.proposer"),
+                seat(tr["partner"], f"{where}.partner"),
+                mask(tr["give"], f"{where}.give"),
+                mask(tr["take"], f"{where}.take"),
+                accepted,
+            )
+        )
+    return Observation(
+        seat=seat(obj["seat"], f"{path}.seat"),
+        rules=rules,
+        phase=phase,
+        turn=seat(obj["turn"], f"{path}.turn"),
+        hand_mask=mask(obj["hand"], f"{path}.hand"),
+        card_counts=counts,
+        pile=actions("pile"),
+        passed=frozenset(seats("passed")),
+        locked_out=frozenset(seats("locked_out")),
+        straight_locked=expect_bool(obj["straight_locked"], f"{path}.straight_locked", error=err),
+        first_lead=first_lead,
+        stuck=frozenset(seats("stuck")),
+        finish_order=seats("finish_order"),
+        history=actions("history"),
+        trades=tuple(trades),
+        leader=seat(obj["leader"], f"{path}.leader"),
     )
 
 
-def _legal_from(texts: Sequence[str], obs: Observation) -> list[Move]:
-    give = obs.phase == "exchange"
-    return [move_from_text(t, obs.rules, give=give) for t in texts]
+def read_message(line: str | bytes, *, limit: int = MAX_LINE) -> dict[str, Any]:
+    """One protocol line as a message: a JSON object (at most ``limit`` characters, nested
+    at most :data:`~tienlen.inputs.MAX_DEPTH` deep) with a string ``type``; raises
+    :class:`ProtocolError` saying what is wrong."""
+    message = load_json(line, error=ProtocolError, what="message", limit=limit)
+    if not isinstance(message, dict):
+        fail(ProtocolError, "message", f"must be a JSON object, not {quote_value(message)}")
+    kind = message.get("type")
+    if kind not in _MESSAGE_TYPES:
+        fail(
+            ProtocolError,
+            "message.type",
+            f"must be one of {', '.join(_MESSAGE_TYPES)}, not {quote_value(kind)}",
+        )
+    return message
+
+
+_MESSAGE_TYPES = ("hello", "move", "quit")
+#: Most legal moves one request may list (a 26-card hand leading has a few thousand).
+MAX_LEGAL = 100_000
+
+
+def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Move], Budget]:
+    """A host's move request, checked: its id, the observation, the legal moves (each a
+    combination under the rules) and the budget."""
+    err = ProtocolError
+    check_keys(
+        message,
+        "message",
+        error=err,
+        required=("type", "id", "observation", "legal"),
+        optional=("budget_ms", "budget_iterations"),
+    )
+    ident = message["id"]
+    if ident is not None and (type(ident) is not int and not isinstance(ident, str)):
+        fail(err, "message.id", f"must be a number or a string, not {quote_value(ident)}")
+    obs = observation_from_json(message["observation"], path="message.observation")
+    texts = expect_list(message["legal"], "message.legal", error=err, limit=MAX_LEGAL)
+    if not texts:
+        fail(err, "message.legal", "no legal moves")
+    legal = []
+    for i, t in enumerate(texts):
+        text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
+        try:
+            legal.append(move_from_text(text, obs.rules, give=obs.phase == "exchange"))
+        except ValueError as e:
+            fail(err, f"message.legal[{i}]", str(e))
+    ms = message.get("budget_ms")
+    if ms is not None:
+        ms = expect_int(ms, "message.budget_ms", error=err, lo=0, hi=10**8)
+    iterations = message.get("budget_iterations")
+    if iterations is not None:
+        iterations = expect_int(iterations, "message.budget_iterations", error=err, lo=1, hi=10**9)
+    budget = Budget(seconds=ms / 1000 if ms is not None else None, iterations=iterations)
+    return ident, obs, legal, budget
+
+
+def read_move_reply(
+    message: dict[str, Any], legal: Sequence[Move], rules: Rules, *, give: bool
+) -> Move:
+    """A bot's answer to a move request, checked: exactly one of ``move`` (notation) or
+    ``index`` (into ``legal``), naming a legal move; raises :class:`ProtocolError`."""
+    err = ProtocolError
+    check_keys(message, "reply", error=err, required=("type",), optional=("id", "move", "index"))
+    if message["type"] != "move":
+        fail(err, "reply.type", f"must be 'move', not {quote_value(message['type'])}")
+    if ("move" in message) == ("index" in message):
+        fail(err, "reply", "needs one of 'move' or 'index'")
+    if "index" in message:
+        i = expect_int(message["index"], "reply.index", error=err, lo=0, hi=len(legal) - 1)
+        return legal[i]
+    text = expect_str(message["move"], "reply.move", error=err, limit=_CARDS_TEXT)
+    try:
+        move = move_from_text(text, rules, give=give)
+    except ValueError as e:
+        fail(err, "reply.move", str(e))
+    for m in legal:
+        if m == move:
+            return m
+    fail(err, "reply.move", f"{quote_value(text)} is not a legal move now")
 
 
 # --- the host side ------------------------------------------------------------------------
@@ -307,20 +503,14 @@ def serve(player: Player, *, stdin: IO[str] | None = None, stdout: IO[str] | Non
     for line in inp:
         if not line.strip():
             continue
-        message = json.loads(line)
-        kind = message.get("type")
+        message = read_message(line)
+        kind = message["type"]
         if kind == "hello":
             send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": player.name})
         elif kind == "move":
-            obs = observation_from_json(message["observation"])
-            legal = _legal_from(message["legal"], obs)
-            ms = message.get("budget_ms")
-            budget = Budget(
-                seconds=ms / 1000 if ms is not None else None,
-                iterations=message.get("budget_iterations"),
-            )
+            ident, obs, legal, budget = read_move_request(message)
             move = player.choose(obs, legal, budget)
-            send({"type": "move", "id": message.get("id"), "move": move_to_text(move)})
-        elif kind == "quit":
+            send({"type": "move", "id": ident, "move": move_to_text(move)})
+        else:
             return 0
     return 0

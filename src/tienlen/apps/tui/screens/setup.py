@@ -22,8 +22,8 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 from tienlen import RULESETS, Rules
 from tienlen.describe import SUMMARIES, describe_rules
 
-from ..controller import Settings
-from ..seats import SEAT_NAMES, bot_choices
+from ...controller import Settings
+from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
 __all__ = ["LENGTHS", "SetupScreen"]
@@ -248,7 +248,7 @@ class SetupScreen(Screen[None]):
             self.app.start_match(settings)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
-        from ..controller import MatchController
+        from ...controller import MatchController
 
         try:
             controller = MatchController.load(self.save_path, delay=self.initial.delay)

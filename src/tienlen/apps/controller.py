@@ -1,4 +1,4 @@
-"""The model behind the terminal game: one object owns the match and everything shown.
+"""The model behind the games against bots: one object owns the match and everything shown.
 
 Widgets hold no game state. A :class:`MatchController` owns the :class:`~tienlen.match.Match`
 (and so the current :class:`~tienlen.Game`), the person's card selection and the last
@@ -6,12 +6,12 @@ message; the user's intents (select, play, pass, hint …) are its methods, and
 :meth:`MatchController.view` returns an immutable :class:`TableView` that screens render.
 Listeners registered with :meth:`MatchController.subscribe` hear about every change.
 
-Nothing here imports Textual, so the plain line-based game drives the same controller.
+Nothing here imports Textual: the terminal game (:mod:`tienlen.apps.tui`) and the plain
+line-based game (:mod:`tienlen.apps.plain`) drive the same controller.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,19 +21,19 @@ from typing import Any
 from tienlen import PASS, Card, Game, IllegalMoveError, Move, Rules, parse_cards
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.match import GameResult, Match
+from tienlen.match_record import MatchRecord
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.hint import hint
-from tienlen.record import load as load_record
-from tienlen.record import record_of
+from tienlen.record import GameRecord, RecordError
 from tienlen.scoring import Payment, payments
 
+from .files import read_input
 from .observable import Observable
 from .seats import SEAT_NAMES, bot_info, make_player
 
 __all__ = [
     "HUMAN",
-    "MATCH_FORMAT",
     "BotJob",
     "HandCard",
     "MatchController",
@@ -47,9 +47,6 @@ __all__ = [
 
 #: The seat of the person at the keyboard.
 HUMAN = 0
-#: The ``format`` field of a saved match file.
-MATCH_FORMAT = "tienlen-match"
-MATCH_VERSION = 1
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -84,25 +81,15 @@ class Settings:
         if self.delay < 0:
             raise ValueError(f"the bot delay cannot be negative, not {self.delay!r}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (:meth:`from_dict` reads it back)."""
-        return {
-            "rules": self.rules.to_dict(),
-            "bots": list(self.bots),
-            "games": self.games,
-            "target": self.target,
-            "seed": self.seed,
-        }
-
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> Settings:
-        """Read :meth:`to_dict`'s form."""
+    def of_record(cls, record: MatchRecord, *, delay: float = 0.6) -> Settings:
+        """The settings a saved match started from."""
         return cls(
-            rules=Rules.from_dict(data["rules"]),
-            bots=tuple(data["bots"]),
-            games=data.get("games"),
-            target=data.get("target"),
-            seed=data.get("seed"),
+            rules=record.rules,
+            bots=record.bots,
+            games=record.games,
+            target=record.target,
+            seed=record.seed,
             delay=delay,
         )
 
@@ -646,64 +633,76 @@ class MatchController(Observable):
         )
 
     # --- saving -------------------------------------------------------------------------
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[GameRecord]:
         """Every game of the match so far as a game record (:mod:`tienlen.record`)."""
         games = [*self.finished, self.game]
         return [
-            record_of(g, seed=self.match.seed_of(number), names=self.names)
+            GameRecord.from_game(g, seed=self.match.seed_of(number), names=self.names)
             for number, g in enumerate(games, start=1)
         ]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The match as a JSON-ready dict: settings, scores and every game's record."""
-        return {
-            "format": MATCH_FORMAT,
-            "version": MATCH_VERSION,
-            "settings": {**self.settings.to_dict(), "seed": self.seed},
-            "scores": list(self.match.scores),
-            "games": self.records(),
-        }
+    def match_record(self) -> MatchRecord:
+        """The match as a saved match: settings, scores and every game's record."""
+        s = self.settings
+        return MatchRecord(
+            rules=s.rules,
+            bots=s.bots,
+            games=s.games,
+            target=s.target,
+            seed=self.seed,
+            scores=self.match.scores,
+            records=tuple(self.records()),
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the match to ``path`` (JSON); returns the path."""
         p = Path(path)
-        p.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n", "utf-8")
+        p.write_text(self.match_record().to_json(), "utf-8")
         self._say(f"match saved to {p}")
         self._changed()
         return p
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> MatchController:
-        """Rebuild a saved match: the match is dealt again from its seed and every recorded
-        move is played again (and so checked) in order."""
-        if data.get("format") != MATCH_FORMAT:
-            raise ValueError(f"not a saved tienlen match (format {data.get('format')!r})")
-        if data.get("version") != MATCH_VERSION:
-            raise ValueError(f"unsupported match file version {data.get('version')!r}")
-        ctl = cls(Settings.from_dict(data["settings"], delay=delay))
-        for number, record in enumerate(data["games"], start=1):
+    def of_record(cls, saved: MatchRecord, *, delay: float = 0.6) -> MatchController:
+        """Resume a saved match: it is dealt again from its seed and every recorded move is
+        played again (and so checked) in order. Raises :class:`~tienlen.record.RecordError`
+        naming the game when the file does not replay."""
+        try:
+            settings = Settings.of_record(saved, delay=delay)
+        except ValueError as e:
+            raise RecordError(f"match.settings: {e}") from None
+        ctl = cls(settings)
+        for number, record in enumerate(saved.records, start=1):
+            where = f"match.games[{number - 1}]"
             if number > 1:
                 ctl.next_game()
-            recorded = load_record(record)
+            try:
+                recorded = record.game()
+            except RecordError as e:
+                raise RecordError(f"{where}: {e}") from None
             g = ctl.game
             if recorded.setup.hands != g.setup.hands:
-                raise ValueError(f"game {number} of the file was not dealt from its seed")
+                raise RecordError(f"{where}: the game was not dealt from the match's seed")
             if recorded.trades:
-                raise ValueError(f"game {number} has card trades, which cannot be resumed")
+                raise RecordError(f"{where}: the game has card trades, which cannot be resumed")
             for seat, move in recorded.history:
                 ctl._settle()
                 ctl._after_move(seat, g.play(move))
-        saved = data.get("scores")
-        if saved is not None and list(ctl.match.scores) != list(saved):
-            raise ValueError(f"saved scores {saved} do not match the replayed games")
+            if number < len(saved.records) and not g.is_over:
+                raise RecordError(f"{where}: the game is not over, yet a later game follows")
+        if saved.scores is not None and ctl.match.scores != saved.scores:
+            raise RecordError(
+                f"match.scores: {list(saved.scores)} do not match the replayed games "
+                f"({list(ctl.match.scores)})"
+            )
         ctl._say("match resumed")
         return ctl
 
     @classmethod
     def load(cls, path: str | Path, *, delay: float = 0.6) -> MatchController:
-        """Resume the match saved at ``path``."""
+        """Resume the match saved at ``path``; errors name the file and the field."""
+        data = read_input(path)
         try:
-            data = json.loads(Path(path).read_text("utf-8"))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not JSON ({e})") from None
-        return cls.from_dict(data, delay=delay)
+            return cls.of_record(MatchRecord.from_json(data), delay=delay)
+        except RecordError as e:
+            raise RecordError(f"{path}: {e}") from None

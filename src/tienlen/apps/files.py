@@ -1,0 +1,36 @@
+"""Reading the files the commands are given: size-capped bytes, and rules named by a preset
+or a JSON file. The core's strict readers then check the content."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tienlen.inputs import MAX_TEXT
+from tienlen.rules import RULESETS, Rules, RulesError
+
+__all__ = ["read_input", "rules_arg"]
+
+
+def read_input(path: str | Path, *, limit: int = MAX_TEXT) -> bytes:
+    """The bytes of ``path`` (``"-"``: standard input), refusing more than ``limit`` bytes
+    with a ``ValueError`` before reading the rest; ``OSError`` if it cannot be read."""
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit:,} bytes")
+    return data
+
+
+def rules_arg(text: str) -> Rules:
+    """A ``--rules`` value: a preset name, or a JSON file of knobs (as ``tienlen rules NAME
+    --json`` prints); raises :class:`~tienlen.RulesError` naming the file."""
+    if text in RULESETS or not Path(text).exists():
+        return Rules.preset(text)
+    try:
+        return Rules.from_json(read_input(text))
+    except RulesError as e:
+        raise RulesError(f"{text}: {e}") from None
