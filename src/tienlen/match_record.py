@@ -31,7 +31,7 @@ from .inputs import (
     load_json,
     quote_value,
 )
-from .record import GameRecord, RecordError, _rules_from, _seed_from
+from .record import GameRecord, RecordError, _rules_from, _seed_from, is_json
 from .rules import Rules
 
 __all__ = ["MATCH_FORMAT", "MATCH_VERSION", "MatchRecord", "read_games"]
@@ -176,7 +176,7 @@ def read_games(source: str | bytes) -> list[GameRecord]:
     """The game records in ``source``: a game record (JSON or text form) gives one, a saved
     match each of its games. Nothing is replayed yet."""
     text = decode(source, error=RecordError, what="record")
-    if not text.lstrip().startswith("{"):
+    if not is_json(text):
         return [GameRecord.from_text(text)]
     data = load_json(text, error=RecordError, what="record")
     if isinstance(data, Mapping) and data.get("format") == MATCH_FORMAT:

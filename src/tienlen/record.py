@@ -58,6 +58,7 @@ __all__ = [
     "RecordedAction",
     "Step",
     "format_text",
+    "is_json",
     "load",
     "parse_text",
     "record_of",
@@ -554,9 +555,13 @@ def read(source: str | bytes | Mapping[str, Any]) -> GameRecord:
     if isinstance(source, Mapping):
         return GameRecord.from_dict(source)
     text = decode(source, error=RecordError, what="record")
-    if text.lstrip().startswith("{"):
-        return GameRecord.from_json(text)
-    return GameRecord.from_text(text)
+    return GameRecord.from_json(text) if is_json(text) else GameRecord.from_text(text)
+
+
+def is_json(text: str) -> bool:
+    """Whether ``text`` is meant as JSON rather than the text form (whose tags open with
+    ``[`` and a letter)."""
+    return re.match(r"\s*(\{|\[(?![A-Za-z_]))", text) is not None
 
 
 def load(source: str | bytes | Mapping[str, Any]) -> Game:
