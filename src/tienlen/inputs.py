@@ -7,7 +7,7 @@ message like ``rules.players: must be an integer from 2 to 8, not 2.5`` and noth
 built before the whole input has been checked.
 
 >>> quote_value("3s 4s " * 1000)
-"'3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s '… (6000 characters)"
+"'3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s 3s 4s '… (6000 characters)"
 >>> load_json('{"a": [[[1]]]}', error=ValueError, what="test", max_depth=3)
 Traceback (most recent call last):
 ...
