@@ -291,6 +291,10 @@ class RefTable:
                     continue
                 if self.first_mode is not None and not m.mask >> self.lowest & 1:
                     continue
+                # 004 Hawaii: "as a single, pair, or sequence" (first_lead_kinds).
+                kinds = rules.first_lead_kinds
+                if self.first_mode is not None and kinds and m.kind not in kinds:
+                    continue
                 if not rules.bombs_may_lead and is_bomb(m, rules):
                     continue
                 if not rules.may_finish_on_two and self.finishes_on_two(m):
@@ -303,6 +307,10 @@ class RefTable:
         top = self.top
         for m in combos:
             if why_not_beats(m, top, rules, locked=self.straight_lock) is not None:
+                continue
+            # 001 Pang: stacking is "successively higher combinations of the same type";
+            # bombs are for "the other players", so none on one's own play.
+            if seat == self.top_seat and (m.kind, m.size) != (top.kind, top.size):
                 continue
             # A passed player is back only to chop 2s with an after-pass bomb.
             passed_back = seat in self.locked and seat != self.top_seat

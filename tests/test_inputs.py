@@ -5,6 +5,7 @@ one-line message; every success must round-trip."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import random
@@ -127,6 +128,12 @@ def one_line(error: ValueError) -> None:
 
 
 # --- the shared helpers ----------------------------------------------------------------------
+def test_the_module_examples_hold() -> None:
+    import tienlen.inputs
+
+    assert doctest.testmod(tienlen.inputs).failed == 0
+
+
 def test_quote_value_cuts_long_values_and_keeps_one_line() -> None:
     assert quote_value("3s 4s") == "'3s 4s'"
     long = quote_value("a\nb" * 1000)

@@ -98,6 +98,7 @@ OTHER_VALUES: dict[str, Any] = {
     "direction": "anticlockwise",
     "first_lead": "holder-free",
     "later_leads": "as-first",
+    "first_lead_kinds": ("single", "straight"),
     "extra_kinds": ("quad_run", "triple_run"),
     "twos_in_straight": "top",
     "twos_in_pair_run": "top",
@@ -180,6 +181,18 @@ def test_replace_works_for_every_knob(knob: str) -> None:
         ),
         ({"min_straight": 1}, "rules.min_straight: must be from 2 to 13, not 1"),
         ({"min_quad_run": 1}, "rules.min_quad_run: must be from 2 to 13, not 1"),
+        (
+            {"first_lead_kinds": ("trio",)},
+            "rules.first_lead_kinds[0]: unknown kind 'trio'",
+        ),
+        (
+            {"first_lead_kinds": ("pair",), "first_lead": "holder-free"},
+            "rules.first_lead_kinds: needs a first_lead",
+        ),
+        (
+            {"first_lead_kinds": ("pair",), "first_lead": "lowest-single"},
+            "rules.first_lead_kinds: first_lead 'lowest-single' needs 'single'",
+        ),
     ],
 )
 def test_bad_knob_values_are_refused(overrides: dict[str, Any], fragment: str) -> None:

@@ -183,12 +183,16 @@ def _start(r: Rules) -> list[str]:
             "next player leads anything."
         ),
     }[r.first_lead]
+    out = [first]
+    if r.first_lead_kinds:
+        kinds = _or_list([_KIND_WORDS[k][0] for k in r.first_lead_kinds])
+        out.append(f"That opening play must be a {kinds}; no other kind may open.")
     later = (
         "Every later game is led by the previous winner, who may lead anything."
         if r.later_leads == "winner"
         else "Every later game starts the same way as the first."
     )
-    return [first, later]
+    return [*out, later]
 
 
 def _combinations(r: Rules) -> list[str]:
@@ -326,8 +330,9 @@ def _passing(r: Rules) -> list[str]:
         out.append("Passing does not lock you out: you may play again on the same pile.")
     if r.stacking:
         out.append(
-            "Stacking: when everyone else has passed, the last player may go on beating their "
-            "own play; the others may answer only with bombs."
+            "Stacking: when everyone else has passed, the last player may go on playing higher "
+            "combinations of the same kind and size on their own play (not bombs); the others "
+            "may answer only with bombs."
         )
     out.append(
         "When everyone else has passed, the last player to play wins the pile and leads a "

@@ -27,7 +27,16 @@ from .cards import (
     parse_cards,
     rank_counts,
 )
-from .combos import PASS, Move, classify_mask, index, is_one_suit, is_twos, why_not_beats
+from .combos import (
+    PASS,
+    Move,
+    classify_mask,
+    describe_kind,
+    index,
+    is_one_suit,
+    is_twos,
+    why_not_beats,
+)
 from .movegen import MoveTable, table_for
 from .rules import Rules
 
@@ -403,8 +412,11 @@ class Game:
             return moves
         last = self._pile[-1]
         top = last.move
-        if seat == last.seat:  # stacking on one's own play
-            moves = table.beating(top, rules, locked=self._lock)
+        if seat == last.seat:  # stacking: the same kind and size only, never a bomb
+            same = (top.kind, top.size)
+            moves = [
+                m for m in table.beating(top, rules, locked=self._lock) if (m.kind, m.size) == same
+            ]
         elif self._locked >> seat & 1:
             ix = index(rules)
             if not is_twos(top):
@@ -432,6 +444,8 @@ class Game:
                 moves = [m for m in moves if m.mask == bit]
             else:
                 moves = [m for m in moves if m.mask & bit]
+            if rules.first_lead_kinds:
+                moves = [m for m in moves if m.kind in rules.first_lead_kinds]
         if not rules.bombs_may_lead:
             ix = index(rules)
             moves = [m for m in moves if not ix.is_bomb(m)]
@@ -504,9 +518,25 @@ class Game:
                 return f"the first play must be {lowest} on its own"
             if first is not None and not m.mask >> self._lowest & 1:
                 return f"the first play must include {lowest}"
+            if (
+                first is not None
+                and rules.first_lead_kinds
+                and m.kind not in rules.first_lead_kinds
+            ):
+                *most, last_kind = [k.replace("_", " ") for k in rules.first_lead_kinds]
+                kinds = f"{', '.join(most)} or {last_kind}" if most else last_kind
+                return f"the first play must be a {kinds}, not a {describe_kind(m.kind, m.size)}"
             if not rules.bombs_may_lead and index(rules).is_bomb(m):
                 return "a bomb may not be led"
             return None
+        if last is not None and seat == last.seat:
+            own = last.move
+            if (m.kind, m.size) != (own.kind, own.size):
+                what = describe_kind(own.kind, own.size)
+                return (
+                    f"stacking: on your own {what} you may only play a higher {what}, "
+                    "not a bomb or another kind"
+                )
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)

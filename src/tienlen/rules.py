@@ -79,6 +79,9 @@ class Rules:
     later_leads: LaterLeads = "winner"
     """Who starts later games: the previous winner, freely (``winner``), or as in the first
     game (``as-first``)."""
+    first_lead_kinds: tuple[str, ...] = ()
+    """Kinds the opening play may take while ``first_lead`` constrains it (Hawaii: single,
+    pair or straight); empty: any kind. Needs a ``first_lead`` other than ``holder-free``."""
 
     # --- combinations ---------------------------------------------------------------
     extra_kinds: tuple[str, ...] = ()
@@ -131,7 +134,8 @@ class Rules:
     """Bombs (patterns) a locked-out player may still play while 2s are on top of the pile;
     such players are offered their turn again then. Empty: no bombing after passing."""
     stacking: bool = False
-    """When everyone else has passed, the last player may go on beating their own play."""
+    """When everyone else has passed, the last player may go on beating their own play with
+    higher combinations of the same kind and size (never a bomb on it)."""
     out_ends_pile: bool = False
     """When a player goes out the pile ends at once and the next player leads (Akita)."""
     may_finish_on_two: bool = True
@@ -386,6 +390,17 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
         if kind not in KINDS or kind in BASE_KINDS:
             extra = ", ".join(k for k in KINDS if k not in BASE_KINDS)
             bad(f"extra_kinds[{i}]", f"unknown extra kind {quote_value(kind)}; known: {extra}")
+    lead_kinds = out["first_lead_kinds"]
+    for i, kind in enumerate(lead_kinds):
+        if kind not in KINDS:
+            bad(
+                f"first_lead_kinds[{i}]",
+                f"unknown kind {quote_value(kind)}; known: {', '.join(KINDS)}",
+            )
+    if lead_kinds and out["first_lead"] == "holder-free":
+        bad("first_lead_kinds", "needs a first_lead that constrains the first play")
+    if lead_kinds and "single" not in lead_kinds and out["first_lead"] == "lowest-single":
+        bad("first_lead_kinds", "first_lead 'lowest-single' needs 'single' in first_lead_kinds")
     for i, win in enumerate(out["instant_wins"]):
         if win not in INSTANT_WINS:
             known = ", ".join(INSTANT_WINS)
@@ -553,6 +568,7 @@ _PRESETS: dict[str, Rules] = {
     "hawaii": Rules(
         name="hawaii",
         later_leads="as-first",
+        first_lead_kinds=("single", "pair", "straight"),
         chops=(("single@2", "quad"), ("single@2", "pair_run3+")),
         bomb_ladder=("quad", "pair_run3+"),
         scoring="stake",
