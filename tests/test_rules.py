@@ -112,6 +112,7 @@ OTHER_VALUES: dict[str, Any] = {
     "triple_same_suits": True,
     "pair_run_same_colours": True,
     "pair_run_above": True,
+    "straight_above": True,
     "straight_lock": True,
     "triple_beats_ace": True,
     "single_killer": "Kd",

@@ -189,6 +189,7 @@ class RulesIndex:
             or rules.triple_same_suits
             or rules.pair_run_same_colours
             or rules.pair_run_above
+            or rules.straight_above
         )
 
     def rung_of(self, kind: str, size: int, top_rank: int) -> int:
@@ -311,9 +312,15 @@ def _why_not_follows(new: Move, old: Move, rules: Rules) -> str | None:
         return "a pair must be beaten by a pair of the same colours"
     if kind == "triple" and rules.triple_same_suits and _suits(new.mask) != _suits(old.mask):
         return "a triple must be beaten by a triple of the same suits"
+    if kind == "straight" and rules.straight_above and _lowest_rank(new) <= old.top_rank:
+        return "a straight must be beaten by one that starts above the other's top card"
     if kind == "pair_run":
         if rules.pair_run_same_colours and _colours(new.mask) != _colours(old.mask):
             return "a pair run must be beaten by one with the same colours"
-        if rules.pair_run_above and (new.mask & -new.mask).bit_length() - 1 >> 3 <= old.top_rank:
+        if rules.pair_run_above and _lowest_rank(new) <= old.top_rank:
             return "a pair run must be beaten by one that starts above the other's top pair"
     return None
+
+
+def _lowest_rank(m: Move) -> int:
+    return (m.mask & -m.mask).bit_length() - 1 >> 3

@@ -241,6 +241,11 @@ def _beating(r: Rules) -> list[str]:
             "A run of pairs must be beaten by one whose pairs have the same colours, pair by "
             "pair in rank order."
         )
+    if r.straight_above:
+        out.append(
+            "A straight must be beaten by one whose lowest card is above the other's highest "
+            "card (6-7-8 by 9-10-J or higher)."
+        )
     if r.pair_run_above:
         out.append(
             "A run of pairs must be beaten by one whose lowest pair is above the other's "

@@ -114,6 +114,9 @@ class Rules:
     """A pair run must be beaten by one whose pairs have the same colours, in rank order."""
     pair_run_above: bool = False
     """A pair run must be beaten by one whose lowest pair is above the other's highest."""
+    straight_above: bool = False
+    """A straight must be beaten by one whose lowest card is above the other's highest (004
+    main rules: 6-7-8 "can only be defeated by any 3 card straight like 9 10 J, or higher")."""
     straight_lock: bool = False
     """Once a one-suit straight is played, later straights of the pile must be one-suit."""
     triple_beats_ace: bool = False
@@ -556,6 +559,7 @@ _PRESETS: dict[str, Rules] = {
         triple_same_suits=True,
         pair_run_same_colours=True,
         pair_run_above=True,
+        straight_above=True,
         chops=(
             ("single@2", "quad"),
             ("single@2", "pair_run3"),
