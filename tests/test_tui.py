@@ -445,7 +445,7 @@ def test_the_setup_screen_builds_rules_and_explains_impossible_ones() -> None:
             screen.query_one("#decks", Checkbox).value = False
             await pilot.pause()
             check = static_text(app, "#check")
-            assert check.startswith("✗ rules 'standard': 8 hands of 13 need more than 52 cards")
+            assert check.startswith("✗ rules.hand_size: 8 hands of 13 need more than 52 cards")
             assert screen.query_one("#start", Button).disabled
             screen.query_one("#decks", Checkbox).value = True
             screen.query_one("#rules", Select).value = "pang"
