@@ -15,31 +15,31 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Sequence
 
-from tienlen import Game, Rules
+from tienlen import Game, Move, Rules
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget
 from tienlen.players.bots.ismcts import IsmctsBot
 from tienlen.players.registry import make_bot
+from tienlen.players.toolkit import play_out
 
 
 def decision_times(name: str, games: int, rules: Rules) -> list[float]:
     """Seconds per decision of bot ``name`` playing every seat of ``games`` deals."""
     bot = make_bot(name, seed=1)
     times = []
+
+    def timed(game: Game, legal: Sequence[Move]) -> Move:
+        obs = observe(game, game.turn)
+        start = time.perf_counter()
+        move = bot.choose(obs, legal, Budget())
+        times.append(time.perf_counter() - start)
+        return move
+
     for seed in range(games):
-        game = Game(rules, seed=seed)
-        while not game.is_over:
-            legal = game.legal_moves()
-            if len(legal) == 1:
-                game.apply_unchecked(legal[0])
-                continue
-            obs = observe(game, game.turn)
-            start = time.perf_counter()
-            move = bot.choose(obs, legal, Budget())
-            times.append(time.perf_counter() - start)
-            game.apply_unchecked(move)
+        play_out(Game(rules, seed=seed), timed)
     return times
 
 

@@ -102,12 +102,22 @@ def ref_kind(rank_counts: Sequence[tuple[int, int]], rules: Rules) -> tuple[str,
     return None  # five or more cards of one rank (two decks) form nothing
 
 
+def ref_colours_ok(kind: str, ids: Iterable[int], rules: Rules) -> bool:
+    """004 main rules: pair sequences are "in numerical sequence and same color" (all red,
+    ♦ ♥, or all black, ♠ ♣), under ``pair_run_one_colour``."""
+    if kind != "pair_run" or not rules.pair_run_one_colour:
+        return True
+    return len({id_suit(i) >= 2 for i in ids}) == 1
+
+
 def ref_classify(ids: Iterable[int], rules: Rules) -> tuple[str, int] | None:
     """(kind, size) of the cards with these ids, or ``None``."""
+    ids = list(ids)
     counts: dict[int, int] = {}
     for i in ids:
         counts[id_rank(i)] = counts.get(id_rank(i), 0) + 1
-    return ref_kind(sorted(counts.items()), rules)
+    kind = ref_kind(sorted(counts.items()), rules)
+    return kind if kind is None or ref_colours_ok(kind[0], ids, rules) else None
 
 
 def ref_combinations(hand: int, rules: Rules) -> list[Move]:
@@ -116,7 +126,7 @@ def ref_combinations(hand: int, rules: Rules) -> list[Move]:
     The subsets are visited rank by rank: for each rank, every subset of the hand's cards of
     that rank; a subset of the hand is one choice per rank. The kind depends only on how many
     cards of each rank are chosen, so it is decided once per choice of counts; every subset
-    with a kind is then listed."""
+    with a kind is then listed (pair runs checked for colour, where the rules ask)."""
     by_rank: dict[int, list[int]] = {}
     for i in ids_of(hand):
         by_rank.setdefault(id_rank(i), []).append(i)
@@ -134,7 +144,8 @@ def ref_combinations(hand: int, rules: Rules) -> list[Move]:
             mask = 0
             for p in parts:
                 mask |= p
-            out.append(Move(kind[0], kind[1], mask))
+            if ref_colours_ok(kind[0], ids_of(mask), rules):
+                out.append(Move(kind[0], kind[1], mask))
     return out
 
 

@@ -18,8 +18,9 @@ from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.bots.analysis import counts_of, is_boss, planner
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import HeuristicBot
-from tienlen.players.bots.ismcts import IsmctsBot, sample_hands
+from tienlen.players.bots.ismcts import IsmctsBot
 from tienlen.players.registry import BOTS, make_bot
+from tienlen.players.toolkit import sample_hands
 
 FAST_BOTS = ("random", "greedy", "heuristic")
 ISMCTS_OPTIONS: dict[str, Any] = {"iterations": 12, "guesses": 2}

@@ -46,6 +46,11 @@ def test_rules_players_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert "The one card left over goes to the player who leads first." in out
 
 
+def test_rules_for_more_than_four_players_use_two_decks(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "rules", "standard", "--players", "6")
+    assert "6 players, two 52-card decks" in out
+
+
 def test_rules_json_is_the_knobs(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rules", "proplay", "--json")
     assert rc == 0
@@ -106,6 +111,16 @@ def test_description_follows_the_knobs_not_the_name() -> None:
         describe_rules(renamed).split("\n", 1)[1]
         == describe_rules(Rules.preset("akita")).split("\n", 1)[1]
     )
+
+
+def test_a_changed_preset_is_not_titled_with_the_presets_summary() -> None:
+    pagat = Rules.preset("pagat")
+    assert describe_rules(pagat).startswith(f"pagat: {SUMMARIES['pagat']}\n")
+    changed = dataclasses.replace(pagat, after_pass_bombs=())
+    text = describe_rules(changed)
+    assert text.startswith("pagat (changed from the preset)\n")
+    assert "bombs allowed after passing" not in text
+    assert "No bombing after passing" in text
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tienlen import PASS, Rules
-from tienlen.apps.controller import MatchController, Settings, move_notation
+from tienlen import PASS, Rules, format_move
+from tienlen.apps.controller import MatchController, Settings
 from tienlen.apps.plain import play_plain
 
 STANDARD = Rules.preset("standard")
@@ -47,7 +47,7 @@ def scripted_lines(
             move = (
                 PASS if not plays or (PASS in legal and rng.random() < 0.25) else rng.choice(plays)
             )
-            text = move_notation(move)
+            text = format_move(move, ascii=True)
             lines.append(text)
             assert ctl.play_text(text), ctl.note
     return lines, ctl

@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 
 from tienlen import RULESETS, Game, Rules
+from tienlen.combos import format_move, parse_move
 from tienlen.observation import observe
 from tienlen.players.arena import play_game, run_arena
 from tienlen.players.base import Budget
 from tienlen.players.protocol import (
     ProtocolError,
     ProtocolPlayer,
-    move_from_text,
-    move_to_text,
     observation_from_json,
     observation_to_json,
     serve,
@@ -44,7 +43,7 @@ def test_observations_survive_the_trip_through_json(name: str) -> None:
         text = json.dumps(observation_to_json(obs))
         assert observation_from_json(json.loads(text)) == obs
         for move in game.legal_moves():
-            assert move_from_text(move_to_text(move), rules) == move
+            assert parse_move(format_move(move, ascii=True), rules) == move
         game.play(bots[game.turn].choose(obs, game.legal_moves(), Budget()))
         checked += 1
     assert checked > 5
@@ -55,7 +54,7 @@ def test_exchange_and_trading_observations_survive_the_trip() -> None:
     obs = observe(game, game.turn)
     assert observation_from_json(json.loads(json.dumps(observation_to_json(obs)))) == obs
     give = game.legal_moves()[5]
-    assert move_from_text(move_to_text(give), game.rules, give=True) == give
+    assert parse_move(format_move(give, ascii=True), game.rules, give=True) == give
     game.play(give)
     obs = observe(game, 1)  # the give shows to its giver
     assert observation_from_json(observation_to_json(obs)) == obs
@@ -132,7 +131,7 @@ def test_serve_runs_a_builtin_bot_over_json_lines() -> None:
             "type": "move",
             "id": 7,
             "observation": observation_to_json(obs),
-            "legal": [move_to_text(m) for m in legal],
+            "legal": [format_move(m, ascii=True) for m in legal],
             "budget_ms": 50,
         },
         {"type": "quit"},
@@ -151,7 +150,7 @@ def test_serve_runs_a_builtin_bot_over_json_lines() -> None:
     assert replies[0] == {"type": "hello", "protocol": 1, "name": "heuristic"}
     assert replies[1]["type"] == "move" and replies[1]["id"] == 7
     expected = make_bot("heuristic").choose(obs, legal, Budget())
-    assert replies[1]["move"] == move_to_text(expected)
+    assert replies[1]["move"] == format_move(expected, ascii=True)
     assert len(replies) == 2
 
 

@@ -112,6 +112,7 @@ OTHER_VALUES: dict[str, Any] = {
     "triple_same_suits": True,
     "pair_run_same_colours": True,
     "pair_run_above": True,
+    "pair_run_one_colour": True,
     "straight_above": True,
     "straight_lock": True,
     "triple_beats_ace": True,
@@ -325,3 +326,18 @@ def test_may_not_finish_on_a_two() -> None:
     assert [str(m) for m in stuck.legal_moves()] == ["pass"]
     stuck.play("pass")
     assert stuck.turn == 1 and stuck.top is None and stuck.stuck == frozenset({0})
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_more_than_four_players_play_with_two_decks(name: str) -> None:
+    rules = Rules.preset(name)
+    if rules.deal_four_hands:  # pike: four hands are dealt, so four players at most
+        with pytest.raises(RulesError, match="four players"):
+            rules.for_players(5)
+        return
+    for players in range(2, 9):
+        changed = rules.for_players(players)
+        assert changed.players == players
+        assert changed.decks == (2 if players > 4 else rules.decks)
+        Game(changed, seed=1)  # the deal works
+    assert rules.for_players(rules.players) == rules

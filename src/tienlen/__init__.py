@@ -5,7 +5,17 @@ dependency; ``tienlen.players`` and ``tienlen.apps`` build on it, never the reve
 """
 
 from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
-from .combos import PASS, Combo, Move, beats, classify, why_not_beats
+from .combos import (
+    PASS,
+    PASS_WORDS,
+    Move,
+    MoveParseError,
+    beats,
+    classify,
+    format_move,
+    parse_move,
+    why_not_beats,
+)
 from .describe import describe_rules
 from .game import Action, Chop, Game, GameSetup, IllegalMoveError, TradeOffer
 from .match import GameResult, Match
@@ -16,6 +26,7 @@ from .scoring import score
 __all__ = [
     "INSTANT_WINS",
     "PASS",
+    "PASS_WORDS",
     "RANKS",
     "RULESETS",
     "SUITS",
@@ -23,7 +34,6 @@ __all__ = [
     "Card",
     "CardParseError",
     "Chop",
-    "Combo",
     "Game",
     "GameRecord",
     "GameResult",
@@ -31,6 +41,7 @@ __all__ = [
     "IllegalMoveError",
     "Match",
     "Move",
+    "MoveParseError",
     "RecordError",
     "Rules",
     "RulesError",
@@ -40,7 +51,9 @@ __all__ = [
     "deck",
     "describe_rules",
     "format_cards",
+    "format_move",
     "parse_cards",
+    "parse_move",
     "record_of",
     "score",
     "why_not_beats",

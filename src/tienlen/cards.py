@@ -13,6 +13,7 @@ the notation marks copy 1 with a trailing apostrophe (``3s'`` / ``3♠'``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import Final
 
 __all__ = [
@@ -20,8 +21,10 @@ __all__ = [
     "SUITS",
     "Card",
     "CardParseError",
+    "bits_of_mask",
     "cards_of_mask",
     "deck",
+    "deck_mask",
     "format_cards",
     "mask_of",
     "parse_cards",
@@ -37,6 +40,8 @@ TWO: Final = 12
 ACE: Final = 11
 RANK_BITS: Final = 8
 RANK_MASK: Final = 0xFF
+#: Every 2 (of both decks) as a bitmask.
+TWOS_MASK: Final = RANK_MASK << (RANK_BITS * TWO)
 
 _RANK_BY_NAME: dict[str, int] = {name: i for i, name in enumerate(RANKS)}
 _RANK_BY_NAME["T"] = RANKS.index("10")
@@ -167,6 +172,12 @@ def deck(decks: int = 1) -> tuple[Card, ...]:
     return tuple(c for c in _BY_ID if c.copy < decks)
 
 
+@cache
+def deck_mask(decks: int = 1) -> int:
+    """Every card of one or two decks as a bitmask."""
+    return mask_of(deck(decks))
+
+
 def parse_cards(text: str) -> tuple[Card, ...]:
     """Read cards separated by spaces or commas: ``parse_cards("3s 3h 10d 2h")``.
 
@@ -209,6 +220,16 @@ def ids_of_mask(mask: int) -> Iterator[int]:
                 yield base + i
         mask >>= RANK_BITS
         base += RANK_BITS
+
+
+def bits_of_mask(mask: int) -> list[int]:
+    """The cards of a mask as one-bit masks, lowest first (for dealing cards out)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
 
 
 def cards_of_mask(mask: int) -> tuple[Card, ...]:

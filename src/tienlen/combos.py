@@ -11,11 +11,33 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Final
 
-from .cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO, Card, cards_of_mask, mask_of
+from .cards import (
+    ACE,
+    RANK_BITS,
+    RANK_MASK,
+    RANKS,
+    TWO,
+    Card,
+    cards_of_mask,
+    format_cards,
+    mask_of,
+    parse_cards,
+)
 from .patterns import Pattern, parse_pattern
 from .rules import Rules
 
-__all__ = ["PASS", "Combo", "Move", "beats", "classify", "classify_mask", "why_not_beats"]
+__all__ = [
+    "PASS",
+    "PASS_WORDS",
+    "Move",
+    "MoveParseError",
+    "beats",
+    "classify",
+    "classify_mask",
+    "format_move",
+    "parse_move",
+    "why_not_beats",
+]
 
 #: Kinds made of cards of one rank, by card count.
 SET_KINDS: Final = ("", "single", "pair", "triple", "quad")
@@ -71,7 +93,7 @@ class Move:
         return hash(self.mask)
 
     def __str__(self) -> str:
-        return "pass" if not self.mask else " ".join(str(c) for c in self.cards)
+        return format_move(self)
 
     def __repr__(self) -> str:
         if not self.mask:
@@ -86,8 +108,54 @@ class Move:
 
 #: The pass.
 PASS: Final = Move("pass", 0, 0)
-#: A classified combination is a :class:`Move` (the name used by the rules docs).
-Combo = Move
+
+# --- notation -----------------------------------------------------------------------------
+
+#: The words read as the pass, in any case (``format_move`` writes ``"pass"``).
+PASS_WORDS: Final = frozenset({"pass", "p", "-"})
+
+
+class MoveParseError(ValueError):
+    """Move notation whose cards form no combination under the rules; quotes the input."""
+
+
+def format_move(move: Move, *, ascii: bool = False) -> str:
+    """A move in notation: ``"3♠ 4♠ 5♦"`` (``ascii=True``: ``"3s 4s 5d"``) or ``"pass"``;
+    :func:`parse_move` reads it back.
+
+    >>> format_move(parse_move("5d 3s 4s", Rules.preset("standard")), ascii=True)
+    '3s 4s 5d'
+    """
+    return "pass" if not move.mask else format_cards(move.cards, ascii=ascii)
+
+
+def parse_move(text: str, rules: Rules, *, give: bool = False) -> Move:
+    """Read a move: a word of :data:`PASS_WORDS`, or cards (``"3s 4s 5d"``, ``"3♠ 4♠ 5♦"``)
+    that form a combination under ``rules``. ``give``: the cards are given in the San Jose
+    exchange, which takes any cards.
+
+    Raises :class:`~tienlen.cards.CardParseError` for unreadable cards and
+    :class:`MoveParseError` for cards that form no combination.
+
+    >>> parse_move("P", Rules.preset("standard")) is PASS
+    True
+    >>> parse_move("3s 5d", Rules.preset("standard"))
+    Traceback (most recent call last):
+    ...
+    tienlen.combos.MoveParseError: '3s 5d' is not a combination under the standard rules
+    """
+    if text.strip().lower() in PASS_WORDS:
+        return PASS
+    mask = mask_of(parse_cards(text))
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if not mask:
+        raise MoveParseError(f"no cards in {shown!r}: write cards (3s 4s 5d) or pass")
+    if give:
+        return Move("give", mask.bit_count(), mask)
+    move = classify_mask(mask, rules)
+    if move is None:
+        raise MoveParseError(f"{shown!r} is not a combination under the {rules.name} rules")
+    return move
 
 
 def describe_kind(kind: str, size: int, top_rank: int = -1, top: Card | None = None) -> str:
@@ -157,7 +225,19 @@ def classify_mask(mask: int, rules: Rules) -> Move | None:
         return None
     if per == 1 and n == 12 and ranks[-1] == ACE and "dragon" in kinds:
         return Move("dragon", 12, mask)
+    if per == 2 and rules.pair_run_one_colour and not is_one_colour(mask):
+        return None
     return Move(kind, n, mask)
+
+
+#: The red cards (♦ and ♥: bits 4-7 of each rank's byte) and the black ones.
+_RED_CARDS: Final = int.from_bytes(bytes([0xF0] * 13), "little")
+_BLACK_CARDS: Final = int.from_bytes(bytes([0x0F] * 13), "little")
+
+
+def is_one_colour(mask: int) -> bool:
+    """Whether the cards of ``mask`` are all red or all black."""
+    return not mask & _RED_CARDS or not mask & _BLACK_CARDS
 
 
 def min_run(rules: Rules, per: int) -> int:

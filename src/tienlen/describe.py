@@ -122,7 +122,11 @@ def describe_rules(rules: Rules, *, width: int = 88) -> str:
     """The rules in plain words: a title, then bulleted sections."""
     import textwrap
 
-    title = f"{rules.name}: {SUMMARIES[rules.name]}" if rules.name in SUMMARIES else rules.name
+    title = rules.name
+    if rules.name in SUMMARIES:
+        # The summary describes the preset itself: a changed value keeps only its name.
+        unchanged = rules == Rules.preset(rules.name)
+        title += f": {SUMMARIES[rules.name]}" if unchanged else " (changed from the preset)"
     lines = [title, ""]
     for heading, sentences in rules_sections(rules):
         if not sentences:
@@ -212,6 +216,8 @@ def _combinations(r: Rules) -> list[str]:
         f"A run of pairs has at least {r.min_pair_run} consecutive pairs"
         + ("; 2s may be its top pair." if r.twos_in_pair_run == "top" else "; it may not hold 2s.")
     )
+    if r.pair_run_one_colour:
+        out.append("A run of pairs must be all red (♦ ♥) or all black (♠ ♣) cards.")
     if "triple_run" in r.kinds:
         out.append(f"A run of triples has at least {r.min_triple_run} consecutive triples.")
     if "quad_run" in r.kinds:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from .cards import (
-    RANK_BITS,
-    RANK_MASK,
     TWO,
+    TWOS_MASK,
     Card,
     CardParseError,
     cards_of_mask,
@@ -30,19 +29,19 @@ from .cards import (
 from .combos import (
     PASS,
     Move,
+    MoveParseError,
     classify_mask,
     describe_kind,
     index,
     is_one_suit,
     is_twos,
+    parse_move,
     why_not_beats,
 )
 from .movegen import MoveTable, table_for
 from .rules import Rules
 
 __all__ = ["Action", "Chop", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
-
-TWOS_MASK: Final = RANK_MASK << (RANK_BITS * TWO)
 
 
 class IllegalMoveError(ValueError):
@@ -468,9 +467,10 @@ class Game:
                 return move
             cards = move.mask
         elif isinstance(move, str):
-            if move.strip().lower() in ("pass", "p", "-"):
-                return PASS
-            cards = mask_of(parse_cards(move))
+            try:
+                return parse_move(move, self._rules, give=self._phase == "exchange")
+            except MoveParseError as e:
+                raise IllegalMoveError(str(e)) from None
         else:
             cards = mask_of(move)
         if self._phase == "exchange":

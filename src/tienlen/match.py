@@ -32,6 +32,7 @@ game number.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 from .cards import Card
@@ -39,7 +40,20 @@ from .game import Game
 from .rules import Rules
 from .scoring import score
 
-__all__ = ["GameResult", "Match"]
+__all__ = ["GameResult", "Match", "parse_seed"]
+
+_NUMBER = re.compile(r"-?\d+")
+
+
+def parse_seed(text: str) -> int | str:
+    """A seed as typed or as written in a record: digits (with an optional minus sign) are
+    a number, any other text is the seed itself. (``7`` and ``"7"`` deal differently, so
+    every reader must agree.)
+
+    >>> parse_seed("42"), parse_seed("-3"), parse_seed("club night")
+    (42, -3, 'club night')
+    """
+    return int(text) if _NUMBER.fullmatch(text) else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from .combos import (
     Move,
     RulesIndex,
     index,
+    is_one_colour,
     min_run,
     why_not_beats,
 )
@@ -83,6 +84,7 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
             continue
         shortest = min_run(rules, per)
         twos = rules.twos_in_straight if per == 1 else rules.twos_in_pair_run
+        one_colour = per == 2 and rules.pair_run_one_colour
         level = sets[per]
         top_rank = TWO if twos == "top" else TWO - 1
         # Each maximal stretch of consecutive ranks holding such sets yields its runs.
@@ -106,7 +108,9 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
                     name = kind
                     if dragon and n == 12 and end == ACE and per == 1:
                         name = "dragon"
-                    new = [Move(name, n, m) for m in partial]
+                    new = [Move(name, n, m) for m in partial if not one_colour or is_one_colour(m)]
+                    if not new:
+                        continue
                     group = groups.get((name, n))
                     if group is None:
                         groups[(name, n)] = new
@@ -159,10 +163,6 @@ class MoveTable:
         if self._moves is None:
             self._moves = tuple(m for ms in self._groups.values() for m in ms)
         return self._moves
-
-    def groups(self) -> dict[tuple[str, int], list[Move]]:
-        """(kind, size) -> moves sorted by top card."""
-        return self._groups
 
     def without(self, played: int) -> MoveTable:
         """The table of the hand after the cards of ``played`` leave it (order is kept)."""

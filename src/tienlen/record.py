@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from .cards import CardParseError, format_cards, parse_cards
+from .combos import PASS_WORDS, format_move
 from .game import Game, TradeOffer
 from .inputs import (
     MAX_ACTIONS,
@@ -48,6 +49,7 @@ from .inputs import (
     load_json,
     quote_value,
 )
+from .match import parse_seed
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
 __all__ = [
@@ -436,7 +438,7 @@ class GameRecord:
             data["hands"] = [_hand_text(tags[f"Seat{i}"]) for i in seats]
         if "Seed" in tags:  # a seed of digits only is read as a number
             seed = tags["Seed"]
-            data["seed"] = _int(seed, where["Seed"]) if re.fullmatch(r"-?\d{1,30}", seed) else seed
+            data["seed"] = parse_seed(seed) if len(seed) <= 30 else seed
         if any(f"Name{i}" in tags for i in seats):
             data["names"] = [tags.get(f"Name{i}", "") for i in seats]
         if "Leader" in tags:
@@ -612,7 +614,7 @@ def _actions_of(game: Game) -> list[RecordedAction]:
         elif m.is_pass:
             out.append(RecordedAction(action.seat, "pass"))
         else:
-            out.append(RecordedAction(action.seat, "play", format_cards(m.cards, ascii=True)))
+            out.append(RecordedAction(action.seat, "play", format_move(m, ascii=True)))
     return out
 
 
@@ -705,7 +707,7 @@ def _action_from_json(data: Any, path: str, players: int) -> RecordedAction:
     match kind:
         case "play" | "give":
             text = expect_str(value, where, error=RecordError, limit=_CARDS_TEXT)
-            if kind == "play" and text.strip().lower() == "pass":
+            if kind == "play" and text.strip().lower() in PASS_WORDS:
                 return RecordedAction(seat, "pass")
             return RecordedAction(seat, kind, _ascii(text, where))
         case "offer":
@@ -796,7 +798,7 @@ def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...]
         if not words:
             raise RecordError(f"{where}: nothing after the seat")
         head = words[0].lower()
-        if head == "pass" and len(words) == 1:
+        if head in PASS_WORDS and len(words) == 1:
             actions.append(RecordedAction(seat, "pass"))
         elif head in ("accepts", "refuses") and len(words) == 1:
             actions.append(RecordedAction(seat, "accept" if head == "accepts" else "refuse"))

@@ -112,6 +112,9 @@ class Rules:
     """A triple must be beaten by a triple of the same three suits (2s exempt)."""
     pair_run_same_colours: bool = False
     """A pair run must be beaten by one whose pairs have the same colours, in rank order."""
+    pair_run_one_colour: bool = False
+    """Every card of a pair run must be of one colour, all red or all black (004 main rules:
+    pair sequences are "in numerical sequence and same color")."""
     pair_run_above: bool = False
     """A pair run must be beaten by one whose lowest pair is above the other's highest."""
     straight_above: bool = False
@@ -189,6 +192,20 @@ class Rules:
                 f"unknown rule set {name!r}; valid names: {', '.join(RULESETS)}"
             ) from None
         return dataclasses.replace(base, **overrides) if overrides else base
+
+    def for_players(self, players: int) -> Rules:
+        """These rules for ``players`` seats. More than four players play with two decks
+        (RULES.md: a player count of "5–8 with a double deck"); with four or fewer the deck
+        count is kept. Raises :class:`RulesError` if the deal cannot work (``pike`` deals
+        four hands, so it takes four players at most).
+
+        >>> Rules.preset("standard").for_players(6).decks
+        2
+        >>> Rules.preset("double-deck-13").for_players(4).decks
+        2
+        """
+        decks = 2 if players > 4 else self.decks
+        return dataclasses.replace(self, players=players, decks=decks)
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -558,6 +575,7 @@ _PRESETS: dict[str, Rules] = {
         pair_same_colours=True,
         triple_same_suits=True,
         pair_run_same_colours=True,
+        pair_run_one_colour=True,
         pair_run_above=True,
         straight_above=True,
         chops=(

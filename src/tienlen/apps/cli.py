@@ -19,13 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"tienlen.apps.cmd_{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"tienlen.apps.cmd_{name}":
-                raise
-            continue  # not built yet
-        module.register(sub)
+        importlib.import_module(f"tienlen.apps.cmd_{name}").register(sub)
     return parser
 
 

@@ -11,7 +11,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
@@ -77,10 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     specs = _specs(args.bots)
     rules = rules_arg(args.rules)
-    players = args.players or len(specs)
-    if players != rules.players:
-        decks = rules.decks if players <= 4 or rules.decks == 2 else 2
-        rules = dataclasses.replace(rules, players=players, decks=decks)
+    rules = rules.for_players(args.players or len(specs))
     budget = Budget(
         seconds=args.budget_ms / 1000 if args.budget_ms is not None else None,
         iterations=args.iterations,

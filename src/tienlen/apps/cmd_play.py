@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from tienlen import RULESETS
+from tienlen.match import parse_seed
 
 from .files import rules_arg
 
@@ -86,27 +87,16 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _seed(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
 def settings_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~tienlen.apps.controller.Settings` the options describe."""
     from .controller import Settings
     from .tui.texts import apply_options
 
     rules = rules_arg(args.rules)
-    changes: dict[str, Any] = {}
     if args.players is not None:
-        changes["players"] = args.players
-        if args.decks is None and args.players > 4 and rules.cards_per_hand * args.players > 52:
-            changes["decks"] = 2
+        rules = rules.for_players(args.players)
     if args.decks is not None:
-        changes["decks"] = args.decks
-    if changes:
-        rules = dataclasses.replace(rules, **changes)
+        rules = dataclasses.replace(rules, decks=args.decks)
     rules = apply_options(rules, frozenset(args.option))
     names = [b.strip() for b in args.bots.split(",") if b.strip()]
     if not names:
@@ -126,7 +116,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
         bots=tuple(names),
         games=games,
         target=args.target,
-        seed=_seed(args.seed),
+        seed=None if args.seed is None else parse_seed(args.seed),
         delay=0.0 if args.fast else args.delay,
     )
 

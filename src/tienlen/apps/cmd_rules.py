@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rules = rules_arg(args.name)
     if args.players is not None:
-        rules = dataclasses.replace(rules, players=args.players)
+        rules = rules.for_players(args.players)
     if args.json:
         print(json.dumps(rules.to_dict(), ensure_ascii=False, indent=2))
     else:

@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tienlen import PASS, Card, Game, IllegalMoveError, Move, Rules, parse_cards
+from tienlen import (
+    PASS,
+    PASS_WORDS,
+    Card,
+    Game,
+    IllegalMoveError,
+    Move,
+    Rules,
+    format_move,
+    parse_cards,
+)
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.match import GameResult, Match
 from tienlen.match_record import MatchRecord
@@ -42,7 +52,6 @@ __all__ = [
     "Settings",
     "TableView",
     "describe_move",
-    "move_notation",
 ]
 
 #: The seat of the person at the keyboard.
@@ -175,11 +184,6 @@ class TableView:
 
 
 # --- helpers -----------------------------------------------------------------------------
-def move_notation(move: Move) -> str:
-    """ASCII notation that :meth:`Game.play` reads back (``"3s 4s 5d"``, ``"pass"``)."""
-    return "pass" if move.is_pass else " ".join(c.ascii() for c in move.cards)
-
-
 def describe_move(move: Move) -> str:
     """``"7♠ 7♥ (pair of 7s)"``, ``"pass"``, ``"gives 2 cards"``."""
     if move.is_pass:
@@ -409,7 +413,7 @@ class MatchController(Observable):
 
     def play_text(self, text: str) -> bool:
         """Play the move written in ``text`` (notation or ``"pass"``)."""
-        if text.strip().lower() in ("pass", "p"):
+        if text.strip().lower() in PASS_WORDS:
             return self.pass_turn()
         if not self.human_to_act:
             self._say(
@@ -462,7 +466,7 @@ class MatchController(Observable):
         move, reason = self._hint()
         self.selected = move.mask
         self._combo_index = -1
-        shown = "pass" if move.is_pass else format_cards(move.cards)
+        shown = format_move(move)
         self._say(f"hint: {shown}" + (f" ({reason})" if reason else ""), "hint")
         self._changed()
         return move

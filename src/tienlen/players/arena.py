@@ -29,10 +29,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tienlen.combos import Move
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
+from tienlen.scoring import score
 
 __all__ = [
     "ArenaResult",
@@ -79,15 +82,6 @@ class GameOutcome:
     problems: tuple[str, ...] = ()
 
 
-def _score(game: Game) -> tuple[int, ...]:
-    try:
-        from tienlen.scoring import score
-    except ImportError:  # pragma: no cover - scoring ships with the core
-        n = game.rules.players
-        return tuple(n - 1 - 2 * game.finish_order.index(s) for s in range(n))
-    return score(game)
-
-
 def play_game(
     game: Game,
     players: Sequence[Player],
@@ -97,19 +91,15 @@ def play_game(
 ) -> int:
     """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
     move) are made without asking. Returns the number of decisions asked for."""
-    decisions = 0
-    while not game.is_over:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            game.apply_unchecked(legal[0])
-            continue
+
+    def pick(game: Game, legal: Sequence[Move]) -> Move:
         seat = game.turn
         move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
         if problem is not None and on_problem is not None:
             on_problem(f"seat {seat}: {problem}")
-        decisions += 1
-        game.apply_unchecked(move)
-    return decisions
+        return move
+
+    return play_out(game, pick)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +159,7 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
         problems: list[str] = []
         decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
         order = game.finish_order
-        points = _score(game)
+        points = score(game)
         out.append(
             GameOutcome(
                 deal=job.deal,

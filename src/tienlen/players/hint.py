@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from tienlen.combos import Move
 from tienlen.observation import Observation, game_from_observation
-from tienlen.players.bots.analysis import unseen_mask
 from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.toolkit import placeholder_hands
 
 __all__ = ["hint", "legal_moves_of"]
 
@@ -28,19 +28,7 @@ def legal_moves_of(obs: Observation) -> list[Move]:
     on them."""
     if obs.phase != "play" or obs.turn != obs.seat:
         raise ValueError("a hint needs the play phase and this seat's turn")
-    pool = unseen_mask(obs)
-    hands = []
-    for seat, count in enumerate(obs.card_counts):
-        if seat == obs.seat:
-            hands.append(obs.hand_mask)
-            continue
-        mask = 0
-        for _ in range(count):
-            low = pool & -pool
-            mask |= low
-            pool ^= low
-        hands.append(mask)
-    return game_from_observation(obs, hands).legal_moves()
+    return game_from_observation(obs, placeholder_hands(obs)).legal_moves()
 
 
 def hint(obs: Observation, legal: Sequence[Move] | None = None) -> tuple[Move, str]:

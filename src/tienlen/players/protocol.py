@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
-from tienlen.combos import PASS, Move, classify_mask
+from tienlen.combos import Move, format_move, parse_move
 from tienlen.game import Action, TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
@@ -52,8 +52,6 @@ __all__ = [
     "PROTOCOL_VERSION",
     "ProtocolError",
     "ProtocolPlayer",
-    "move_from_text",
-    "move_to_text",
     "observation_from_json",
     "observation_to_json",
     "read_message",
@@ -71,27 +69,9 @@ class ProtocolError(ValueError):
     move, silence. The message names the field and quotes the bad value."""
 
 
-# --- the message format -------------------------------------------------------------------
-def move_to_text(move: Move) -> str:
-    """A move in card notation (``"3s 4s 5d"``, ``"pass"``)."""
-    return "pass" if move.is_pass else format_cards(move.cards, ascii=True)
-
-
-def move_from_text(text: str, rules: Rules, *, give: bool = False) -> Move:
-    """Read a move written by :func:`move_to_text` (``give``: a San Jose give)."""
-    if text.strip().lower() == "pass":
-        return PASS
-    mask = mask_of(parse_cards(text))
-    if give:
-        return Move("give", mask.bit_count(), mask)
-    move = classify_mask(mask, rules)
-    if move is None:
-        raise ProtocolError(f"{text!r} is not a combination under the {rules.name} rules")
-    return move
-
-
+# --- the message format: moves in the core's notation (format_move / parse_move) ---------
 def _action_json(a: Action) -> dict[str, Any]:
-    return {"seat": a.seat, "move": move_to_text(a.move), "kind": a.move.kind}
+    return {"seat": a.seat, "move": format_move(a.move, ascii=True), "kind": a.move.kind}
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
@@ -196,7 +176,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
             text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
             try:
-                move = move_from_text(text, rules, give=kind == "give")
+                move = parse_move(text, rules, give=kind == "give")
             except ValueError as e:
                 fail(err, f"{where}.move", str(e))
             out.append(Action(seat(act["seat"], f"{where}.seat"), move))
@@ -313,7 +293,7 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[M
     for i, t in enumerate(texts):
         text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
         try:
-            legal.append(move_from_text(text, obs.rules, give=obs.phase == "exchange"))
+            legal.append(parse_move(text, obs.rules, give=obs.phase == "exchange"))
         except ValueError as e:
             fail(err, f"message.legal[{i}]", str(e))
     ms = message.get("budget_ms")
@@ -342,7 +322,7 @@ def read_move_reply(
         return legal[i]
     text = expect_str(message["move"], "reply.move", error=err, limit=_CARDS_TEXT)
     try:
-        move = move_from_text(text, rules, give=give)
+        move = parse_move(text, rules, give=give)
     except ValueError as e:
         fail(err, "reply.move", str(e))
     for m in legal:
@@ -428,7 +408,7 @@ class ProtocolPlayer:
         """Send the observation and legal moves; read, check and return the answer."""
         self._next_id += 1
         ident = self._next_id
-        texts = [move_to_text(m) for m in legal]
+        texts = [format_move(m, ascii=True) for m in legal]
         request: dict[str, Any] = {
             "type": "move",
             "id": ident,
@@ -459,7 +439,7 @@ class ProtocolPlayer:
         if not isinstance(text, str):
             raise ProtocolError(f"bot {self.name!r} sent no move in {reply!r}")
         try:
-            move = move_from_text(text, obs.rules, give=obs.phase == "exchange")
+            move = parse_move(text, obs.rules, give=obs.phase == "exchange")
         except ValueError as e:
             raise ProtocolError(
                 f"bot {self.name!r} sent an unreadable move {text!r}: {e}"
@@ -510,7 +490,7 @@ def serve(player: Player, *, stdin: IO[str] | None = None, stdout: IO[str] | Non
         elif kind == "move":
             ident, obs, legal, budget = read_move_request(message)
             move = player.choose(obs, legal, budget)
-            send({"type": "move", "id": ident, "move": move_to_text(move)})
+            send({"type": "move", "id": ident, "move": format_move(move, ascii=True)})
         else:
             return 0
     return 0

@@ -9,7 +9,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from tienlen import Rules
+from tienlen import PASS, Rules, format_move
 
 from ..controller import MatchController, Settings
 from .app import TienLenApp
@@ -39,7 +39,7 @@ def demo_controller(seed: int = 25) -> MatchController:
             ctl.toggle(pairs[0].cards[0])  # one card selected: its partners are marked
             return ctl
         plays = [m for m in ctl.legal_moves() if not m.is_pass]
-        ctl.play_text(" ".join(c.ascii() for c in plays[0].cards) if plays else "pass")
+        ctl.play_text(format_move(plays[0] if plays else PASS, ascii=True))
         turns += 1
     raise AssertionError("the demo deal never reached the wanted position")
 

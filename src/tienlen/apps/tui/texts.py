@@ -95,7 +95,7 @@ HELP_KEYS = """\
 HELP_PLAIN = """\
 Type the cards to play in notation, e.g. "3s 4s 5d" (ranks 3-10 J Q K A 2, suits s c d h,
 or the symbols ♠ ♣ ♦ ♥). Other commands:
-  pass     pass (also "p")
+  pass     pass (also "p" or "-")
   hint     suggest a move
   moves    list your legal moves
   help     this text

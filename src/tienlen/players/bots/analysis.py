@@ -7,18 +7,15 @@ bomb tables) and never asks which preset it came from.
 - :class:`Planner` splits a hand into combinations ("a plan") and prices it: roughly the
   number of plays needed to shed the hand, with low cards costing a little more and 2s and
   bombs a little less (they win piles back);
-- :func:`unseen_mask` is the card tracking: every card that may still be in another hand;
 - :func:`is_boss` tells whether a combination can still be beaten by the unseen cards.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Final, NamedTuple
 
-from tienlen.cards import ACE, RANK_BITS, RANK_MASK, TWO, deck, mask_of
+from tienlen.cards import ACE, RANK_BITS, RANK_MASK, TWO
 from tienlen.combos import Move, index
-from tienlen.observation import Observation
 from tienlen.rules import Rules
 
 __all__ = [
@@ -27,7 +24,6 @@ __all__ = [
     "counts_of",
     "is_boss",
     "planner",
-    "unseen_mask",
 ]
 
 #: Per-rank card counts of a hand: 13 entries, the 3 first (a ``bytes`` value: indexing
@@ -201,18 +197,6 @@ def planner(rules: Rules) -> Planner:
         found = _PLANNERS[rules] = Planner(rules)
     _LAST[:] = [found]
     return found
-
-
-@cache
-def full_deck_mask(decks: int) -> int:
-    """Every card of one or two decks as a mask."""
-    return mask_of(deck(decks))
-
-
-def unseen_mask(obs: Observation) -> int:
-    """Cards that may be in another seat's hand: not ours and not played yet (card tracking).
-    Includes cards set aside at the deal, which nobody can tell apart from held ones."""
-    return full_deck_mask(obs.rules.decks) & ~obs.hand_mask & ~obs.played_mask
 
 
 def is_boss(move: Move, unseen: int, rules: Rules, uc: Counts | None = None) -> bool:

@@ -18,20 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tienlen.cards import ACE, RANK_BITS, RANK_MASK, TWO
+from tienlen.cards import ACE, RANK_MASK, TWOS_MASK
 from tienlen.combos import PASS, Move, RulesIndex, index, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
 
 __all__ = ["GreedyBot", "give_lowest", "greedy_pick"]
-
-TWOS: int = RANK_MASK << (RANK_BITS * TWO)
-
-
-def _is_bomb(ix: RulesIndex, m: Move) -> bool:
-    top = m.top_id >> 3
-    return any(p.matches(m.kind, m.size, top) for p in ix.bombs)
-
 
 def _clean(m: Move, hand: int) -> bool:
     """Whether ``m`` uses every card it touches of each rank (breaks no pair, triple, quad)."""
@@ -79,11 +71,11 @@ def greedy_pick(
             continue
         if m.mask == hand:
             return m  # going out
-        if _is_bomb(ix, m):
+        if ix.is_bomb(m):
             if bomb is None or m.top_id < bomb.top_id:
                 bomb = m
             continue
-        if m.mask & TWOS and not (urgent or top_rank >= ACE):
+        if m.mask & TWOS_MASK and not (urgent or top_rank >= ACE):
             continue
         if _clean(m, hand):
             if best is None or _rank_key(m) < _rank_key(best):
@@ -110,7 +102,7 @@ def _lead(hand: int, legal: Sequence[Move], ix: RulesIndex) -> Move:
     for m in plays:
         if m.mask == hand:
             return m  # going out in one play
-    keep = [m for m in plays if not (m.mask & TWOS) and not _is_bomb(ix, m)]
+    keep = [m for m in plays if not (m.mask & TWOS_MASK) and not ix.is_bomb(m)]
     pool = keep or plays
     lowest = min((m.mask & -m.mask).bit_length() for m in pool) - 1
     lowest_rank = lowest >> 3

@@ -22,17 +22,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from tienlen.cards import ACE, RANK_BITS, RANK_MASK, RANKS, TWO
+from tienlen.cards import ACE, RANKS, TWOS_MASK
 from tienlen.combos import Move, describe_kind, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
-from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner, unseen_mask
+from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner
+from tienlen.players.toolkit import unseen_mask
 from tienlen.rules import Rules
 
 __all__ = ["Context", "HeuristicBot", "Scored"]
-
-TWOS: int = RANK_MASK << (RANK_BITS * TWO)
-
 
 #: The weights of the scoring (tuned with the arena against ``greedy``).
 W: dict[str, float] = {
@@ -242,7 +240,7 @@ class Context:
         boss = (rest_units <= 2 or fewest == 1 or (fewest == 2 and m.kind == "pair")) and is_boss(
             m, self.unseen, self.rules, self.uc
         )
-        if rest_units > 1 and (m.mask & TWOS or pl.is_bomb_unit(m.kind, m.size, rank)):
+        if rest_units > 1 and (m.mask & TWOS_MASK or pl.is_bomb_unit(m.kind, m.size, rank)):
             s -= w["lead_control"]
         if boss and rest_units == 1:
             s += 3.0
@@ -287,7 +285,7 @@ class Context:
             else:
                 s -= w["keep_bomb"]
                 why = "keep-bomb"
-        elif m.mask & TWOS:
+        elif m.mask & TWOS_MASK:
             if not (urgent or self.units <= 3 or top.top_id >> 3 >= ACE):
                 s -= w["keep_two"]
                 why = "keep-two"

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from tienlen.cards import deck_mask
 from tienlen.combos import PASS, Move
 from tienlen.game import Game
 from tienlen.movegen import table_for
 from tienlen.observation import Observation
-from tienlen.players.bots.analysis import full_deck_mask
 from tienlen.players.bots.heuristic import Context
+from tienlen.players.toolkit import placeholder_hands
 
 __all__ = ["Inference"]
 
@@ -41,17 +42,14 @@ class Inference:
 
     def __init__(self, obs: Observation, *, per_seat: int = 4) -> None:
         self.rules = obs.rules
-        self.decisions: list[_Decision] = []
-        try:
-            self.decisions = _record(obs, per_seat)
-        except (ValueError, IndexError, AssertionError):  # pragma: no cover - odd histories
-            self.decisions = []
+        # An engine error while replaying the public history is a bug: it is not caught.
+        self.decisions: list[_Decision] = _record(obs, per_seat)
 
     def mismatches(self, hands: list[int], limit: int = 1 << 30) -> int:
         """How many recorded decisions the model opponent would have made differently if
         the hands were ``hands`` now (counting stops at ``limit``)."""
         rules = self.rules
-        full = full_deck_mask(rules.decks)
+        full = deck_mask(rules.decks)
         wrong = 0
         for d in self.decisions:
             hand = hands[d.seat] | d.played_since
@@ -88,21 +86,7 @@ def _record(obs: Observation, per_seat: int) -> list[_Decision]:
     for a in history:
         played_by[a.seat] |= a.move.mask
     # Placeholder hands: the cards each seat played, plus filler for what it holds now.
-    full = full_deck_mask(rules.decks)
-    spare = full & ~obs.hand_mask
-    for m in played_by:
-        spare &= ~m
-    hands = []
-    for seat in range(n):
-        if seat == obs.seat:
-            hands.append(obs.hand_mask | played_by[seat])
-            continue
-        mask = played_by[seat]
-        for _ in range(obs.card_counts[seat]):
-            low = spare & -spare
-            mask |= low
-            spare ^= low
-        hands.append(mask)
+    hands = [h | played for h, played in zip(placeholder_hands(obs), played_by, strict=True)]
     game = Game.from_state(rules, hands=hands, turn=history[0].seat, leader=obs.leader)
     played = 0
     records: list[tuple[int, Move | None, bool, tuple[int, ...], int, int, Move]] = []

@@ -4,8 +4,9 @@ One tree is grown over the bot's information set. Each iteration
 
 1. samples a determinization: the unseen cards (not in the bot's hand, not played) dealt at
    random to the other seats in their exact card counts, the rest set aside
-   (:func:`sample_hands`); of ``guesses`` samples it keeps the one that best explains the
-   opponents' recent plays under a model opponent (:mod:`.inference`);
+   (:func:`~tienlen.players.toolkit.sample_hands`); of ``guesses`` samples it keeps the one
+   that best explains the opponents' recent plays under a model opponent
+   (:mod:`.inference`);
 2. builds that game with :func:`tienlen.observation.game_from_observation`;
 3. plays one root move (the root moves take turns on each determinization, so their
    results are paired) and descends the tree by UCB1 with availability counts (a child's
@@ -34,20 +35,17 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from tienlen.cards import RANK_BITS, RANK_MASK, TWO
+from tienlen.cards import bits_of_mask
 from tienlen.combos import PASS, Move, RulesIndex, index
 from tienlen.game import Game
 from tienlen.observation import Observation, game_from_observation
 from tienlen.players.base import Budget
-from tienlen.players.bots.analysis import unseen_mask
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.bots.inference import Inference
+from tienlen.players.toolkit import play_out, sample_hands, unseen_mask
 
-__all__ = ["IsmctsBot", "sample_hands"]
-
-TWOS: int = RANK_MASK << (RANK_BITS * TWO)
-
+__all__ = ["IsmctsBot"]
 
 #: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
 #: the chosen move. Playouts from the root moves of one determinization meet the same
@@ -63,36 +61,6 @@ class _Node:
         self.n = 0
         self.w = 0.0
         self.avail = 1
-
-
-def sample_hands(obs: Observation, rng: random.Random, pool: list[int] | None = None) -> list[int]:
-    """One determinization: hand masks for every seat, the observer's own hand included,
-    the other seats' hands drawn from the unseen cards in their exact counts."""
-    if pool is None:
-        pool = _bits(unseen_mask(obs))
-    cards = pool[:]
-    rng.shuffle(cards)
-    hands = []
-    i = 0
-    for seat, count in enumerate(obs.card_counts):
-        if seat == obs.seat:
-            hands.append(obs.hand_mask)
-            continue
-        mask = 0
-        for bit in cards[i : i + count]:
-            mask |= bit
-        i += count
-        hands.append(mask)
-    return hands
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
 
 
 def _reward(game: Game, win: float = 0.6) -> list[float]:
@@ -159,7 +127,6 @@ class IsmctsBot:
         self.margin = margin
         self.widening = widening
         self.win_weight = win_weight
-        self.last_rounds = 0
         if playout not in ("greedy", "heuristic"):
             raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
         self._playout = _rollout if playout == "greedy" else _rollout_heuristic
@@ -220,7 +187,7 @@ class IsmctsBot:
     ) -> Move:
         rng = self._rng
         ix = index(obs.rules)
-        pool = _bits(unseen_mask(obs))
+        pool = bits_of_mask(unseen_mask(obs))
         root = _Node()
         c = self.exploration
         inference = Inference(obs, per_seat=self.recent) if self.guesses > 1 else None
@@ -298,7 +265,6 @@ class IsmctsBot:
                 child.n += 1
                 child.w += reward[mover]
         self.last_iterations = done
-        self.last_rounds = -(-done // len(roots))
         # The heuristic's choice (listed first) stands unless another move did better on
         # the same determinizations by more than ``margin`` standard errors.
         rounds = len(paired[-1])
@@ -319,17 +285,15 @@ class IsmctsBot:
 
 def _rollout(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with :func:`greedy_pick` for every seat."""
-    while not game.is_over:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            game.apply_unchecked(legal[0])
-            continue
+
+    def pick(game: Game, legal: Sequence[Move]) -> Move:
         seat = game.turn
         hands = game.hand_masks
         fewest = min((h.bit_count() for s, h in enumerate(hands) if s != seat and h), default=99)
         top = game.top
-        move = greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
-        game.apply_unchecked(move)
+        return greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
+
+    play_out(game, pick)
 
 
 def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
@@ -361,9 +325,4 @@ def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
 def _rollout_heuristic(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with the ``heuristic`` bot's scoring for every seat (each
     seat treats the other hands as its unseen cards)."""
-    while not game.is_over:
-        legal = game.legal_moves()
-        if len(legal) == 1:
-            game.apply_unchecked(legal[0])
-            continue
-        game.apply_unchecked(_policy(game, legal, memo))
+    play_out(game, lambda game, legal: _policy(game, legal, memo))

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from tienlen import Move
+from tienlen import PASS_WORDS, Move
 
 from ...controller import BotJob, MatchController, TableView
 from ..widgets import HandView, compose_table_top, show_table_top
@@ -221,7 +221,7 @@ class GameScreen(Screen[None]):
     @on(Input.Changed, "#entry")
     def _typed(self, event: Input.Changed) -> None:
         text = event.value.strip()
-        if text.lower() in ("", "p", "pa", "pas", "pass", "h", "hi", "hin", "hint", "?", "help"):
+        if text.lower() in _COMMAND_PREFIXES:
             return
         self.controller.select_text(text, quiet=True)
 
@@ -235,7 +235,7 @@ class GameScreen(Screen[None]):
             self.action_help()
         elif word in ("h", "hint"):
             ctl.hint()
-        elif word in ("p", "pass"):
+        elif word in PASS_WORDS:
             done = ctl.pass_turn()
         elif not text:
             done = ctl.play_selection()
@@ -244,6 +244,10 @@ class GameScreen(Screen[None]):
         if done:
             event.input.value = ""
             self.query_one(HandView).focus()
+
+
+#: What the entry may hold while a command is typed (no live card selection then).
+_COMMAND_PREFIXES = PASS_WORDS | {"", "pa", "pas", "h", "hi", "hin", "hint", "?", "help"}
 
 
 def _combos_text(view: TableView) -> Text:

@@ -19,8 +19,9 @@ from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
-from tienlen import RULESETS, Rules
+from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
+from tienlen.match import parse_seed
 
 from ...controller import Settings
 from ...seats import SEAT_NAMES, bot_choices
@@ -156,7 +157,7 @@ class SetupScreen(Screen[None]):
         seed_text = self.query_one("#seed", Input).value.strip()
         seed: int | str | None = None
         if seed_text:
-            seed = int(seed_text) if seed_text.lstrip("-").isdigit() else seed_text
+            seed = parse_seed(seed_text)
         bots = tuple(str(self._value(f"#bot-{seat}")) for seat in range(1, players))
         fast = self.query_one("#fast", Checkbox).value
         return Settings(
@@ -222,8 +223,11 @@ class SetupScreen(Screen[None]):
         players = int(str(self._value("#players")))
         decks = self.query_one("#decks", Checkbox)
         preset = Rules.preset(str(self._value("#rules")))
-        if players > 4 and preset.cards_per_hand * players > 52:
-            decks.value = True
+        try:
+            if preset.for_players(players).decks == 2:
+                decks.value = True
+        except RulesError:
+            pass  # the check line says what is wrong
         self._check()
 
     @on(Select.Changed)

@@ -1,0 +1,70 @@
+"""Fingerprints of the bots' decisions: a hash of the moves of seeded self-play games.
+
+For each bot, ``--games`` seeded games per rule set are played with the bot (seeded) in
+every seat; every move made (seat, kind, cards) goes into one SHA-256 per bot. A refactor
+that must not change how the bots play leaves the hashes as they were: run this before and
+after and compare.
+
+Run: ``.venv/bin/python bench/decisions.py`` (``--games`` to change the sample).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from dataclasses import replace
+
+from tienlen import Game, Rules
+from tienlen.observation import observe
+from tienlen.players.base import Budget
+from tienlen.players.registry import make_bot
+
+
+def rule_sets() -> list[Rules]:
+    """Presets and variants that reach the different code paths (decks, trading, seats)."""
+    std = Rules.preset("standard")
+    return [
+        std,
+        Rules.preset("pagat"),
+        Rules.preset("proplay"),
+        Rules.preset("hawaii"),
+        Rules.preset("double-deck-13"),
+        replace(std, players=3),
+        replace(std, trading="mutual"),
+        replace(std, trading="san-jose"),
+    ]
+
+
+def fingerprint(name: str, games: int, budget: Budget) -> str:
+    """The hash of every move of ``games`` deals per rule set played by bot ``name``."""
+    digest = hashlib.sha256()
+    for rules in rule_sets():
+        for seed in range(games):
+            bot = make_bot(name, seed=seed)
+            game = Game(rules, seed=seed)
+            while not game.is_over:
+                legal = game.legal_moves()
+                seat = game.turn
+                if len(legal) == 1:
+                    move = legal[0]
+                else:
+                    move = bot.choose(observe(game, seat), legal, budget)
+                digest.update(f"{seat}:{move.kind}:{move.mask:x};".encode())
+                game.apply_unchecked(move)
+            digest.update(b"|")
+    return digest.hexdigest()[:16]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="seeded games per rule set")
+    parser.add_argument("--ismcts-iterations", type=int, default=40)
+    args = parser.parse_args()
+    for name in ("random", "greedy", "heuristic", "ismcts"):
+        budget = Budget(iterations=args.ismcts_iterations) if name == "ismcts" else Budget()
+        games = max(1, args.games // 3) if name == "ismcts" else args.games
+        print(f"{name:<10} {fingerprint(name, games, budget)}  ({games} games x 8 rule sets)")
+
+
+if __name__ == "__main__":
+    main()
