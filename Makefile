@@ -7,14 +7,17 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[apps,dev]'
+	$(BIN)/pip install --quiet -e '.[apps,server,dev]'
 	touch $(STAMP)
 
-.PHONY: play test lint bench venv
+.PHONY: play serve test lint bench venv
 venv: $(STAMP)
 
 play: $(STAMP)
 	$(BIN)/tienlen play
+
+serve: $(STAMP)
+	$(BIN)/tienlen serve
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench

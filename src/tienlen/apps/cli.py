@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``tienlen --help`` lists them.
-COMMANDS = ("play", "rules", "replay", "arena", "bot")
+COMMANDS = ("play", "rules", "replay", "arena", "bot", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,216 @@
+"""Load benchmark for ``tienlen serve`` (a script, not a test).
+
+Starts one server process on loopback (SQLite in a temporary folder), opens N tables, each
+with four client players over real WebSockets, plays every table's match at once, and prints:
+actions per second, the p50/p99 latency from a client sending its action to its receiving the
+broadcast event of that action, and the server's CPU time and memory per table.
+
+    .venv/bin/python bench/server_load.py --tables 200 --games 1
+
+The clients run in this process (asyncio); each plays a uniformly random legal move as soon as
+its view says it is to act.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Player:
+    """One client seat: acts when its view says so, times action -> own broadcast."""
+
+    def __init__(self, ws: ClientConnection, seat: int, rng: random.Random) -> None:
+        self.ws = ws
+        self.seat = seat
+        self.rng = rng
+        self.version = 0
+        self.sent_at: float | None = None
+        self.latencies: list[float] = []
+        self.actions = 0
+
+    async def run(self) -> None:
+        async for text in self.ws:
+            msg: dict[str, Any] = json.loads(text)
+            kind = msg["type"]
+            if kind == "error":
+                if msg["code"] != "stale":
+                    raise RuntimeError(f"seat {self.seat}: {msg}")
+                self.sent_at = None
+                continue
+            if kind not in ("event", "state"):
+                continue
+            self.version = max(self.version, msg["version"])
+            event = msg.get("event", {})
+            if (
+                self.sent_at is not None
+                and event.get("seat") == self.seat
+                and event.get("kind") in ("play", "pass", "give", "refuse")
+            ):
+                self.latencies.append(time.perf_counter() - self.sent_at)
+                self.sent_at = None
+            if event.get("kind") == "match_over":
+                return
+            if kind == "event" and msg["more"]:
+                continue
+            view = msg.get("view")
+            if view and view.get("legal") is not None and self.sent_at is None:
+                await self.act(view)
+
+    async def act(self, view: dict[str, Any]) -> None:
+        move = self.rng.choice(view["legal"])
+        trades = view["trades"]
+        if view["phase"] == "trading" and trades and trades[-1].get("accepted") is None:
+            frame: dict[str, Any] = {"type": "refuse"}
+        elif view["phase"] == "exchange":
+            frame = {"type": "give", "cards": move}
+        elif move:
+            frame = {"type": "play", "cards": move}
+        else:
+            frame = {"type": "pass"}
+        frame["version"] = self.version
+        self.sent_at = time.perf_counter()
+        self.actions += 1
+        await self.ws.send(json.dumps(frame))
+
+
+async def open_table(
+    base: str, ws_base: str, n: int, games: int, preset: str, seed: int
+) -> tuple[list[Player], ClientConnection]:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        tokens = []
+        for i in range(4):
+            r = await http.post("/api/guest", json={"name": f"t{n}p{i}"})
+            tokens.append(r.json()["token"])
+        r = await http.post(
+            "/api/tables",
+            json={"preset": preset, "games": games},
+            headers={"Authorization": f"Bearer {tokens[0]}"},
+        )
+        table = r.json()["table"]["id"]
+    players = []
+    for i, token in enumerate(tokens):
+        ws = await connect(
+            f"{ws_base}/ws/tables/{table}",
+            additional_headers={"Authorization": f"Bearer {token}"},
+            max_size=None,
+        )
+        await ws.send(json.dumps({"type": "sit", "seat": i}))
+        players.append(Player(ws, i, random.Random(seed * 4 + i)))
+    # Wait for all four sits on the host's socket, then leave the reading to the players.
+    host = players[0].ws
+    sat = 0
+    while sat < 4:
+        msg = json.loads(await host.recv())
+        if msg.get("event", {}).get("kind") == "sit":
+            sat += 1
+    return players, host
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    port = free_port()
+    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
+    cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
+    cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
+    server = subprocess.Popen(cmd)
+    try:
+        async with httpx.AsyncClient(base_url=base) as http:
+            for _ in range(1200):
+                try:
+                    if (await http.get("/api/health")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.1)
+            else:
+                raise RuntimeError("the server did not start")
+        rss_before = proc_rss_mib(server.pid)
+        sem = asyncio.Semaphore(20)
+
+        async def opened(n: int) -> tuple[list[Player], ClientConnection]:
+            async with sem:
+                return await open_table(base, ws_base, n, args.games, args.preset, n)
+
+        tables = await asyncio.gather(*(opened(n) for n in range(args.tables)))
+        rss_open = proc_rss_mib(server.pid)
+        cpu0, t0 = proc_cpu_seconds(server.pid), time.perf_counter()
+        runs = [asyncio.create_task(p.run()) for players, _ in tables for p in players]
+        for _players, host in tables:
+            await host.send(json.dumps({"type": "start"}))
+        await asyncio.gather(*runs)
+        wall = time.perf_counter() - t0
+        cpu = proc_cpu_seconds(server.pid) - cpu0
+        rss_end = proc_rss_mib(server.pid)
+        for players, _ in tables:
+            for p in players:
+                await p.ws.close()
+        lat = sorted(x for players, _ in tables for p in players for x in p.latencies)
+        actions = sum(p.actions for players, _ in tables for p in players)
+        return {
+            "tables": args.tables,
+            "games per table": args.games,
+            "preset": args.preset,
+            "actions": actions,
+            "wall seconds": round(wall, 2),
+            "actions per second": round(actions / wall, 1),
+            "latency p50 ms": round(statistics.median(lat) * 1000, 1),
+            "latency p99 ms": round(lat[int(len(lat) * 0.99) - 1] * 1000, 1),
+            "server CPU seconds": round(cpu, 2),
+            "server CPU ms per action": round(cpu / actions * 1000, 2),
+            "server RSS MiB (idle, tables open, end)": [
+                round(rss_before, 1),
+                round(rss_open, 1),
+                round(rss_end, 1),
+            ],
+            "server RSS KiB per table": round((rss_end - rss_before) * 1024 / args.tables, 1),
+        }
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--preset", default="standard")
+    args = parser.parse_args()
+    for key, value in asyncio.run(main_async(args)).items():
+        print(f"{key:>42}: {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""``tienlen serve``: run the online game server (docs/server.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand."""
+    from tienlen.apps.server.config import default_data_dir
+
+    p = subparsers.add_parser(
+        "serve",
+        help="run the online game server (lobby, tables, bots, history)",
+        description="Serve Tiến Lên over HTTP and WebSockets (docs/server.md, "
+        "docs/web-protocol.md).",
+    )
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=default_data_dir(),
+        help="data folder for the SQLite database (default: %(default)s)",
+    )
+    p.add_argument(
+        "--database-url",
+        help="e.g. postgresql+asyncpg://user@host/db (default: SQLite in the data folder)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (%(default)s)")
+    p.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=30.0,
+        help="seconds a disconnected player keeps the seat before a bot takes over",
+    )
+    p.add_argument("--bot-workers", type=int, default=2, help="bot worker processes")
+    p.add_argument(
+        "--bot-pool", choices=["process", "thread"], default="process", help=argparse.SUPPRESS
+    )
+    p.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        help="another Origin allowed to open sockets (repeatable)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the port and the database, then serve until interrupted."""
+    from tienlen.apps.server.config import Settings
+
+    settings = Settings(
+        data=args.data,
+        database_url=args.database_url,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        grace=args.grace,
+        bot_pool=args.bot_pool,
+        bot_workers=args.bot_workers,
+        origins=tuple(args.origin),
+    )
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    try:
+        sock = socket.create_server((settings.host, settings.port), reuse_port=False)
+    except OSError as e:
+        print(
+            f"tienlen serve: cannot listen on {settings.host}:{settings.port}: "
+            f"{e.strerror or e} (is another server running?)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        return asyncio.run(_serve(settings, sock))
+    finally:
+        sock.close()
+
+
+async def _serve(settings: Any, sock: socket.socket) -> int:
+    import uvicorn
+
+    from tienlen.apps.server import Server, create_app
+
+    server = Server(settings)
+    try:
+        await server.start()
+    except Exception as e:
+        where = settings.database_url or settings.url
+        print(
+            f"tienlen serve: cannot use the database {where}: "
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300],
+            file=sys.stderr,
+        )
+        await server.engine.dispose()
+        return 2
+    config = uvicorn.Config(
+        create_app(settings, server=server),
+        log_level=settings.log_level,
+        ws_max_size=settings.transport_cap,
+        lifespan="on",
+    )
+    print(
+        f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url})",
+        file=sys.stderr,
+    )
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        await server.stop()
+    return 0

@@ -1,0 +1,922 @@
+"""The server: the FastAPI app (lobby and history over HTTP, one WebSocket per client at a
+table), the live tables, and the commit-then-broadcast path every change takes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tienlen import RULESETS, GameRecord, Rules
+from tienlen.observation import observe
+from tienlen.players.base import fallback_move
+
+from . import auth, bots
+from .config import Settings
+from .db import (
+    EventRow,
+    GamePlayerRow,
+    GameRow,
+    PlayerRow,
+    RatingRow,
+    SettingRow,
+    TableRow,
+    connect,
+    migrate,
+)
+from .limits import TokenBucket
+from .messages import (
+    AcceptMsg,
+    ClientMessage,
+    ErrorMsg,
+    EventMsg,
+    GiveMsg,
+    LobbyMsg,
+    LobbyTableMsg,
+    OfferMsg,
+    PassMsg,
+    PlayMsg,
+    PongMsg,
+    RefuseMsg,
+    StateMsg,
+    TableInfo,
+    WelcomeMsg,
+    parse_client,
+)
+from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
+
+__all__ = ["Server", "create_app"]
+
+log = logging.getLogger("tienlen.server")
+
+#: Events after which the table's seats, status or scores may differ.
+_TABLE_KINDS = frozenset(
+    {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "away", "back"}
+)
+#: Events that change a table's status (stored in its row, for loading on start).
+_STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
+_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,24}$")
+_HTTP_STATUS = {"auth": 401, "forbidden": 403, "not_found": 404, "rate_limited": 429}
+
+
+class Conn:
+    """One client's socket: its identity, its rate limits and its outgoing queue."""
+
+    def __init__(self, ws: WebSocket, player: str, name: str, server: Server) -> None:
+        self.ws = ws
+        self.player = player
+        self.name = name
+        self.bucket = TokenBucket(server.settings.messages)
+        self.chat = TokenBucket(server.settings.chat)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def send(self, message: BaseModel) -> None:
+        """Queue a frame (the writer task sends it, so a slow client delays no one)."""
+        self.queue.put_nowait(message.model_dump_json(exclude_none=True))
+
+    async def writer(self) -> None:
+        """Send queued frames until the connection closes."""
+        while (text := await self.queue.get()) is not None:
+            await self.ws.send_text(text)
+
+
+class NewTable(BaseModel):
+    """``POST /api/tables``: a preset, the knobs changed on it, and the table's options."""
+
+    model_config = ConfigDict(extra="forbid")
+    preset: str = "standard"
+    options: dict[str, Any] = Field(default_factory=dict)
+    bots: str | list[str] = "greedy"
+    """One bot level for every empty seat, or one per seat."""
+    turn_timer: Annotated[float, Field(ge=1, le=600)] | None = None
+    games: Annotated[int, Field(ge=1, le=100)] | None = None
+    target: Annotated[int, Field(ge=1, le=1000)] | None = None
+    private: bool = False
+
+
+class NewGuest(BaseModel):
+    """``POST /api/guest``: the display name."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+
+
+class Server:
+    """Everything the app holds: settings, database, live tables and their sockets."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine, self.sessions = connect(settings.url)
+        self.key = ""
+        self.tables: dict[str, Table] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.conns: dict[str, set[Conn]] = {}
+        self.lobby: set[Conn] = set()
+        self.timers: dict[str, asyncio.Task[None]] = {}
+        self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.creations: dict[str, TokenBucket] = {}
+        self.player_buckets: dict[str, TokenBucket] = {}
+        self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # --- life -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Migrate the schema, load the signing key, rebuild every unfinished table."""
+        if self.settings.database_url is None:
+            self.settings.data.mkdir(parents=True, exist_ok=True)
+        await migrate(self.engine)
+        async with self.sessions.begin() as s:
+            row = await s.get(SettingRow, "token_key")
+            if row is None:
+                row = SettingRow(key="token_key", value=auth.new_key())
+                s.add(row)
+            self.key = row.value
+        async with self.sessions() as s:
+            rows = (await s.scalars(select(TableRow).where(TableRow.status != "finished"))).all()
+        for row in rows:
+            table = await self._load(row)
+            self.tables[table.id] = table
+            self._schedule(table)
+            for i, seat in enumerate(table.seats):
+                if seat.player is not None and not seat.away and table.status == "playing":
+                    self._start_grace(table, i, seat.player)
+        log.info("loaded %d tables", len(rows))
+
+    async def stop(self) -> None:
+        """Stop timers and the bot pool; close the database."""
+        for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
+            task.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        await self.engine.dispose()
+
+    async def _load(self, row: TableRow) -> Table:
+        table = Table(
+            id=row.id,
+            host=row.host_id,
+            config=TableConfig.from_dict(row.config),
+            secret=row.deal_secret,
+            invite=row.invite,
+        )
+        async with self.sessions() as s:
+            events = (
+                await s.scalars(
+                    select(EventRow).where(EventRow.table_id == row.id).order_by(EventRow.version)
+                )
+            ).all()
+        for e in events:
+            table.apply(e.kind, _merged(e.public, e.private))
+        return table
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        return self.locks.setdefault(table_id, asyncio.Lock())
+
+    def _spawn(self, coro: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    # --- identity -------------------------------------------------------------------------
+    async def player_of(self, token: str | None) -> PlayerRow:
+        """The player a token names; :class:`Refused` if it is missing or forged."""
+        if not token:
+            raise Refused("auth", "no token: POST /api/guest first")
+        try:
+            player_id = auth.verify(self.key, token)
+        except auth.TokenError as e:
+            raise Refused("auth", str(e)) from None
+        async with self.sessions() as s:
+            player: PlayerRow | None = await s.get(PlayerRow, player_id)
+        if player is None:
+            raise Refused("auth", "the token names no player of this server")
+        return player
+
+    async def new_guest(self, name: str) -> tuple[PlayerRow, str]:
+        """A new guest and its token."""
+        name = name.strip()
+        if not _NAME.match(name):
+            raise Refused("bad_name", "a name is 1-24 characters, without control characters")
+        player = PlayerRow(id=secrets.token_hex(8), name=name)
+        async with self.sessions.begin() as s:
+            s.add(player)
+        return player, auth.issue(self.key, player.id)
+
+    # --- lobby ----------------------------------------------------------------------------
+    async def create_table(self, host: PlayerRow, spec: NewTable) -> Table:
+        """A new table from the host's choices; the engine validates the rules."""
+        bucket = self.creations.setdefault(host.id, TokenBucket(self.settings.creations))
+        if not bucket.take():
+            raise Refused("rate_limited", "too many tables created: wait a minute")
+        if spec.preset not in RULESETS:
+            valid = ", ".join(RULESETS)
+            raise Refused("bad_rules", f"unknown preset {spec.preset!r}; valid: {valid}")
+        if "name" in spec.options:
+            raise Refused("bad_rules", "'name' is the preset's label, not an option")
+        try:
+            rules = Rules.from_dict({**Rules.preset(spec.preset).to_dict(), **spec.options})
+        except (ValueError, TypeError) as e:
+            raise Refused("bad_rules", str(e)) from None
+        levels = [spec.bots] * rules.players if isinstance(spec.bots, str) else spec.bots
+        if len(levels) != rules.players:
+            raise Refused("bad_bots", f"give one bot level or {rules.players}, not {len(levels)}")
+        unknown = sorted({b for b in levels if b not in bots.BOT_NAMES})
+        if unknown:
+            raise Refused(
+                "bad_bots",
+                f"unknown bot level(s) {', '.join(unknown)}; valid: {', '.join(bots.BOT_NAMES)}",
+            )
+        games = spec.games if spec.games or spec.target else 1
+        config = TableConfig(
+            rules=rules,
+            preset=spec.preset,
+            options=spec.options,
+            bots=tuple(levels),
+            turn_timer=spec.turn_timer,
+            games=games,
+            target=spec.target,
+            private=spec.private,
+        )
+        table = Table(
+            id=secrets.token_urlsafe(6),
+            host=host.id,
+            config=config,
+            secret=secrets.token_hex(32),
+            invite=secrets.token_urlsafe(16) if spec.private else None,
+        )
+        async with self.sessions.begin() as s:
+            s.add(
+                TableRow(
+                    id=table.id,
+                    host_id=host.id,
+                    config=config.to_dict(),
+                    deal_secret=table.secret,
+                    invite=table.invite,
+                    status=table.status,
+                )
+            )
+        self.tables[table.id] = table
+        self._lobby_update(table)
+        return table
+
+    def table_for(self, table_id: str, player: str, invite: str | None) -> Table:
+        """A table ``player`` may see (a private one needs its invite, or a seat there)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            raise Refused("not_found", f"no open table {table_id[:40]!r}")
+        member = player == table.host or table.seat_of(player) is not None
+        invited = invite is not None and secrets.compare_digest(invite, table.invite or "")
+        if table.invite is not None and not member and not invited:
+            raise Refused("forbidden", "this table is private: use its invite link")
+        return table
+
+    def listed(self) -> list[TableInfo]:
+        """The public tables not yet finished."""
+        return [
+            t.info()
+            for t in self.tables.values()
+            if not t.config.private and t.status != "finished"
+        ]
+
+    def _lobby_update(self, table: Table) -> None:
+        if table.config.private or not self.lobby:
+            return
+        msg = LobbyTableMsg(table=table.info(), removed=table.status == "finished")
+        for c in self.lobby:
+            c.send(msg)
+
+    # --- the table socket -----------------------------------------------------------------
+    async def handle(self, conn: Conn, table: Table, text: str) -> None:
+        """One client frame: refused with an error to this client only, or done."""
+        s = self.settings
+        if len(text.encode()) > s.frame_cap:
+            raise Refused("too_big", f"frames are limited to {s.frame_cap} bytes")
+        player_bucket = self.player_buckets.setdefault(conn.player, TokenBucket(s.player_messages))
+        if not conn.bucket.take() or not player_bucket.take():
+            raise Refused("rate_limited", "too many messages: slow down")
+        try:
+            msg = parse_client(text)
+        except ValidationError as e:
+            raise Refused("bad_message", _validation_words(e)) from None
+        except ValueError as e:
+            raise Refused("bad_message", f"not a JSON message: {e}"[:200]) from None
+        if msg.type == "ping":
+            conn.send(PongMsg())
+            return
+        if msg.type == "sync":
+            async with self._lock(table.id):
+                await self.catch_up(conn, table, msg.version)
+            return
+        async with self._lock(table.id):
+            pending = self._plan(conn, table, msg)
+            await self._commit(table, pending)
+
+    def _plan(self, conn: Conn, table: Table, msg: ClientMessage) -> list[Pending]:
+        """The events a message makes (applied to the table already), or :class:`Refused`."""
+        seat = table.seat_of(conn.player)
+        if msg.type == "chat":
+            text = msg.text.strip()
+            if len(text) > self.settings.chat_max:
+                raise Refused(
+                    "too_long", f"chat lines are limited to {self.settings.chat_max} characters"
+                )
+            if not conn.chat.take():
+                raise Refused("rate_limited", "too many chat lines: slow down")
+            return [
+                self._applied(
+                    table,
+                    Pending(
+                        "chat",
+                        {"player": conn.player, "name": conn.name, "seat": seat, "text": text},
+                        actor=conn.player,
+                    ),
+                )
+            ]
+        if msg.type == "sit":
+            if table.status != "waiting":
+                raise Refused("not_waiting", "seats are taken before the match starts")
+            if not 0 <= msg.seat < len(table.seats):
+                raise Refused("bad_seat", f"seats are 0-{len(table.seats) - 1}")
+            if table.seats[msg.seat].player is not None:
+                raise Refused("seat_taken", f"seat {msg.seat} is taken")
+            if seat is not None:
+                raise Refused("seated", f"you already sit in seat {seat}")
+            return [
+                self._applied(
+                    table,
+                    Pending(
+                        "sit",
+                        {"seat": msg.seat, "player": conn.player, "name": conn.name},
+                        actor=conn.player,
+                    ),
+                )
+            ]
+        if msg.type == "stand":
+            if seat is None or table.status != "waiting":
+                raise Refused("not_seated", "you can leave a seat you hold before the start")
+            return [self._applied(table, Pending("stand", {"seat": seat}, actor=conn.player))]
+        if msg.type in ("start", "rematch"):
+            want = "waiting" if msg.type == "start" else "finished"
+            if conn.player != table.host:
+                raise Refused("forbidden", f"only the host may {msg.type}")
+            if table.status != want:
+                raise Refused("bad_status", f"the table is {table.status}")
+            first = self._applied(table, Pending(msg.type, {}, actor=conn.player))
+            return [first, table.deal_event(), *table.followups()]
+        assert isinstance(msg, PlayMsg | PassMsg | GiveMsg | OfferMsg | AcceptMsg | RefuseMsg)
+        if seat is None:
+            raise Refused("not_seated", "spectators cannot play")
+        version = msg.version
+        if version < table.state_version or version > table.version:
+            raise Refused(
+                "stale",
+                f"you saw version {version}, the game is at version "
+                f"{table.state_version}: sync first",
+            )
+        fields = msg.model_dump(exclude={"type", "version"})
+        if "give" in fields and msg.type == "offer":
+            fields["cards"] = fields.pop("give")
+        return self._action(table, seat, msg.type, fields, conn.player)
+
+    def _action(
+        self, table: Table, seat: int, kind: str, fields: Mapping[str, Any], actor: str | None
+    ) -> list[Pending]:
+        p = table.plan_action(seat, kind, fields)
+        p.actor = actor
+        self._applied(table, p)
+        return [p, *table.followups()]
+
+    @staticmethod
+    def _applied(table: Table, p: Pending) -> Pending:
+        seat = p.public.get("seat")
+        share = p.private.get(str(seat), {}) if p.private and seat is not None else {}
+        p.version = table.apply(p.kind, {**p.public, **share})
+        return p
+
+    async def _commit(self, table: Table, pending: list[Pending]) -> None:
+        """Store the events (and finished games, ratings), then broadcast them."""
+        try:
+            async with self.sessions.begin() as s:
+                rows = [
+                    {
+                        "table_id": table.id,
+                        "version": p.version,
+                        "kind": p.kind,
+                        "actor": p.actor,
+                        "public": p.public,
+                        "private": p.private,
+                    }
+                    for p in pending
+                ]
+                await s.execute(insert(EventRow), rows)
+                for p in pending:
+                    if p.game_row is not None:
+                        await self._store_game(s, table, p.game_row)
+                if any(p.kind in _STATUS_KINDS for p in pending):
+                    await s.execute(
+                        update(TableRow).where(TableRow.id == table.id).values(status=table.status)
+                    )
+        except Exception:
+            log.exception("table %s: commit failed; reloading it from the database", table.id)
+            async with self.sessions() as s:
+                row = await s.get(TableRow, table.id)
+            if row is not None:
+                self.tables[table.id] = await self._load(row)
+            raise Refused("server", "the server could not save that: try again") from None
+        self._broadcast(table, pending)
+        if any(p.kind in _TABLE_KINDS for p in pending):
+            self._lobby_update(table)
+        self._schedule(table)
+
+    async def _store_game(self, s: AsyncSession, table: Table, row: Mapping[str, Any]) -> None:
+        s.add(
+            GameRow(
+                id=row["id"],
+                table_id=table.id,
+                match=row["match"],
+                number=row["number"],
+                rules_key=row["rules_key"],
+                record=row["record"],
+            )
+        )
+        await s.flush()
+        for i, seat in enumerate(row["seats"]):
+            s.add(
+                GamePlayerRow(
+                    game_id=row["id"],
+                    seat=i,
+                    player_id=seat["player"],
+                    bot=seat["bot"],
+                    place=seat["place"],
+                    delta=seat["delta"],
+                )
+            )
+        humans = [(seat["player"], seat["place"]) for seat in row["seats"] if seat["player"]]
+        if len(humans) >= 2:
+            await _rate(s, row["rules_key"], humans)
+
+    def _broadcast(self, table: Table, pending: list[Pending]) -> None:
+        conns = self.conns.get(table.id, ())
+        views: dict[int | None, Any] = {}
+        info = table.info() if any(p.kind in _TABLE_KINDS for p in pending) else None
+        for conn in conns:
+            seat = table.seat_of(conn.player)
+            if seat not in views:
+                views[seat] = table.view(seat)
+            for i, p in enumerate(pending):
+                last = i == len(pending) - 1
+                conn.send(
+                    self._event_msg(
+                        p.kind,
+                        p.version,
+                        p.public,
+                        p.private,
+                        seat,
+                        views[seat] if last else None,
+                        info if last else None,
+                        more=not last,
+                    )
+                )
+
+    @staticmethod
+    def _event_msg(
+        kind: str,
+        version: int,
+        public: Mapping[str, Any],
+        private: Mapping[str, Any] | None,
+        seat: int | None,
+        view: Any = None,
+        info: TableInfo | None = None,
+        *,
+        more: bool = False,
+    ) -> EventMsg:
+        share = private.get(str(seat), {}) if private and seat is not None else {}
+        return EventMsg(
+            version=version,
+            event=event_model(kind, public, share),
+            more=more,
+            view=view,
+            table=info,
+        )
+
+    async def catch_up(self, conn: Conn, table: Table, since: int | None) -> None:
+        """The events after ``since`` for this client's seat, or (past a gap) a full state.
+        Called under the table's lock, so no broadcast interleaves."""
+        seat = table.seat_of(conn.player)
+        if since is None or not table.version - self.settings.catch_up <= since <= table.version:
+            view = table.view(seat, history=True)
+            conn.send(StateMsg(version=table.version, table=table.info(), view=view))
+            return
+        async with self.sessions() as s:
+            events = (
+                await s.scalars(
+                    select(EventRow)
+                    .where(EventRow.table_id == table.id, EventRow.version > since)
+                    .order_by(EventRow.version)
+                )
+            ).all()
+        for i, e in enumerate(events):
+            last = i == len(events) - 1
+            conn.send(
+                self._event_msg(
+                    e.kind,
+                    e.version,
+                    e.public,
+                    e.private,
+                    seat,
+                    table.view(seat) if last else None,
+                    table.info() if last else None,
+                    more=not last,
+                )
+            )
+
+    async def connect_table(self, conn: Conn, table: Table, since: int | None) -> None:
+        """A client joined the table's socket: welcome, catch-up, and a returning player."""
+        grace = self.graces.pop((table.id, conn.player), None)
+        if grace is not None:
+            grace.cancel()
+        async with self._lock(table.id):
+            self.conns.setdefault(table.id, set()).add(conn)
+            table.viewers[conn.player] = table.viewers.get(conn.player, 0) + 1
+            seat = table.seat_of(conn.player)
+            conn.send(
+                WelcomeMsg(
+                    player=conn.player,
+                    name=conn.name,
+                    table=table.id,
+                    seat=seat,
+                    version=table.version,
+                )
+            )
+            await self.catch_up(conn, table, since)
+            if seat is not None and table.seats[seat].away:
+                p = self._applied(table, Pending("back", {"seat": seat}, actor=conn.player))
+                await self._commit(table, [p])
+
+    def disconnect_table(self, conn: Conn, table: Table) -> None:
+        """A client left: a seated player keeps the seat for the grace period."""
+        conns = self.conns.get(table.id, set())
+        conns.discard(conn)
+        left = table.viewers.get(conn.player, 1) - 1
+        if left:
+            table.viewers[conn.player] = left
+        else:
+            table.viewers.pop(conn.player, None)
+        seat = table.seat_of(conn.player)
+        if seat is not None and table.status == "playing" and not left:
+            self._start_grace(table, seat, conn.player)
+
+    def _start_grace(self, table: Table, seat: int, player: str) -> None:
+        key = (table.id, player)
+        if key not in self.graces:
+            self.graces[key] = self._spawn(self._grace(table, seat, player))
+
+    async def _grace(self, table: Table, seat: int, player: str) -> None:
+        await asyncio.sleep(self.settings.grace)
+        self.graces.pop((table.id, player), None)
+        async with self._lock(table.id):
+            present = any(c.player == player for c in self.conns.get(table.id, ()))
+            s = table.seats[seat]
+            if present or s.player != player or s.away or table.status != "playing":
+                return
+            await self._commit(table, [self._applied(table, Pending("away", {"seat": seat}))])
+
+    # --- bots and the turn timer ----------------------------------------------------------
+    def _schedule(self, table: Table) -> None:
+        """After a change: let a bot move, or start the turn timer of the human to act."""
+        old = self.timers.pop(table.id, None)
+        if old is not None and old is not asyncio.current_task():
+            old.cancel()
+        game = table.game
+        if game is None or game.is_over or table.status != "playing":
+            return
+        seat = table.seats[game.turn]
+        if seat.is_bot:
+            self.timers[table.id] = self._spawn(self._bot_turn(table, table.state_version))
+        elif table.config.turn_timer is not None:
+            self.timers[table.id] = self._spawn(self._timeout(table, table.state_version))
+
+    async def _bot_turn(self, table: Table, version: int) -> None:
+        game = table.game
+        assert game is not None
+        seat = game.turn
+        obs, legal = observe(game, seat), game.legal_moves()
+        level = table.seats[seat].bot
+        loop = asyncio.get_running_loop()
+        try:
+            move = await loop.run_in_executor(
+                self.pool, bots.choose, level, bots.bot_seed(table.secret, version), obs, legal
+            )
+        except Exception:  # a broken worker must not stall the table: play the fallback
+            log.exception("table %s: the %s bot failed; playing the fallback move", table.id, level)
+            move = fallback_move(legal)
+        async with self._lock(table.id):
+            if table.state_version != version or table.game is not game:
+                return
+            kind, fields = move_action(game, move)
+            await self._commit(table, self._action(table, seat, kind, fields, None))
+
+    async def _timeout(self, table: Table, version: int) -> None:
+        assert table.config.turn_timer is not None
+        await asyncio.sleep(table.config.turn_timer)
+        async with self._lock(table.id):
+            game = table.game
+            if table.state_version != version or game is None:
+                return
+            seat = game.turn
+            note = self._applied(table, Pending("timeout", {"seat": seat}))
+            kind, fields = table.auto_action()
+            await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
+
+    # --- history --------------------------------------------------------------------------
+    async def game_record(self, game_id: str) -> dict[str, Any]:
+        """A finished game's record."""
+        async with self.sessions() as s:
+            row = await s.get(GameRow, game_id)
+        if row is None:
+            raise Refused("not_found", f"no finished game {game_id[:40]!r}")
+        return dict(row.record)
+
+    async def games_of(self, player_id: str) -> list[dict[str, Any]]:
+        """A player's finished games, newest first."""
+        async with self.sessions() as s:
+            rows = (
+                await s.execute(
+                    select(GamePlayerRow, GameRow)
+                    .join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                    .where(GamePlayerRow.player_id == player_id)
+                    .order_by(GameRow.finished.desc())
+                )
+            ).all()
+        return [
+            {
+                "game": g.id,
+                "table": g.table_id,
+                "match": g.match,
+                "number": g.number,
+                "rules_key": g.rules_key,
+                "seat": gp.seat,
+                "place": gp.place,
+                "delta": gp.delta,
+                "finished": g.finished.isoformat(),
+            }
+            for gp, g in rows
+        ]
+
+    async def leaderboard(self, rules_key: str, limit: int) -> list[dict[str, Any]]:
+        """The rated players under a rule set, best conservative rating first."""
+        async with self.sessions() as s:
+            rows = (
+                await s.execute(
+                    select(RatingRow, PlayerRow.name)
+                    .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
+                    .where(RatingRow.rules_key == rules_key)
+                )
+            ).all()
+        board = [
+            {
+                "player": r.player_id,
+                "name": name,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "ordinal": r.mu - 3 * r.sigma,
+                "games": r.games,
+            }
+            for r, name in rows
+        ]
+        board.sort(key=lambda e: -e["ordinal"])
+        return board[:limit]
+
+
+async def _rate(s: AsyncSession, rules_key: str, humans: list[tuple[str, int]]) -> None:
+    """openskill Plackett-Luce update from the humans' finishing places."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rows = []
+    for player, _place in humans:
+        row = await s.get(RatingRow, (player, rules_key))
+        if row is None:
+            fresh = model.rating()
+            row = RatingRow(
+                player_id=player, rules_key=rules_key, mu=fresh.mu, sigma=fresh.sigma, games=0
+            )
+            s.add(row)
+        rows.append(row)
+    teams = [[model.create_rating([r.mu, r.sigma])] for r in rows]
+    rated = model.rate(teams, ranks=[place for _p, place in humans])
+    for row, team in zip(rows, rated, strict=True):
+        row.mu, row.sigma, row.games = team[0].mu, team[0].sigma, row.games + 1
+
+
+def _merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+    """An event's data as its actor saw it (the actor's private share included)."""
+    seat = public.get("seat")
+    share = private.get(str(seat), {}) if private and seat is not None else {}
+    return {**public, **share}
+
+
+def _validation_words(e: ValidationError) -> str:
+    first = e.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "message"
+    more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}"[:300]
+
+
+def _origin_ok(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """No Origin (not a browser), the server's own, or one the settings allow."""
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == host or origin in allowed
+
+
+def _token(request: Request | WebSocket) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return request.cookies.get(auth.COOKIE)
+
+
+async def _me(request: Request) -> PlayerRow:
+    server: Server = request.app.state.server
+    return await server.player_of(_token(request))
+
+
+#: The player making an HTTP request (from the cookie or the Bearer token).
+Me = Annotated[PlayerRow, Depends(_me)]
+
+
+def _error(e: Refused) -> JSONResponse:
+    return JSONResponse(
+        {"code": e.code, "message": str(e)}, status_code=_HTTP_STATUS.get(e.code, 400)
+    )
+
+
+# --- the app -------------------------------------------------------------------------------
+def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
+    """The ASGI app; starts and stops its :class:`Server` with the app's lifespan unless one
+    already started is given."""
+    own = server is None
+    srv = server if server is not None else Server(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if own:
+            await srv.start()
+        yield
+        if own:
+            await srv.stop()
+
+    app = FastAPI(title="tienlen", lifespan=lifespan)
+    app.state.server = srv
+
+    @app.exception_handler(Refused)
+    async def refused(_request: Request, e: Refused) -> JSONResponse:
+        return _error(e)
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "tables": len(srv.tables)}
+
+    @app.post("/api/guest")
+    async def guest(body: NewGuest, response: Response) -> dict[str, str]:
+        player, token = await srv.new_guest(body.name)
+        response.set_cookie(
+            auth.COOKIE,
+            token,
+            httponly=True,
+            samesite="lax",
+            secure=settings.secure_cookie,
+            max_age=400 * 24 * 3600,
+        )
+        return {"player": player.id, "name": player.name, "token": token}
+
+    @app.get("/api/me")
+    async def whoami(player: Me) -> dict[str, str]:
+        return {"player": player.id, "name": player.name}
+
+    @app.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        from tienlen.players.registry import BOTS
+
+        return {
+            "presets": {name: Rules.preset(name).to_dict() for name in RULESETS},
+            "bots": [
+                {"name": b.name, "difficulty": b.difficulty, "description": b.description}
+                for b in BOTS.values()
+            ],
+        }
+
+    @app.post("/api/tables", status_code=201)
+    async def new_table(body: NewTable, player: Me) -> dict[str, Any]:
+        table = await srv.create_table(player, body)
+        return {"table": table.info().model_dump(), "invite": table.invite}
+
+    @app.get("/api/tables")
+    async def tables() -> list[dict[str, Any]]:
+        return [t.model_dump() for t in srv.listed()]
+
+    @app.get("/api/tables/{table_id}")
+    async def one_table(table_id: str, player: Me, invite: str | None = None) -> dict[str, Any]:
+        return srv.table_for(table_id, player.id, invite).info().model_dump()
+
+    @app.get("/api/games/{game_id}", response_model=None)
+    async def one_game(
+        game_id: str, format: Literal["json", "text"] = "json"
+    ) -> dict[str, Any] | PlainTextResponse:
+        record = await srv.game_record(game_id)
+        if format == "text":
+            return PlainTextResponse(GameRecord.from_dict(record).to_text())
+        return record
+
+    @app.get("/api/players/{player_id}/games")
+    async def player_games(player_id: str) -> list[dict[str, Any]]:
+        return await srv.games_of(player_id)
+
+    @app.get("/api/leaderboard")
+    async def leaderboard(
+        rules: str = "standard", limit: Annotated[int, Query(ge=1, le=500)] = 100
+    ) -> list[dict[str, Any]]:
+        return await srv.leaderboard(rules, limit)
+
+    async def opened(ws: WebSocket) -> tuple[PlayerRow, Conn] | None:
+        """Accept the socket; check its Origin and token (an error frame and close if bad)."""
+        await ws.accept()
+        if not _origin_ok(ws.headers.get("origin"), ws.headers.get("host"), settings.origins):
+            await _refuse(ws, Refused("forbidden", "this Origin may not open a socket here"))
+            return None
+        try:
+            player = await srv.player_of(_token(ws))
+        except Refused as e:
+            await _refuse(ws, e)
+            return None
+        return player, Conn(ws, player.id, player.name, srv)
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(
+        ws: WebSocket, table_id: str, since: int | None = None, invite: str | None = None
+    ) -> None:
+        got = await opened(ws)
+        if got is None:
+            return
+        player, conn = got
+        try:
+            table = srv.table_for(table_id, player.id, invite)
+        except Refused as e:
+            await _refuse(ws, e)
+            return
+        writer = asyncio.create_task(conn.writer())
+        try:
+            await srv.connect_table(conn, table, since)
+            while True:
+                text = await ws.receive_text()
+                try:
+                    await srv.handle(conn, srv.tables.get(table.id, table), text)
+                except Refused as e:
+                    conn.send(ErrorMsg(code=e.code, message=str(e), version=table.version))
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            srv.disconnect_table(conn, table)
+            conn.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await writer
+
+    @app.websocket("/ws/lobby")
+    async def lobby_socket(ws: WebSocket) -> None:
+        got = await opened(ws)
+        if got is None:
+            return
+        _player, conn = got
+        writer = asyncio.create_task(conn.writer())
+        srv.lobby.add(conn)
+        conn.send(LobbyMsg(tables=srv.listed()))
+        try:
+            while True:
+                text = await ws.receive_text()
+                if len(text) <= settings.frame_cap and conn.bucket.take():
+                    conn.send(PongMsg())
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            srv.lobby.discard(conn)
+            conn.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await writer
+
+    return app
+
+
+async def _refuse(ws: WebSocket, e: Refused) -> None:
+    await ws.send_text(ErrorMsg(code=e.code, message=str(e)).model_dump_json(exclude_none=True))
+    await ws.close(code=4000 + _HTTP_STATUS.get(e.code, 400))

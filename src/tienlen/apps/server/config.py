@@ -1,0 +1,57 @@
+"""The server's settings (the ``tienlen serve`` options, and limits tests may tighten)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .limits import Rate
+
+__all__ = ["Settings", "default_data_dir"]
+
+
+def default_data_dir() -> Path:
+    """The per-user data folder: ``$XDG_DATA_HOME/tienlen`` (``~/.local/share/tienlen``)."""
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "tienlen"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server is configured with."""
+
+    data: Path = field(default_factory=default_data_dir)
+    database_url: str | None = None
+    """``None``: SQLite in ``data``/tienlen.db; or e.g. ``postgresql+asyncpg://host/db``."""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: str = "info"
+    grace: float = 30.0
+    """Seconds a disconnected player keeps their seat before a bot plays for them."""
+    bot_pool: str = "process"
+    bot_workers: int = 2
+    frame_cap: int = 4096
+    """Largest client frame (bytes) the server reads; a larger one is refused."""
+    transport_cap: int = 65536
+    """The WebSocket layer closes the connection on a frame larger than this."""
+    catch_up: int = 500
+    """At most this many missed events are replayed; past that, a full state resync."""
+    messages: Rate = field(default_factory=lambda: Rate(100, 20.0))
+    """Per connection (lichess's spirit: 100 messages per 20 s)."""
+    player_messages: Rate = field(default_factory=lambda: Rate(200, 20.0))
+    """Per player, over all their connections."""
+    chat: Rate = field(default_factory=lambda: Rate(5, 10.0))
+    chat_max: int = 280
+    creations: Rate = field(default_factory=lambda: Rate(10, 60.0))
+    """Tables one player may create."""
+    origins: tuple[str, ...] = ()
+    """Origins allowed besides the server's own (e.g. a client served elsewhere)."""
+    secure_cookie: bool = False
+
+    @property
+    def url(self) -> str:
+        """The database URL in use."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{self.data / 'tienlen.db'}"

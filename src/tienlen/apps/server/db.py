@@ -1,0 +1,161 @@
+"""Storage: the SQLAlchemy models, the engine (SQLite in WAL mode or PostgreSQL), and the
+Alembic migrations applied on start.
+
+A table is stored as its configuration plus its event log; the live state is rebuilt by
+replaying the events through the engine (see :mod:`.tables`), so the log is the truth.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.pool import ConnectionPoolEntry
+
+__all__ = [
+    "Base",
+    "EventRow",
+    "GamePlayerRow",
+    "GameRow",
+    "PlayerRow",
+    "RatingRow",
+    "SettingRow",
+    "TableRow",
+    "connect",
+    "migrate",
+]
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: How long SQLite waits on a locked database before failing, in milliseconds.
+BUSY_TIMEOUT_MS = 5000
+
+
+def now() -> datetime:
+    """The current time, in UTC."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """The models' base."""
+
+
+class SettingRow(Base):
+    """Server-wide values kept in the database (the token signing key)."""
+
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class PlayerRow(Base):
+    """A guest identity: an id (inside the signed token) and a display name."""
+
+    __tablename__ = "players"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TableRow(Base):
+    """A table's configuration; its state is the replay of its events."""
+
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    host_id: Mapped[str] = mapped_column(ForeignKey("players.id"))
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    deal_secret: Mapped[str] = mapped_column(String(64))
+    """Never sent: every game's seed derives from it, and each seed is revealed after its game."""
+    invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class EventRow(Base):
+    """One versioned table event: public data, and per-seat private data (or none)."""
+
+    __tablename__ = "table_events"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    actor: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    public: Mapped[dict[str, Any]] = mapped_column(JSON)
+    private: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class GameRow(Base):
+    """A finished game and its record (the engine's JSON record format)."""
+
+    __tablename__ = "games"
+    id: Mapped[str] = mapped_column(String(24), primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), index=True)
+    match: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    rules_key: Mapped[str] = mapped_column(String(64))
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class GamePlayerRow(Base):
+    """Who sat where in a finished game, and what they scored."""
+
+    __tablename__ = "game_players"
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str | None] = mapped_column(
+        ForeignKey("players.id"), nullable=True, index=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    place: Mapped[int] = mapped_column(Integer)
+    delta: Mapped[int] = mapped_column(Integer)
+
+
+class RatingRow(Base):
+    """A player's openskill rating under one rule set."""
+
+    __tablename__ = "ratings"
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    rules_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+
+
+def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
+    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout."""
+    sqlite = url.startswith("sqlite")
+    engine = create_async_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {}
+    )
+    if sqlite:
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+            cur = dbapi.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+    return engine, async_sessionmaker(engine, expire_on_commit=False)
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Bring the schema to the newest Alembic revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    def upgrade(sync_conn: Any) -> None:
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["connection"] = sync_conn
+        command.upgrade(cfg, "head")
+
+    async with engine.begin() as conn:
+        await conn.run_sync(upgrade)

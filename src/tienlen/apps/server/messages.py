@@ -1,0 +1,370 @@
+"""The web protocol's messages: pydantic models, one discriminated union per direction.
+
+A client sends :data:`ClientMessage` frames (JSON objects with a ``type``); the server sends
+:data:`ServerMessage` frames. Cards are identifiers in ASCII notation (``"3s"``, ``"10h"``,
+``"3s'"`` for a second deck's copy). ``docs/web-protocol.md`` documents every message and
+``docs/web-protocol.schema.json`` is :func:`json_schema`'s output (a test keeps it current).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "ClientMessage",
+    "ErrorMsg",
+    "EventMsg",
+    "GameView",
+    "LobbyMsg",
+    "LobbyTableMsg",
+    "ServerMessage",
+    "StateMsg",
+    "TableEvent",
+    "TableInfo",
+    "WelcomeMsg",
+    "json_schema",
+    "parse_client",
+]
+
+Cards = Annotated[list[Annotated[str, Field(max_length=4)]], Field(max_length=52)]
+Version = Annotated[int, Field(ge=0, description="the table version this client last saw")]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- client to server ---------------------------------------------------------------------
+class SitMsg(_Msg):
+    """Take an empty seat (before the match starts)."""
+
+    type: Literal["sit"]
+    seat: int
+
+
+class StandMsg(_Msg):
+    """Leave one's seat (before the match starts)."""
+
+    type: Literal["stand"]
+
+
+class StartMsg(_Msg):
+    """The host starts the match; empty seats get their bots."""
+
+    type: Literal["start"]
+
+
+class RematchMsg(_Msg):
+    """The host starts a new match at a finished table, same seats and options."""
+
+    type: Literal["rematch"]
+
+
+class PlayMsg(_Msg):
+    """Play these cards (play phase)."""
+
+    type: Literal["play"]
+    cards: Cards
+    version: Version
+
+
+class PassMsg(_Msg):
+    """Pass (play phase), or decline to offer a trade (trading phase)."""
+
+    type: Literal["pass"]
+    version: Version
+
+
+class GiveMsg(_Msg):
+    """San Jose exchange: give these cards."""
+
+    type: Literal["give"]
+    cards: Cards
+    version: Version
+
+
+class OfferMsg(_Msg):
+    """Mutual trading: offer ``give`` (own cards) to ``partner`` for ``take`` (theirs)."""
+
+    type: Literal["offer"]
+    partner: int
+    give: Cards
+    take: Cards
+    version: Version
+
+
+class AcceptMsg(_Msg):
+    """Accept the trade offered to you."""
+
+    type: Literal["accept"]
+    version: Version
+
+
+class RefuseMsg(_Msg):
+    """Refuse the trade offered to you."""
+
+    type: Literal["refuse"]
+    version: Version
+
+
+class ChatMsg(_Msg):
+    """Say something at the table."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1)]
+
+
+class SyncMsg(_Msg):
+    """Ask for the events after ``version`` (or a full state when ``version`` is null)."""
+
+    type: Literal["sync"]
+    version: Version | None = None
+
+
+class PingMsg(_Msg):
+    """Keep-alive; answered by ``pong``."""
+
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    SitMsg
+    | StandMsg
+    | StartMsg
+    | RematchMsg
+    | PlayMsg
+    | PassMsg
+    | GiveMsg
+    | OfferMsg
+    | AcceptMsg
+    | RefuseMsg
+    | ChatMsg
+    | SyncMsg
+    | PingMsg,
+    Field(discriminator="type"),
+]
+_CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+def parse_client(text: str) -> ClientMessage:
+    """Read one client frame; raises pydantic's ``ValidationError`` (a ``ValueError``)."""
+    return _CLIENT.validate_json(text)
+
+
+# --- server to client ---------------------------------------------------------------------
+class SeatInfo(_Msg):
+    """Who is in one seat."""
+
+    seat: int
+    player: str | None = None
+    """The player's id; ``None`` for a bot seat."""
+    name: str
+    bot: str | None = None
+    """The bot level playing this seat (a bot seat, or an absent player's stand-in)."""
+    away: bool = False
+    """A seated player is absent and their bot plays for them."""
+
+
+class TableInfo(_Msg):
+    """A table as the lobby and its players see it."""
+
+    id: str
+    host: str
+    preset: str
+    options: dict[str, Any]
+    """Knobs changed from the preset."""
+    rules_key: str
+    players: int
+    seats: list[SeatInfo]
+    status: Literal["waiting", "playing", "finished"]
+    private: bool
+    turn_timer: float | None = None
+    games: int | None = None
+    target: int | None = None
+    match: int
+    """The match number at this table (1, then 2 after a rematch, ...)."""
+    game: int
+    """The current game's number in the match (0 before the start)."""
+    scores: list[int]
+    spectators: int
+
+
+class Play(_Msg):
+    """One action in a pile or the history: ``cards`` empty for a pass."""
+
+    seat: int
+    kind: str
+    cards: list[str]
+
+
+class Trade(_Msg):
+    """A trade offer; the cards only for its two seats."""
+
+    proposer: int
+    partner: int
+    give: list[str] | None = None
+    take: list[str] | None = None
+    accepted: bool | None = None
+
+
+class GameView(_Msg):
+    """One seat's (or a spectator's) view of the current game, from the engine's observation."""
+
+    seat: int | None = None
+    """Whose view; ``None`` for a spectator."""
+    game: int
+    dealer: int
+    commitment: str
+    """SHA-256 (hex) of the seed this game is dealt from, published at the deal."""
+    phase: Literal["trading", "exchange", "play", "over"]
+    turn: int
+    hand: list[str] | None = None
+    """Your cards (``None`` for a spectator; every hand in ``hands`` once the game is over)."""
+    card_counts: list[int]
+    pile: list[Play]
+    passed: list[int]
+    locked_out: list[int]
+    straight_locked: bool
+    first_lead: str | None = None
+    """While the opening play is constrained: e.g. ``"must-include-lowest 3s"``."""
+    stuck: list[int]
+    finish_order: list[int]
+    leader: int
+    history: list[Play] | None = None
+    """Every action of the game so far, in ``state`` frames only (an event's view leaves it
+    out: the events themselves extend it)."""
+    trades: list[Trade]
+    legal: list[list[str]] | None = None
+    """Your legal moves when it is your turn (``[]`` is the pass), else ``None``."""
+    hands: list[list[str]] | None = None
+    """Every dealt hand, once the game is over."""
+
+
+class TableEvent(_Msg):
+    """One versioned table event; which fields are set depends on ``kind``."""
+
+    kind: Literal[
+        "sit",
+        "stand",
+        "start",
+        "deal",
+        "play",
+        "pass",
+        "give",
+        "offer",
+        "accept",
+        "refuse",
+        "game_over",
+        "match_over",
+        "away",
+        "back",
+        "timeout",
+        "chat",
+        "rematch",
+    ]
+    seat: int | None = None
+    player: str | None = None
+    name: str | None = None
+    cards: list[str] | None = None
+    partner: int | None = None
+    take: list[str] | None = None
+    text: str | None = None
+    game: int | None = None
+    commitment: str | None = None
+    seed: str | None = None
+    finish_order: list[int] | None = None
+    deltas: list[int] | None = None
+    scores: list[int] | None = None
+    record: str | None = None
+    """The finished game's id (``GET /api/games/{id}``)."""
+    instant_win: str | None = None
+
+
+class WelcomeMsg(_Msg):
+    """First frame on a table socket: who you are and where you sit."""
+
+    type: Literal["welcome"] = "welcome"
+    player: str
+    name: str
+    table: str
+    seat: int | None = None
+    version: int
+
+
+class StateMsg(_Msg):
+    """A full resync: the table and your view of the current game."""
+
+    type: Literal["state"] = "state"
+    version: int
+    table: TableInfo
+    view: GameView | None = None
+
+
+class EventMsg(_Msg):
+    """A table event. One action can make several events (a last play ends the game, the
+    next game is dealt): all but the last have ``more`` set, and the last carries your view
+    of the game after them all."""
+
+    type: Literal["event"] = "event"
+    version: int
+    event: TableEvent
+    more: bool = False
+    view: GameView | None = None
+    table: TableInfo | None = None
+    """The table, when the event changed seats, status or scores."""
+
+
+class ErrorMsg(_Msg):
+    """Your last frame was refused; nothing changed at the table."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    version: int | None = None
+
+
+class PongMsg(_Msg):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+
+
+class LobbyMsg(_Msg):
+    """The lobby socket's first frame: every listed table."""
+
+    type: Literal["lobby"] = "lobby"
+    tables: list[TableInfo]
+
+
+class LobbyTableMsg(_Msg):
+    """A listed table changed (or left the list: ``removed``)."""
+
+    type: Literal["lobby_table"] = "lobby_table"
+    table: TableInfo
+    removed: bool = False
+
+
+ServerMessage = Annotated[
+    WelcomeMsg | StateMsg | EventMsg | ErrorMsg | PongMsg | LobbyMsg | LobbyTableMsg,
+    Field(discriminator="type"),
+]
+_SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+def parse_server(text: str) -> ServerMessage:
+    """Read one server frame (for clients and tests)."""
+    return _SERVER.validate_json(text)
+
+
+def json_schema() -> str:
+    """Both directions' JSON Schema, as the text checked into docs."""
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "tienlen web protocol",
+        "client_message": _CLIENT.json_schema(),
+        "server_message": _SERVER.json_schema(),
+    }
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,351 @@
+"""Test kit for the server: a real uvicorn server on loopback (in a thread, on SQLite or on
+PostgreSQL when TIENLEN_TEST_POSTGRES_URL is set), and protocol clients over httpx and real
+WebSockets. Waits are bounded only to fail a hung test; nothing asserts on time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import pytest
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from tienlen.apps.server import Server, Settings, create_app
+from tienlen.apps.server.limits import Rate
+
+#: A hung test fails after this long (no assertion is ever made on time).
+HANG = float(os.environ.get("TIENLEN_TEST_HANG", "60"))
+POSTGRES = os.environ.get("TIENLEN_TEST_POSTGRES_URL")
+BACKENDS = ["sqlite", *(["postgres"] if POSTGRES else [])]
+#: Rates that never refill during a test, so a limit is hit at an exact message count.
+NO_REFILL = 1e9
+
+
+def _asyncpg_url(url: str) -> str:
+    return url.replace("postgresql://", "postgresql+asyncpg://", 1)
+
+
+@contextlib.contextmanager
+def database(backend: str, tmp: Path) -> Iterator[str]:
+    """A fresh, empty database URL for one test."""
+    if backend == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp / 'tienlen.db'}"
+        return
+    import asyncpg
+
+    assert POSTGRES is not None
+    base = POSTGRES.replace("postgresql+asyncpg://", "postgresql://", 1)
+    name = f"tienlen_{secrets.token_hex(6)}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(base)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield _asyncpg_url(base.rsplit("/", 1)[0] + "/" + name)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def server_settings(url: str, data: Path, **overrides: Any) -> Settings:
+    """Settings for a test server: thread bots, no grace, limits that never refill."""
+    base = Settings(
+        data=data,
+        database_url=url,
+        grace=0.0,
+        bot_pool="thread",
+        bot_workers=2,
+        messages=Rate(100, NO_REFILL),
+        player_messages=Rate(1000, NO_REFILL),
+        chat=Rate(5, NO_REFILL),
+        creations=Rate(20, NO_REFILL),
+    )
+    return dataclasses.replace(base, **overrides)
+
+
+class LiveServer:
+    """A uvicorn server on a free loopback port, run in a thread with its own event loop."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.server: Server | None = None
+        self._uv: uvicorn.Server | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + HANG
+        while not (self._uv is not None and self._uv.started):
+            if self._error is not None:
+                raise self._error
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.01)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as e:
+            self._error = e
+
+    async def _main(self) -> None:
+        self.server = Server(self.settings)
+        await self.server.start()
+        config = uvicorn.Config(
+            create_app(self.settings, server=self.server),
+            log_level="warning",
+            ws_max_size=self.settings.transport_cap,
+        )
+        self._uv = uvicorn.Server(config)
+        try:
+            await self._uv.serve(sockets=[self.sock])
+        finally:
+            await self.server.stop()
+
+    def close(self) -> None:
+        """Stop the server and wait for it."""
+        if self._uv is not None:
+            self._uv.should_exit = True
+        self._thread.join(HANG)
+        self.sock.close()
+
+
+class Socket:
+    """One table WebSocket: every frame received is kept, parsed, in ``frames``."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+        self.frames: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.version = 0
+        self.view: dict[str, Any] | None = None
+        self.table: dict[str, Any] | None = None
+        self.settled = True
+        """The last event read ended its batch (so ``view`` is current as of ``version``)."""
+
+    def recv(self) -> dict[str, Any]:
+        """The next frame (its version, view and table are remembered)."""
+        text = self.conn.recv(timeout=HANG)
+        assert isinstance(text, str)
+        self.raw.append(text)
+        msg: dict[str, Any] = json.loads(text)
+        self.frames.append(msg)
+        if "version" in msg and msg["type"] in ("state", "event", "welcome"):
+            self.version = max(self.version, msg["version"])
+        if msg["type"] == "event":
+            self.settled = not msg["more"]
+        if msg["type"] == "state" or (msg["type"] == "event" and not msg["more"]):
+            self.view = msg.get("view")
+        if msg.get("table") is not None:
+            self.table = msg["table"]
+        return msg
+
+    def until(self, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Read frames until one passes ``test``; return it."""
+        while True:
+            msg = self.recv()
+            if test(msg):
+                return msg
+
+    def send(self, **message: Any) -> None:
+        """Send a JSON frame."""
+        self.conn.send(json.dumps(message))
+
+    def act(self, kind: str, **fields: Any) -> None:
+        """Send an action with the version this socket last saw."""
+        self.send(type=kind, version=self.version, **fields)
+
+    def error(self) -> dict[str, Any]:
+        """Read frames until an error arrives."""
+        return self.until(lambda m: m["type"] == "error")
+
+    def batch(self) -> dict[str, Any]:
+        """Read until the end of the next event batch (the event that carries a view)."""
+        return self.until(lambda m: m["type"] == "event" and not m["more"])
+
+    def until_view(self) -> dict[str, Any]:
+        """Read until the end of a batch that carries a game view."""
+        return self.until(lambda m: m["type"] == "event" and not m["more"] and "view" in m)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.conn.close()
+
+
+class Client:
+    """A guest: an HTTP client holding the guest token, and its sockets."""
+
+    def __init__(self, base: str, name: str) -> None:
+        self.base = base
+        self.http = httpx.Client(base_url=base, timeout=HANG)
+        r = self.http.post("/api/guest", json={"name": name})
+        assert r.status_code == 200, r.text
+        self.id: str = r.json()["player"]
+        self.token: str = r.json()["token"]
+        self.http.headers["Authorization"] = f"Bearer {self.token}"
+        self._sockets = contextlib.ExitStack()
+
+    def create(self, **spec: Any) -> dict[str, Any]:
+        """Create a table; returns ``{"table": ..., "invite": ...}``."""
+        r = self.http.post("/api/tables", json=spec)
+        assert r.status_code == 201, r.text
+        out: dict[str, Any] = r.json()
+        return out
+
+    def socket(
+        self,
+        table: str,
+        *,
+        since: int | None = None,
+        invite: str | None = None,
+        token: str | None = None,
+        origin: str | None = None,
+        welcome: bool = True,
+    ) -> Socket:
+        """Open the table's socket (reading the welcome frame unless told not to); an empty
+        ``table`` opens the lobby's."""
+        path = f"/ws/tables/{table}" if table else "/ws/lobby"
+        url = f"ws://127.0.0.1:{self.base.rsplit(':', 1)[1]}{path}"
+        query = {k: v for k, v in {"since": since, "invite": invite}.items() if v is not None}
+        if query:
+            url += "?" + "&".join(f"{k}={v}" for k, v in query.items())
+        headers = {"Authorization": f"Bearer {token if token is not None else self.token}"}
+        conn = self._sockets.enter_context(
+            connect(
+                url,
+                additional_headers=headers,
+                origin=origin,  # type: ignore[arg-type]
+                max_size=None,
+                max_queue=None,
+                open_timeout=HANG,
+            )
+        )
+        sock = Socket(conn)
+        if welcome:
+            first = sock.recv()
+            assert first["type"] == "welcome", first
+        return sock
+
+
+class Served(Protocol):
+    """Anything with a server's base URL (a :class:`LiveServer` or a server process)."""
+
+    base: str
+
+
+def seated_table(
+    server: Served, names: list[str], **spec: Any
+) -> tuple[list[Client], list[Socket], str]:
+    """A table with these players in seats 0.., each with an open socket, not started."""
+    clients = [Client(server.base, n) for n in names]
+    table = clients[0].create(**spec)["table"]["id"]
+    sockets = []
+    for i, c in enumerate(clients):
+        s = c.socket(table)
+        s.until(lambda m: m["type"] == "state")
+        s.send(type="sit", seat=i)
+        s.until(
+            lambda m, i=i: (
+                m["type"] == "event" and m["event"]["kind"] == "sit" and m["event"]["seat"] == i
+            )
+        )
+        sockets.append(s)
+    return clients, sockets, table
+
+
+def first_legal(view: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The action for the first legal move in a view (the tests' deterministic player)."""
+    move = view["legal"][0]
+    trades = view["trades"]
+    if view["phase"] == "trading" and trades and trades[-1].get("accepted") is None:
+        return "refuse", {}
+    if view["phase"] == "exchange":
+        return "give", {"cards": move}
+    if not move:
+        return "pass", {}
+    return "play", {"cards": move}
+
+
+def play_out(
+    sockets: dict[int, Socket], *, until_kind: str = "match_over", actions: int | None = None
+) -> None:
+    """Every human seat plays its first legal move when it is to act, until an event of
+    ``until_kind`` has reached every socket.
+
+    A socket acts only once it has read up to the newest version any socket has seen, so it
+    never acts on a stale view; when every socket is up to date and no human is to act, a
+    bot (or a timer) is about to move, so reading blocks only where a frame must come.
+    ``actions`` stops after that many actions by these sockets (mid-game)."""
+    done: set[int] = set()
+    sent = 0
+
+    def read(seat: int) -> dict[str, Any]:
+        msg = sockets[seat].recv()
+        if msg["type"] == "event" and msg["event"]["kind"] == until_kind:
+            done.add(seat)
+        return msg
+
+    while len(done) < len(sockets):
+        latest = max(s.version for s in sockets.values())
+        behind = [
+            seat
+            for seat, s in sockets.items()
+            if seat not in done and (s.version < latest or not s.settled)
+        ]
+        if behind:
+            for seat in behind:
+                read(seat)
+            continue
+        actor = next(
+            (
+                seat
+                for seat, s in sockets.items()
+                if seat not in done
+                and s.view is not None
+                and s.view.get("legal") is not None
+                and s.view["turn"] == seat
+                and s.view["phase"] != "over"
+            ),
+            None,
+        )
+        if actor is None:
+            read(min(set(sockets) - done))
+            continue
+        if actions is not None and sent == actions:
+            break
+        kind, fields = first_legal(sockets[actor].view or {})
+        sockets[actor].act(kind, **fields)
+        sent += 1
+        while True:
+            msg = read(actor)
+            if msg["type"] == "error":
+                assert msg["code"] == "stale", msg  # a bot moved first: read on
+                break
+            if msg["type"] == "event" and not msg["more"]:
+                break
+    for s in sockets.values():  # leave every socket at the end of a batch
+        while not s.settled:
+            s.recv()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each server test runs on SQLite, and on PostgreSQL when it is configured."""
+    return str(request.param)

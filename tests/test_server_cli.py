@@ -1,0 +1,66 @@
+"""``tienlen serve`` start-up: one clear line when the port is taken or the database cannot
+be reached; the lobby socket's live updates; bots in worker processes."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from serverkit import Client, LiveServer, database, play_out, server_settings
+from tienlen.apps.cli import main
+
+
+def test_a_taken_port_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["serve", "--data", str(tmp_path), "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err.startswith(f"tienlen serve: cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_an_unreachable_database_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]  # nothing listens there once closed
+    url = f"postgresql+asyncpg://nobody@127.0.0.1:{dead}/none"
+    args = ["serve", "--data", str(tmp_path), "--port", "0", "--database-url", url]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err.startswith(f"tienlen serve: cannot use the database {url}: ")
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    with database("sqlite", tmp_path) as url:
+        server = LiveServer(server_settings(url, tmp_path, bot_pool="process", bot_workers=1))
+        yield server
+        server.close()
+
+
+def test_the_lobby_is_live_and_bots_think_in_worker_processes(live: LiveServer) -> None:
+    watcher, host = Client(live.base, "Watcher"), Client(live.base, "Host")
+    lobby = watcher.socket("", welcome=False)
+    assert lobby.recv() == {"type": "lobby", "tables": []}
+    table = host.create(bots=["random", "greedy", "heuristic", "random"])["table"]["id"]
+    listed = lobby.recv()
+    assert listed["type"] == "lobby_table" and listed["table"]["id"] == table
+    s = host.socket(table)
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=0)
+    s.batch()
+    assert lobby.recv()["table"]["seats"][0]["player"] == host.id
+    s.send(type="start")
+    play_out({0: s})
+    assert s.table is not None and s.table["status"] == "finished"
+    while True:  # the finished table leaves the list
+        update = lobby.recv()
+        if update["table"]["status"] == "finished":
+            assert update["removed"]
+            break

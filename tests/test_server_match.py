@@ -1,0 +1,86 @@
+"""Whole matches through the protocol: four human clients, bots in empty seats, records,
+ratings, the fair-deal commitment, rematch."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from serverkit import (
+    Client,
+    LiveServer,
+    backend,  # noqa: F401  (the fixture)
+    database,
+    play_out,
+    seated_table,
+    server_settings,
+)
+from tienlen import Game, GameRecord
+
+
+@pytest.fixture
+def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
+    with database(backend, tmp_path) as url:
+        server = LiveServer(server_settings(url, tmp_path))
+        yield server
+        server.close()
+
+
+def test_a_whole_four_player_match(live: LiveServer) -> None:
+    clients, sockets, _table = seated_table(live, ["An", "Binh", "Chi", "Dung"], games=2)
+    sockets[0].send(type="start")
+    play_out(dict(enumerate(sockets)))
+    over = [m for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over"]
+    assert [m["event"]["game"] for m in over] == [1, 2]
+    deals = [m for m in sockets[0].frames if m.get("event", {}).get("kind") == "deal"]
+    for deal, end in zip(deals, over, strict=True):
+        # Fair dealing: the seed revealed after the game hashes to the commitment.
+        seed = end["event"]["seed"]
+        assert hashlib.sha256(seed.encode()).hexdigest() == deal["event"]["commitment"]
+        record = clients[0].http.get(f"/api/games/{end['event']['record']}").json()
+        assert record["seed"] == seed
+        assert GameRecord.from_dict(record).game().finish_order == tuple(
+            end["event"]["finish_order"]
+        )
+    # The first game is dealt from its seed: anyone can check the deal.
+    first = clients[0].http.get(f"/api/games/{over[0]['event']['record']}").json()
+    assert [h.split() for h in first["hands"]] == [
+        [c.ascii() for c in h] for h in Game("standard", seed=first["seed"]).dealt
+    ]
+    text = clients[0].http.get(f"/api/games/{over[0]['event']['record']}?format=text").text
+    assert text.startswith('[Format "tienlen-game"]')
+    # Scores carried over the match; the match's end is announced with them.
+    final = sockets[0].frames[-1]["event"]
+    assert final["kind"] == "match_over"
+    assert final["scores"] == [
+        a + b for a, b in zip(over[0]["event"]["deltas"], over[1]["event"]["deltas"], strict=True)
+    ]
+    # History and ratings: four humans, two rated games each.
+    games = clients[2].http.get(f"/api/players/{clients[2].id}/games").json()
+    assert sorted(g["number"] for g in games) == [1, 2]
+    board = clients[0].http.get("/api/leaderboard?rules=standard").json()
+    assert sorted(e["player"] for e in board) == sorted(c.id for c in clients)
+    assert all(e["games"] == 2 for e in board)
+    assert board == sorted(board, key=lambda e: -e["ordinal"])
+
+
+def test_bots_fill_empty_seats_and_the_host_can_rematch(live: LiveServer) -> None:
+    host = Client(live.base, "Host")
+    table = host.create(bots="random", games=1)["table"]["id"]
+    s = host.socket(table)
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=2)
+    s.batch()
+    s.send(type="start")
+    play_out({2: s})
+    assert s.table is not None and s.table["status"] == "finished"
+    assert [seat.get("bot") for seat in s.table["seats"]] == ["random", "random", None, "random"]
+    s.send(type="rematch")
+    play_out({2: s})
+    assert s.table["match"] == 2
+    # One human: games are stored but nobody is rated.
+    assert host.http.get("/api/leaderboard?rules=standard").json() == []
+    assert len(host.http.get(f"/api/players/{host.id}/games").json()) == 2

@@ -1,0 +1,239 @@
+"""Table sockets: reconnect and catch-up by version, resync past a gap, spectators, bot
+take-over after the grace period and the player's return, the turn timer, both trading
+phases and a pike second game, all through the protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serverkit import (
+    Client,
+    LiveServer,
+    Socket,
+    backend,  # noqa: F401  (the fixture)
+    database,
+    first_legal,
+    play_out,
+    seated_table,
+    server_settings,
+)
+
+Make = Callable[..., LiveServer]
+
+
+@pytest.fixture
+def make(backend: str, tmp_path: Path) -> Iterator[Make]:  # noqa: F811
+    servers: list[LiveServer] = []
+    with database(backend, tmp_path) as url:
+
+        def make(**settings: Any) -> LiveServer:
+            servers.append(LiveServer(server_settings(url, tmp_path, **settings)))
+            return servers[-1]
+
+        yield make
+        for s in servers:
+            s.close()
+
+
+def start(sockets: list[Socket]) -> None:
+    sockets[0].send(type="start")
+    for s in sockets:
+        s.until_view()
+
+
+def step(sockets: dict[int, Socket]) -> int:
+    """The seat to act plays its first legal move; every socket reads the batch."""
+    any_view = next(iter(sockets.values())).view
+    assert any_view is not None
+    turn = any_view["turn"]
+    actor = sockets[turn]
+    kind, fields = first_legal(actor.view or {})
+    actor.act(kind, **fields)
+    for s in sockets.values():
+        s.batch()
+    return turn
+
+
+def test_reconnect_catches_up_by_version_and_resyncs_past_a_gap(make: Make) -> None:
+    live = make(grace=1000.0, catch_up=5)
+    clients, sockets, table = seated_table(live, ["An", "Binh", "Chi", "Dung"])
+    start(sockets)
+    seats = dict(enumerate(sockets))
+    away = step(seats)  # the first actor leaves right after its move
+    seats[away].close()
+    last_seen = seats[away].version
+    del seats[away]
+    watcher = next(iter(seats.values()))
+    while watcher.view is not None and watcher.view["turn"] != away:
+        step(seats)
+    missed = [m for m in watcher.frames if m["type"] == "event" and m["version"] > last_seen]
+    assert missed  # others moved while it was gone
+    back = clients[away].socket(table, since=last_seen)
+    got = [back.recv() for _ in missed]
+    assert [m["version"] for m in got] == [m["version"] for m in missed]
+    assert [m["event"] for m in got] == [m["event"] for m in missed]
+    assert [m["more"] for m in got] == [True] * (len(got) - 1) + [False]
+    assert got[-1]["view"]["turn"] == away and got[-1]["view"]["legal"]
+    # Past the catch-up window (five events here) the client gets a full state instead.
+    gap = clients[away].socket(table, since=0)
+    state = gap.recv()
+    assert state["type"] == "state" and state["version"] == watcher.version
+    assert state["view"]["hand"] == got[-1]["view"]["hand"]
+    # A version from the future is a gap too.
+    future = clients[away].socket(table, since=watcher.version + 7)
+    assert future.recv()["type"] == "state"
+
+
+def test_spectators_see_public_information_and_the_hands_at_the_end(make: Make) -> None:
+    live = make()
+    host = Client(live.base, "Host")
+    table = host.create(bots="greedy")["table"]["id"]
+    hs = host.socket(table)
+    hs.until(lambda m: m["type"] == "state")
+    hs.send(type="sit", seat=0)
+    hs.batch()
+    watcher = Client(live.base, "Watcher").socket(table)
+    state = watcher.recv()
+    assert state["type"] == "state" and state["table"]["spectators"] == 1
+    hs.send(type="start")
+    play_out({0: hs})
+    frames = []
+    while not frames or frames[-1].get("event", {}).get("kind") != "match_over":
+        frames.append(watcher.recv())
+    views = [m["view"] for m in frames if m.get("view")]
+    assert views and all(v.get("seat") is None and "hand" not in v for v in views)
+    assert all("legal" not in v for v in views)
+    assert all("hands" not in v for v in views if v["phase"] != "over")
+    end = views[-1]
+    assert end["phase"] == "over" and len(end["hands"]) == 4
+    watcher.send(type="sit", seat=1)
+    assert watcher.error()["code"] == "not_waiting"
+
+
+def test_a_bot_takes_over_after_the_grace_period_until_the_player_returns(make: Make) -> None:
+    live = make(grace=0.0)
+    clients, sockets, table = seated_table(live, ["An", "Binh"], bots="greedy")
+    start(sockets)
+    sockets[1].close()
+    away = sockets[0].until(lambda m: m.get("event", {}).get("kind") == "away")
+    assert away["event"]["seat"] == 1
+    assert away["table"]["seats"][1]["away"] and away["table"]["seats"][1]["bot"] == "greedy"
+    # The bot plays seat 1 while its player is away.
+    s0 = sockets[0]
+    while True:
+        v = s0.view
+        if v is not None and v.get("legal") is not None and v["turn"] == 0:
+            kind, fields = first_legal(v)
+            s0.act(kind, **fields)
+        m = s0.until(lambda m: m["type"] == "event" and not m["more"])
+        if m["event"].get("seat") == 1 and m["event"]["kind"] in ("play", "pass"):
+            break
+    back = clients[1].socket(table)
+    state = back.recv()
+    assert state["type"] == "state" and state["view"]["seat"] == 1
+    returned = back.until(lambda m: m.get("event", {}).get("kind") == "back")
+    assert returned["event"]["seat"] == 1 and not returned["table"]["seats"][1]["away"]
+
+
+def test_the_turn_timer_makes_the_automatic_move(make: Make) -> None:
+    live = make(grace=1000.0)
+    host = Client(live.base, "Slow")
+    table = host.create(bots="greedy", turn_timer=1)["table"]["id"]
+    s = host.socket(table)
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=0)
+    s.batch()
+    s.send(type="start")
+    timeout = s.until(lambda m: m.get("event", {}).get("kind") == "timeout")
+    assert timeout["event"]["seat"] == 0 and timeout["more"]
+    auto = s.recv()
+    assert auto["event"]["seat"] == 0 and auto["event"]["kind"] in ("play", "pass")
+
+
+def test_mutual_trading_offers_accepted_and_refused(make: Make) -> None:
+    live = make()
+    _clients, sockets, _table = seated_table(
+        live, ["An", "Binh", "Chi", "Dung"], preset="vietcong", options={"trading": "mutual"}
+    )
+    start(sockets)
+    view = sockets[0].view
+    assert view is not None and view["phase"] == "trading"
+    first = view["turn"]
+    partner = (first + 1) % 4
+    hands = {i: s.view["hand"] for i, s in enumerate(sockets)}  # type: ignore[index]
+    give, take = hands[first][0], hands[partner][-1]
+    sockets[first].act("offer", partner=partner, give=[give], take=[take])
+    for s in sockets:
+        s.batch()
+    offers = {i: s.frames[-1]["event"] for i, s in enumerate(sockets)}
+    assert offers[partner]["cards"] == [give] and offers[partner]["take"] == [take]
+    for i in set(range(4)) - {first, partner}:
+        assert "cards" not in offers[i] and "take" not in offers[i]
+        assert all("give" not in t for t in sockets[i].view["trades"])  # type: ignore[index]
+    sockets[partner].act("accept")
+    for s in sockets:
+        s.batch()
+    assert take in sockets[first].view["hand"] and give in sockets[partner].view["hand"]  # type: ignore[index]
+    # The next seat offers and is refused; everyone else declines; play begins.
+    second = sockets[0].view["turn"]  # type: ignore[index]
+    other = (second + 2) % 4
+    mine, theirs = sockets[second].view["hand"][0], sockets[other].view["hand"][0]  # type: ignore[index]
+    sockets[second].act("offer", partner=other, give=[mine], take=[theirs])
+    for s in sockets:
+        s.batch()
+    sockets[other].act("refuse")
+    for s in sockets:
+        s.batch()
+    assert mine in sockets[second].view["hand"]  # type: ignore[index]
+    play_out(dict(enumerate(sockets)))
+    end = next(m for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over")
+    record = _clients[0].http.get(f"/api/games/{end['event']['record']}").json()
+    trading = [a for a in record["actions"] if "offer" in a or "answer" in a]
+    assert trading == [
+        {"seat": first, "offer": {"to": partner, "give": give, "take": take}},
+        {"seat": partner, "answer": "accept"},
+        {"seat": second, "offer": {"to": other, "give": mine, "take": theirs}},
+        {"seat": other, "answer": "refuse"},
+    ]
+
+
+def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
+    live = make()
+    _clients, sockets, _table = seated_table(
+        live,
+        ["An", "Binh", "Chi", "Dung"],
+        preset="pang",
+        options={"trading": "san-jose"},
+        games=2,
+    )
+    start(sockets)
+    play_out(dict(enumerate(sockets)), until_kind="game_over")
+    finish = next(
+        m["event"]["finish_order"]
+        for m in sockets[0].frames
+        if m.get("event", {}).get("kind") == "game_over"
+    )
+    receiver = {finish[0]: finish[-1], finish[1]: finish[-2]}
+    assert sockets[0].view is not None and sockets[0].view["phase"] == "exchange"
+    play_out(dict(enumerate(sockets)))
+    gives = [[m for m in s.frames if m.get("event", {}).get("kind") == "give"] for s in sockets]
+    assert len(gives[0]) == 2
+    for i, seen in enumerate(gives):
+        for m in seen:
+            giver = m["event"]["seat"]
+            shown = "cards" in m["event"]
+            assert shown == (i in (giver, receiver[giver])), (i, m)
+    # pike with two players: the second game is played with the first deal's spare hands.
+    clients, pair, _t = seated_table(
+        live, ["E", "F"], preset="pike", options={"players": 2}, games=2
+    )
+    start(pair)
+    play_out(dict(enumerate(pair)))
+    ends = [m["event"] for m in pair[0].frames if m.get("event", {}).get("kind") == "game_over"]
+    records = [clients[0].http.get(f"/api/games/{e['record']}").json() for e in ends]
+    assert records[0]["seed"] == records[1]["seed"]
+    assert set(records[0]["hands"]).isdisjoint(records[1]["hands"])
