@@ -158,7 +158,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             else:
                 raise RuntimeError("the server did not start")
         rss_before = proc_rss_mib(server.pid)
-        sem = asyncio.Semaphore(20)
+        sem = asyncio.Semaphore(8)
 
         async def opened(n: int) -> tuple[list[Player], ClientConnection]:
             async with sem:

@@ -165,7 +165,7 @@ def test_the_command_prints_the_tables_and_writes_json(
         [
             "arena",
             "--rules",
-            "pagat",
+            "pagat.cong",
             "--bots",
             "heuristic,greedy,random",
             "--games",
@@ -181,10 +181,14 @@ def test_the_command_prints_the_tables_and_writes_json(
     )
     assert code == 0
     text = capsys.readouterr().out
-    assert "pagat, 3 players: 9 games (3 duplicate deals × 3 rotations), seed 4" in text
+    assert (
+        "pagat.players-3.cong, 3 players: 9 games (3 duplicate deals × 3 rotations), seed 4" in text
+    )
     assert "Plackett-Luce" in text
     data = json.loads(out.read_text())
     assert data["games"] == 9 and data["rules"]["players"] == 3
+    assert data["rules_code"] == "pagat.players-3.cong"
+    assert Rules.from_code(data["rules_code"]) == Rules.from_dict(data["rules"])
     assert [e["label"] for e in data["entries"]] == ["heuristic", "greedy", "random"]
     assert Counter(r["label"] for r in data["ratings"]) == Counter(
         ["heuristic", "greedy", "random"]

@@ -65,6 +65,81 @@ def test_rules_unknown_name_is_an_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "unknown rule set 'poker'" in err
 
 
+def test_rules_code_explains_a_house_game(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules", "pike.pass-locks.cong")
+    assert rc == 0
+    assert "Passing locks you out of the pile until a new one starts." in out
+    assert "Cóng: a player who has not played a card when someone goes out pays double." in out
+    assert out.rstrip().endswith("Rules code: pike.pass-locks.cong")
+    rc, out, _ = run(capsys, "rules", "standard.direction-anticlockwise", "--json")
+    assert json.loads(out)["direction"] == "anticlockwise"
+
+
+def test_rules_bad_code_names_the_part(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = run(capsys, "rules", "standard.cong.players-eight")
+    assert rc == 2
+    assert "cannot read part 'players-eight': players must be a whole number" in err
+
+
+def test_rules_diff_standard_pagat(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules", "diff", "standard", "pagat")
+    assert rc == 0
+    assert out.splitlines() == [
+        "standard → pagat: 3 rules differ",
+        "- twos_in_straight: …of any suits; 2s may not be in a straight. Runs never wrap… → "
+        "…of any suits; a 2 may be its top card (K-A-2). Runs never wrap…",
+        "- twos_in_pair_run: …3 consecutive pairs; it may not hold 2s. → "
+        "…3 consecutive pairs; 2s may be its top pair.",
+        "- scoring: Scoring (scorepad): +2 +1 −1 −2 by finishing place with four players; with "
+        "two or three the last pays 1 to each. → Scoring (stake): the loser pays one point to "
+        "every other player.",
+    ]
+
+
+def test_rules_diff_pagat_pang(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "rules", "diff", "pagat", "pang")
+    lines = out.splitlines()
+    assert lines[0] == "pagat → pang: 4 rules differ"
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "- first_lead",
+        "- twos_in_straight",
+        "- twos_in_pair_run",
+        "- stacking",
+    ]
+    assert lines[1].endswith(
+        "→ The holder of the lowest card dealt (the 3♠ when it is dealt) "
+        "leads a play containing it, or may decline: then the next player "
+        "leads anything."
+    )
+    assert lines[4].startswith("- stacking: (no such rule) → Stacking: when everyone else has")
+
+
+def test_rules_diff_hawaii_akita_and_a_code(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "rules", "diff", "hawaii", "akita")
+    lines = out.splitlines()
+    assert lines[0] == "hawaii → akita: 9 rules differ"
+    assert (
+        "- pass_locks: Passing locks you out of the pile until a new one starts. No bombing "
+        "after passing: a passed player waits for the next pile. → Passing does not lock you "
+        "out: you may play again on the same pile." in lines
+    )
+    assert "- triple_beats_ace: (no such rule) → Any triple may be played on a single ace." in lines
+    # A knob with nothing to say under these rules is shown by its values.
+    _, out, _ = run(capsys, "rules", "diff", "standard", "standard.tie-rule-later-wins.cong")
+    assert out.splitlines()[1:] == [
+        "- tie_rule: forbid → later-wins",
+        "- cong: (no such rule) → Cóng: a player who has not played a card when someone goes "
+        "out pays double.",
+    ]
+
+
+def test_rules_diff_of_equal_rules_and_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "rules", "diff", "pang", "pang")
+    assert (rc, out) == (0, "pang and pang are the same rules.\n")
+    rc, _, err = run(capsys, "rules", "diff", "pang")
+    assert rc == 2 and "tienlen rules diff A B" in err
+
+
 def subparser(name: str) -> argparse.ArgumentParser:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from reference import public_state
-from tienlen import RULESETS, Game, IllegalMoveError, Move, Rules, classify, parse_cards
+from tienlen import RULESETS, Game, IllegalMoveError, Move, Rules, classify, parse_cards, score
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.combos import why_not_beats
 
@@ -76,6 +76,7 @@ STATE_KEYS = {
     "chops",
     "stuck",
     "winner",
+    "scores",
 }
 
 # Topics every preset must cover: the columns of RULES.md's bomb table and the rule knobs
@@ -400,6 +401,8 @@ def check_state(game: Game, expect: dict[str, Any]) -> None:
             got = game.leader
         elif key == "winner":
             got = game.winner
+        elif key == "scores":
+            got = list(score(game))
         elif key == "first_lead":
             rule = game.first_lead_rule
             got = [rule[0], rule[1].ascii()] if rule else None

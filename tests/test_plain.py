@@ -202,6 +202,8 @@ def test_play_options_build_the_settings() -> None:
     assert (s.games, s.target) == (None, 10)
     s = parse("--option", "anticlockwise", "--option", "cong", "--seed", "abc")
     assert s.rules.direction == "anticlockwise" and s.rules.cong and s.seed == "abc"
+    s = parse("--rules", "pike.pass-locks.players-3", "--option", "cong")
+    assert s.rules == Rules.preset("pike", pass_locks=True, players=3, cong=True)
 
 
 def test_play_option_errors_are_clear(capsys: object) -> None:

@@ -239,7 +239,7 @@ def test_a_record_that_stops_early_replays_to_that_point() -> None:
             r"^record.format: not a tienlen game record \(format 'chess'\)",
         ),
         (lambda d: d.update(version=2), r"^record.version: version 2 is not supported"),
-        (lambda d: d.pop("rules"), r"^record.rules: missing"),
+        (lambda d: [d.pop("rules"), d.pop("rules_code")], r"^record: no 'rules'"),
         (
             lambda d: d["rules"].update(players=9),
             r"^record.rules.players: must be from 2 to 8, not 9",
@@ -263,6 +263,13 @@ def test_a_record_that_stops_early_replays_to_that_point() -> None:
         (lambda d: d.update(event="club night"), r"^record: unknown field 'event'"),
         (lambda d: d.update(hands=["3s"]), r"^record.hands: must have 4 items, not 1"),
         (lambda d: d.update(hands=["3s", "3s", "5s", "6s"]), "deal cannot start a game"),
+        (lambda d: [d.pop("rules"), d.pop("rules_code")], r"^record: no 'rules' or 'rules_code'"),
+        (lambda d: d.update(rules_code="standard.players-x"), r"^record.rules_code: .*'players-x'"),
+        (lambda d: d.update(rules_code=7), r"^record.rules_code: must be a string, not 7"),
+        (
+            lambda d: d.update(rules_code="standard.cong"),
+            r"^record: 'rules' and 'rules_code' disagree",
+        ),
     ],
 )
 def test_malformed_json_records(change: object, message: str) -> None:
@@ -339,3 +346,50 @@ def test_the_documented_text_example_replays() -> None:
 def HANDWRITTEN_CLEAN() -> str:
     """The handwritten example as ``format_text`` writes it (tags normalised)."""
     return "\n" + format_text(parse_text(HANDWRITTEN), names=["Anna", "Ben", "Carla", "Dan"])
+
+
+# --- rules codes in records ---------------------------------------------------------------
+def house_game() -> Game:
+    rules = Rules.preset("pike", pass_locks=True, cong=True)
+    game = Game(rules, seed=11)
+    game.play(game.legal_moves()[0].cards)
+    return game
+
+
+def test_records_carry_the_rules_code() -> None:
+    game = house_game()
+    data = json.loads(to_json(game))
+    assert data["rules_code"] == "pike.pass-locks.cong"
+    text = format_text(game)
+    assert '[RulesCode "pike.pass-locks.cong"]' in text
+    assert load(data).rules == game.rules
+    assert parse_text(text).rules == game.rules
+
+
+def test_a_record_with_only_a_rules_code_reads() -> None:
+    game = house_game()
+    data = json.loads(to_json(game))
+    del data["rules"]
+    assert load(data).rules == game.rules
+    text = "\n".join(
+        line
+        for line in format_text(game).splitlines()
+        if not line.startswith(("[Rules ", "[Knobs", "[Players"))
+    )
+    assert parse_text(text).rules == game.rules
+
+
+def test_an_old_record_without_a_code_still_reads() -> None:
+    game = house_game()
+    data = json.loads(to_json(game))
+    del data["rules_code"]
+    assert load(data).rules == game.rules
+    lines = format_text(game).splitlines()
+    text = "\n".join(line for line in lines if not line.startswith("[RulesCode"))
+    assert parse_text(text).rules == game.rules
+
+
+def test_a_text_record_whose_tags_disagree_is_refused() -> None:
+    text = format_text(house_game()).replace("pike.pass-locks.cong", "pike.cong")
+    with pytest.raises(RecordError, match="'rules' and 'rules_code' disagree"):
+        parse_text(text)

@@ -130,6 +130,7 @@ OTHER_VALUES: dict[str, Any] = {
     "end_at_first_out": True,
     "scoring": "per-card",
     "cong": True,
+    "got_to_get_in": 2,
 }
 INIT_FIELDS = [f.name for f in dataclasses.fields(Rules) if f.init]
 

@@ -98,6 +98,16 @@ def test_cong_doubles_scorepad_payments_of_the_cong_player_only() -> None:
     assert score(game) == (-1, 4, -4, 1)
 
 
+def test_got_to_get_in_is_paid_by_each_player_who_never_played() -> None:
+    # 004: "each player who has not played forfeits two points to the player who is going out".
+    game = ben_dan_anna_carla(Rules.preset("standard", got_to_get_in=2))
+    assert cong_seats(game) == {CARLA, DAN}
+    plain = score(ben_dan_anna_carla(Rules.preset("standard")))
+    got = [p for p in payments(game) if p.reason.startswith("got to get in")]
+    assert [(p.payer, p.payee, p.amount) for p in got] == [(CARLA, BEN, 2), (DAN, BEN, 2)]
+    assert score(game) == (plain[0], plain[1] + 4, plain[2] - 2, plain[3] - 2)
+
+
 def test_per_card_each_pays_the_winner_one_per_card_left() -> None:
     # 001 (Lu): "the other players pay the winner one stake for each card they have left".
     game = ben_dan_anna_carla_first_out(Rules.preset("lu"))
@@ -213,7 +223,7 @@ def random_game(rules: Rules, seed: int) -> Game:
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
 def test_every_scheme_is_zero_sum_under_every_preset(name: str, scheme: str) -> None:
     for seed in range(3):
-        rules = Rules.preset(name, scoring=scheme, cong=bool(seed % 2))
+        rules = Rules.preset(name, scoring=scheme, cong=bool(seed % 2), got_to_get_in=seed)
         game = random_game(rules, seed)
         points = score(game)
         assert sum(points) == 0

@@ -396,6 +396,17 @@ def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], rules: Ru
 
 
 # --- saving and resuming ----------------------------------------------------------------
+def test_saved_settings_carry_the_rules_code() -> None:
+    from tienlen.match_record import MatchRecord
+
+    s = settings(rules=Rules.preset("pike", pass_locks=True, cong=True))
+    data = MatchController(s).match_record().to_dict()
+    assert data["settings"]["rules_code"] == "pike.pass-locks.cong"
+    assert MatchRecord.from_dict(data).rules == s.rules
+    del data["settings"]["rules"]  # a saved match written by hand with the code alone
+    assert MatchRecord.from_dict(data).rules == s.rules
+
+
 def test_ctrl_s_saves_and_the_match_resumes_where_it_was(tmp_path: Path) -> None:
     ctl = first_human_turn_with_a_pile()
     path = tmp_path / "match.json"
@@ -488,6 +499,43 @@ def test_options_of_a_preset_are_shown_as_built_in() -> None:
             app.screen.query_one("#rules", Select).value = "standard"
             await pilot.pause()
             assert not box.value and not box.disabled
+
+    run(scenario)
+
+
+def test_the_setup_screen_shows_the_rules_code_and_reads_one() -> None:
+    house = Rules.preset("pike", pass_locks=True, cong=True)
+    app = TienLenApp(settings=settings(rules=house))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, SetupScreen)
+            code = screen.query_one("#code", Input)
+            assert code.value == "pike.pass-locks.cong"
+            assert screen.build().rules == house  # a knob the form has no control for is kept
+            screen.query_one("#opt-anticlockwise", Checkbox).value = True
+            await pilot.pause()
+            assert code.value == "pike.direction-anticlockwise.pass-locks.cong"
+            screen.query_one("#opt-cong", Checkbox).value = False
+            await pilot.pause()
+            assert code.value == "pike.direction-anticlockwise.pass-locks"
+            # A pasted code sets the form.
+            code.focus()
+            code.value = "hawaii.players-3.no-may-finish-on-two.stacking"
+            await pilot.pause()
+            assert screen.query_one("#rules", Select).value == "hawaii"
+            assert screen.query_one("#players", Select).value == 3
+            assert screen.query_one("#opt-no-finish-on-two", Checkbox).value
+            assert not screen.query_one("#opt-anticlockwise", Checkbox).value
+            assert screen.build().rules == Rules.from_code(
+                "hawaii.players-3.no-may-finish-on-two.stacking"
+            )
+            code.value = "hawaii.bogus"
+            await pilot.pause()
+            assert static_text(app, "#check").startswith("✗ rules code 'hawaii.bogus'")
+            assert screen.query_one("#start", Button).disabled
 
     run(scenario)
 

@@ -7,12 +7,21 @@ is :data:`SUMMARIES`, the one-line summaries that ``tienlen rules`` lists.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from .cards import RANKS, Card
 from .patterns import Pattern, parse_pattern
 from .rules import Rules
 from .scoring import PROPLAY_BET, SCHEMES
 
-__all__ = ["SUMMARIES", "describe_pattern", "describe_rules", "rules_sections"]
+__all__ = [
+    "SUMMARIES",
+    "describe_differences",
+    "describe_pattern",
+    "describe_rules",
+    "rules_sections",
+]
 
 #: One line per preset, for listings (``tienlen rules``).
 SUMMARIES: dict[str, str] = {
@@ -138,6 +147,82 @@ def describe_rules(rules: Rules, *, width: int = 88) -> str:
             )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def describe_differences(a: Rules, b: Rules) -> list[str]:
+    """One line per knob on which ``a`` and ``b`` differ, in the words :func:`rules_sections`
+    uses: what ``a``'s explanation says on that point, then ``→`` and what ``b``'s says.
+
+    A knob's words are the sentences that change when only that knob is switched to the
+    other value (in ``a``'s rules, else in ``b``'s where ``a`` cannot take it); a knob that
+    changes no sentence (a double-deck tie rule with one deck) is shown by its values."""
+    lines = []
+    for f in dataclasses.fields(Rules):
+        if not f.init or f.name == "name":
+            continue
+        old, new = getattr(a, f.name), getattr(b, f.name)
+        if old == new:
+            continue
+        words = _knob_words(a, f.name, new) or _flip(_knob_words(b, f.name, old))
+        if words is None:
+            lines.append(f"{f.name}: {_value_words(old)} → {_value_words(new)}")
+        else:
+            lines.append(f"{f.name}: {_trim(*words)}")
+    return lines
+
+
+def _knob_words(rules: Rules, knob: str, value: Any) -> tuple[str, str] | None:
+    """The sentences of ``rules`` that switching ``knob`` to ``value`` takes away and adds."""
+    try:
+        other = dataclasses.replace(rules, **{knob: value})
+    except ValueError:
+        return None
+    before, after = _sentences(rules), _sentences(other)
+    gone = " ".join(s for s in before if s not in after)
+    added = " ".join(s for s in after if s not in before)
+    return (gone, added) if gone or added else None
+
+
+def _flip(words: tuple[str, str] | None) -> tuple[str, str] | None:
+    return (words[1], words[0]) if words else None
+
+
+def _sentences(rules: Rules) -> list[str]:
+    return [s for _, sentences in rules_sections(rules) for s in sentences]
+
+
+def _value_words(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return ", ".join(_value_words(v) for v in value) if value else "none"
+    return "none" if value is None else str(value)
+
+
+#: Words of context kept on each side of a change.
+_CONTEXT = 3
+
+
+def _trim(old: str, new: str) -> str:
+    """``old → new`` with the words both share at the start and the end cut to a little
+    context (``…``); a side with nothing to say reads "(no such rule)"."""
+    if not old or not new:
+        return f"{old or '(no such rule)'} → {new or '(no such rule)'}"
+    x, y = old.split(), new.split()
+    head = 0
+    while head < min(len(x), len(y)) and x[head] == y[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(x), len(y)) - head and x[-1 - tail] == y[-1 - tail]:
+        tail += 1
+
+    def cut(words: list[str]) -> str:
+        start = max(0, head - _CONTEXT)
+        end = len(words) - max(0, tail - _CONTEXT)
+        text = " ".join(words[start:end])
+        return ("…" if start else "") + text + ("…" if end < len(words) else "")
+
+    return f"{cut(x)} → {cut(y)}"
 
 
 # --- sections --------------------------------------------------------------------------
@@ -395,6 +480,11 @@ def _ending(r: Rules) -> list[str]:
     out.append(text)
     if r.cong and r.scoring in ("stake", "scorepad", "per-card"):
         out.append("Cóng: a player who has not played a card when someone goes out pays double.")
+    if r.got_to_get_in:
+        out.append(
+            f"Got to Get In: when the first player goes out, each player who has not yet "
+            f"played a card pays them {r.got_to_get_in} points."
+        )
     return out
 
 

@@ -31,7 +31,7 @@ from .inputs import (
     load_json,
     quote_value,
 )
-from .record import GameRecord, RecordError, _rules_from, _seed_from, is_json
+from .record import GameRecord, RecordError, _seed_from, is_json, rules_of
 from .rules import Rules
 
 __all__ = ["MATCH_FORMAT", "MATCH_VERSION", "MatchRecord", "read_games"]
@@ -69,6 +69,7 @@ class MatchRecord:
             "version": MATCH_VERSION,
             "settings": {
                 "rules": self.rules.to_dict(),
+                "rules_code": self.rules.code(),
                 "bots": list(self.bots),
                 "games": self.games,
                 "target": self.target,
@@ -113,10 +114,10 @@ class MatchRecord:
             obj["settings"],
             where,
             error=RecordError,
-            required=("rules", "bots", "seed"),
-            optional=("games", "target"),
+            required=("bots", "seed"),
+            optional=("rules", "rules_code", "games", "target"),
         )
-        rules = _rules_from(settings["rules"], f"{where}.rules")
+        rules = rules_of(settings.get("rules"), settings.get("rules_code"), where)
         n = rules.players
         bots = tuple(
             expect_str(b, f"{where}.bots[{i}]", error=RecordError)

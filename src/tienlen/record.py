@@ -178,6 +178,7 @@ class GameRecord:
         """The JSON-ready record (see ``docs/record-format.md``)."""
         out: dict[str, Any] = {"format": FORMAT, "version": VERSION}
         out["rules"] = self.rules.to_dict()
+        out["rules_code"] = self.rules.code()
         if self.seed is not None:
             out["seed"] = self.seed
         if self.names is not None:
@@ -222,13 +223,9 @@ class GameRecord:
             )
         fields = {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
         check_keys(
-            fields,
-            path,
-            error=RecordError,
-            required=("format", "version", "rules"),
-            optional=_OPTIONAL,
+            fields, path, error=RecordError, required=("format", "version"), optional=_OPTIONAL
         )
-        rules = _rules_from(data["rules"], f"{path}.rules")
+        rules = rules_of(data.get("rules"), data.get("rules_code"), path)
         n = rules.players
 
         def given(key: str) -> bool:
@@ -330,6 +327,8 @@ class GameRecord:
         knobs = _knobs_diff(self.rules)
         if knobs:
             tags.append(("Knobs", json.dumps(knobs, ensure_ascii=False, separators=(",", ":"))))
+        if self.rules.code() != self.rules.name:  # a preset's code is its name: the Rules tag
+            tags.append(("RulesCode", self.rules.code()))
         if self.seed is not None:
             tags.append(("Seed", str(self.seed)))
         if self.names is not None:
@@ -418,8 +417,11 @@ class GameRecord:
         data: dict[str, Any] = {
             "format": tag("Format", FORMAT),
             "version": _int(tag("Version", "1"), where.get("Version", "Version")),
-            "rules": rules,
         }
+        if {"Rules", "Players", "Knobs"} & set(tags) or "RulesCode" not in tags:
+            data["rules"] = rules
+        if "RulesCode" in tags:
+            data["rules_code"] = tags["RulesCode"]
         players = rules.get(
             "players", Rules.preset(rules["name"]).players if rules["name"] in RULESETS else 4
         )
@@ -590,12 +592,15 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
 _TAG = re.compile(r'^\[(\w+)\s+(".*")\]$')
 _TAG_NAME = re.compile(
     r"^(Format|Version|Rules|Players|Knobs|Seed|Leader|PreviousFinish|Finish|Scores|"
-    r"InstantWin|Name[0-7]|Seat[0-7])$"
+    r"InstantWin|RulesCode|Name[0-7]|Seat[0-7])$"
 )
 _SEAT = re.compile(r"^S(\d{1,2})$")
 _NUMBER = re.compile(r"^\d+\.$")
 #: The JSON fields a record may have besides format, version and rules.
-_OPTIONAL = ("seed", "names", "leader", "previous_finish", "hands", "actions", "result")
+_OPTIONAL = (
+    *("rules", "rules_code", "seed", "names", "leader", "previous_finish", "hands"),
+    *("actions", "result"),
+)
 #: Longest card text (a hand or a play) in a record.
 _CARDS_TEXT = 2000
 #: Largest score of one game a record may give.
@@ -738,11 +743,33 @@ def _list(value: Any, path: str, *, length: int) -> Sequence[Any]:
     return expect_list(value, path, error=RecordError, limit=length, length=length)
 
 
-def _rules_from(value: Any, path: str) -> Rules:
+def rules_of(knobs: Any, code: Any, path: str) -> Rules:
+    """The rules at ``path`` from their knobs (``rules``), their code (``rules_code``) or
+    both, which must agree; every failure is a :class:`RecordError`."""
+    if knobs is None and code is None:
+        fail(RecordError, path, "no 'rules' or 'rules_code'")
     try:
-        return Rules.from_dict(value, path=path)
+        by_knobs = Rules.from_dict(knobs, path=f"{path}.rules") if knobs is not None else None
+        if code is not None:
+            expect_str(code, f"{path}.rules_code", error=RecordError, limit=10_000)
+            try:
+                by_code = Rules.from_code(code)
+            except RulesError as e:
+                fail(RecordError, f"{path}.rules_code", str(e))
+        else:
+            by_code = None
     except RulesError as e:
         raise RecordError(str(e)) from None
+    if by_knobs is not None and by_code is not None and by_knobs != by_code:
+        fail(
+            RecordError,
+            path,
+            f"'rules' and 'rules_code' disagree: the knobs are {quote_value(by_knobs.code())}, "
+            f"the code is {quote_value(code)}",
+        )
+    rules = by_knobs or by_code
+    assert rules is not None
+    return rules
 
 
 def _seed_from(value: Any, path: str) -> int | str:
@@ -863,6 +890,27 @@ def _int(text: str, where: str) -> int:
         return int(text)
     except ValueError:
         fail(RecordError, where, f"{quote_value(text)} is not a number")
+
+
+def _rules_of(knobs: Any, code: Any, knobs_where: str, code_where: str) -> Rules:
+    """The record's rules from its knobs, its rules code, or both (which must agree)."""
+    if knobs is None and code is None:
+        raise RecordError(f"the record has no {knobs_where}")
+    try:
+        from_knobs = Rules.from_dict(knobs) if knobs is not None else None
+        if code is not None and not isinstance(code, str):
+            raise RulesError(f"a rules code is text, not {type(code).__name__}")
+        from_code = Rules.from_code(code) if code is not None else None
+    except (RulesError, TypeError) as e:
+        raise RecordError(f"bad rules in the record: {e}") from None
+    if from_knobs is not None and from_code is not None and from_knobs != from_code:
+        raise RecordError(
+            f"{knobs_where} and {code_where} disagree: the knobs are {from_knobs.code()!r}, "
+            f"the code is {code!r}"
+        )
+    rules = from_knobs or from_code
+    assert rules is not None
+    return rules
 
 
 def _knobs_diff(rules: Rules) -> dict[str, Any]:

@@ -162,6 +162,9 @@ class Rules:
     """How a finished game is scored (see :mod:`tienlen.scoring`)."""
     cong: bool = False
     """Cóng: a player still holding every dealt card when someone goes out pays double."""
+    got_to_get_in: int = 0
+    """Points each player who has not played a card when the first player goes out pays that
+    player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -263,6 +266,22 @@ class Rules:
     def from_json(cls, text: str | bytes) -> Rules:
         """Read :meth:`to_json`'s text (size and depth limited, checked as :meth:`from_dict`)."""
         return cls.from_dict(load_json(text, error=RulesError, what="rules"))
+
+    def code(self) -> str:
+        """The rules code: the preset's name, then one dot-separated part per changed knob
+        (``"standard.direction-anticlockwise.cong"``); :meth:`from_code` reads it back to an
+        equal value. See :mod:`tienlen.codes`."""
+        from .codes import format_code
+
+        return format_code(self)
+
+    @classmethod
+    def from_code(cls, code: str) -> Rules:
+        """The value a rules code names (:meth:`code`); a :class:`RulesError` names the part
+        of the code that could not be read."""
+        from .codes import parse_code
+
+        return parse_code(code)
 
 
 def _cards_per_hand(

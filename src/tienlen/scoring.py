@@ -30,6 +30,11 @@ the first player went out pays double. It doubles that player's payments under `
 ``scorepad`` and ``per-card``; ``winner-takes-all`` and ``proplay`` have their own doubling
 built in, which applies whatever ``rules.cong`` says. **(call)** Nobody is cóng after an
 instant win (nobody went out by playing).
+
+Got to Get In (``rules.got_to_get_in``, 004 Pro-Play): each player who had not played a card
+when the first player went out (the cóng players) also pays that player the knob's points,
+under any scheme. **(call)** Only the first player out collects: 004's Pro-Play game ends
+there, and cóng is decided then in every scheme.
 """
 
 from __future__ import annotations
@@ -182,7 +187,8 @@ def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
       2 earns x, bombing it (with any other bomb) 2x; a red 2 earns 1.5x and 3x. A bomb on
       several 2s earns the sum per 2 (**call**). Cutting or bombing a bomb earns double
       what that bomb earned (nothing if it earned nothing).
-    - Not modelled: "Guaransheeds" and "Got to Get In" (side bets the players agree on).
+    - "Got to Get In" is the knob ``rules.got_to_get_in`` (any scheme, see :func:`payments`);
+      not modelled: "Guaransheeds" (declared before play).
     """
     if bet % 2:
         raise ValueError(f"the proplay bet must be even so 1.5x is whole, not {bet!r}")
@@ -301,10 +307,17 @@ SCHEMES: dict[str, Scheme] = {
 
 
 def payments(game: Game) -> list[Payment]:
-    """Every payment of a finished game under ``game.rules.scoring``."""
+    """Every payment of a finished game under ``game.rules.scoring``, then the Got to Get In
+    payments of ``game.rules.got_to_get_in``."""
     if not game.is_over:
         raise ValueError("the game is not over: there is nothing to score yet")
-    return SCHEMES[game.rules.scoring].payments(game)
+    pays = SCHEMES[game.rules.scoring].payments(game)
+    points = game.rules.got_to_get_in
+    if points:
+        winner = game.finish_order[0]
+        why = "got to get in: no card played when the first player went out"
+        pays += [Payment(s, winner, points, why) for s in sorted(_first_out(game).cong)]
+    return pays
 
 
 def score(game: Game) -> tuple[int, ...]:

@@ -41,8 +41,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--rules",
         default="standard",
-        metavar="NAME",
-        help=f"rule set: {', '.join(RULESETS)}, or a JSON file of knobs",
+        metavar="CODE",
+        help=f"rule set ({', '.join(RULESETS)}), a rules code such as standard.cong, "
+        "or a JSON file of knobs",
     )
     p.add_argument(
         "--players", type=int, help="number of players, 2-8 (default: the number of bots)"
@@ -131,7 +132,7 @@ def _print(console: Any, result: Any) -> None:
     games = len(result.outcomes)
     deals = len({o.deal for o in result.outcomes})
     title = (
-        f"{result.rules.name}, {result.rules.players} players: {games} games "
+        f"{result.rules.code()}, {result.rules.players} players: {games} games "
         f"({deals} duplicate deals × {result.rules.players} rotations), seed {result.seed}"
     )
     table = Table(title=title)

@@ -42,8 +42,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--rules",
         default="standard",
-        metavar="NAME",
-        help=f"rule set: {', '.join(RULESETS)}, or a JSON file of knobs",
+        metavar="CODE",
+        help=f"rule set ({', '.join(RULESETS)}), a rules code such as standard.cong, "
+        "or a JSON file of knobs",
     )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")

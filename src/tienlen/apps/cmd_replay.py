@@ -96,7 +96,7 @@ def show(
         return names[seat] if names[seat] == f"S{seat}" else f"{names[seat]} (S{seat})"
 
     game = record.new_game()
-    print(f"{rules.name}, {rules.players} players, {len(record.actions)} actions", file=out)
+    print(f"{rules.code()}, {rules.players} players, {len(record.actions)} actions", file=out)
     if record.seed is not None:
         print(f"seed {record.seed}", file=out)
     print("Hands dealt:", file=out)

@@ -591,7 +591,7 @@ class MatchController(Observable):
     def title(self) -> str:
         """The header line: rules, game number, match length, seed."""
         m = self.match
-        parts = [self.rules.name, f"game {m.number}" + (f" of {m.games}" if m.games else "")]
+        parts = [self.rules.code(), f"game {m.number}" + (f" of {m.games}" if m.games else "")]
         if m.target:
             parts.append(f"to {m.target} points")
         parts.append(f"seed {self.seed}")

@@ -26,10 +26,11 @@ def read_input(path: str | Path, *, limit: int = MAX_TEXT) -> bytes:
 
 
 def rules_arg(text: str) -> Rules:
-    """A ``--rules`` value: a preset name, or a JSON file of knobs (as ``tienlen rules NAME
-    --json`` prints); raises :class:`~tienlen.RulesError` naming the file."""
-    if text in RULESETS or not Path(text).exists():
-        return Rules.preset(text)
+    """A ``--rules`` value: a preset name or rules code (:meth:`Rules.from_code`), or a JSON
+    file of knobs (as ``tienlen rules NAME --json`` prints); raises
+    :class:`~tienlen.RulesError` naming the file."""
+    if text in RULESETS or not Path(text).is_file():
+        return Rules.from_code(text)
     try:
         return Rules.from_json(read_input(text))
     except RulesError as e:

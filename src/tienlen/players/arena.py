@@ -317,6 +317,7 @@ class ArenaResult:
         decisions = sum(o.decisions for o in self.outcomes)
         return {
             "rules": self.rules.to_dict(),
+            "rules_code": self.rules.code(),
             "bots": list(self.specs),
             "labels": list(self.labels),
             "seed": self.seed,

@@ -129,7 +129,7 @@ class ReplayModel(Observable):
             )
             for s in range(rec.rules.players)
         )
-        title = f"replay · {rec.rules.name} · game {self.index + 1} of {len(self.records)}"
+        title = f"replay · {rec.rules.code()} · game {self.index + 1} of {len(self.records)}"
         title += f" · move {self.step} of {self.last_step}"
         if self.step == self.last_step and g.is_over:
             status = "Game over: " + ", ".join(names[s] for s in finish)

@@ -25,6 +25,7 @@ from tienlen.players.base import Budget
 
 __all__ = ["GreedyBot", "give_lowest", "greedy_pick"]
 
+
 def _clean(m: Move, hand: int) -> bool:
     """Whether ``m`` uses every card it touches of each rank (breaks no pair, triple, quad)."""
     mask = m.mask

@@ -2,12 +2,15 @@
 
 The form is checked as it changes: the rules are built with ``Rules.preset`` and
 ``dataclasses.replace`` (so the engine's :class:`~tienlen.RulesError` explains anything
-that cannot be played), and Start is enabled only for a valid set-up.
+that cannot be played), and Start is enabled only for a valid set-up. The rules code field
+shows the code of the rules the form describes; typing or pasting a code sets the form from
+it, keeping knobs the form has no control for.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -65,6 +68,10 @@ class SetupScreen(Screen[None]):
                 label += (" or " if label else "First to ") + f"{target} points"
             self.lengths.append((label, wanted))
         self._syncing = False
+        # The rules the form starts from: the chosen preset's, or those of the last code
+        # entered (which may change knobs the form has no control for).
+        self._base = self.initial.rules
+        self._base_preset = self._base.name if self._base.name in RULESETS else "standard"
 
     def compose(self) -> ComposeResult:
         s = self.initial
@@ -98,6 +105,13 @@ class SetupScreen(Screen[None]):
                     allow_blank=False,
                     compact=True,
                     id="length",
+                )
+                yield Label("Rules code")
+                yield Input(
+                    value=s.rules.code(),
+                    placeholder="a rules code, e.g. standard.cong",
+                    id="code",
+                    compact=True,
                 )
                 yield Label("Seed")
                 yield Input(
@@ -149,9 +163,13 @@ class SetupScreen(Screen[None]):
         name = str(self._value("#rules"))
         players = int(str(self._value("#players")))
         decks = 2 if self.query_one("#decks", Checkbox).value else 1
-        rules = Rules.preset(name)
-        rules = dataclasses.replace(rules, players=players, decks=decks)
+        preset = Rules.preset(name)
+        rules = self._base if self._base_preset == name else preset
         keys = {o.key for o in OPTIONS if self.query_one(f"#opt-{o.key}", Checkbox).value}
+        for option in OPTIONS:
+            if option.key not in keys and option.is_on(rules) and not option.is_on(preset):
+                rules = _switch_off(rules, option.apply, preset)
+        rules = dataclasses.replace(rules, players=players, decks=decks)
         rules = apply_options(rules, keys)
         games, target = self.lengths[int(str(self._value("#length")))][1]
         seed_text = self.query_one("#seed", Input).value.strip()
@@ -184,6 +202,11 @@ class SetupScreen(Screen[None]):
             start.disabled = True
             return None
         r = settings.rules
+        code = self.query_one("#code", Input)
+        if not code.has_focus and code.value != r.code():
+            self._syncing = True
+            code.value = r.code()
+            self._syncing = False
         self.query_one("#explain", Static).update(Text(describe_rules(r, width=76)))
         check.update(
             Text(
@@ -215,24 +238,49 @@ class SetupScreen(Screen[None]):
     # --- events -------------------------------------------------------------------------
     @on(Select.Changed, "#rules")
     def _rules_changed(self) -> None:
-        self._sync_preset(apply_defaults=True)
+        name = str(self._value("#rules"))
+        if name != self._base_preset:  # a preset chosen, not one a code set
+            self._base, self._base_preset = Rules.preset(name), name
+            self._sync_preset(apply_defaults=True)
         self._check()
 
     @on(Select.Changed, "#players")
     def _players_changed(self) -> None:
         players = int(str(self._value("#players")))
         decks = self.query_one("#decks", Checkbox)
-        preset = Rules.preset(str(self._value("#rules")))
         try:
-            if preset.for_players(players).decks == 2:
+            if self._base.for_players(players).decks == 2:
                 decks.value = True
         except RulesError:
             pass  # the check line says what is wrong
         self._check()
 
+    @on(Input.Changed, "#code")
+    def _code_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._syncing:
+            return
+        try:
+            rules = Rules.from_code(event.value)
+        except ValueError as e:
+            self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
+            self.query_one("#start", Button).disabled = True
+            return
+        self._base = rules
+        self._base_preset = rules.name if rules.name in RULESETS else "standard"
+        self._syncing = True
+        self.query_one("#rules", Select).value = self._base_preset
+        self.query_one("#players", Select).value = rules.players
+        self.query_one("#decks", Checkbox).value = rules.decks == 2
+        self._syncing = False
+        self._sync_preset(apply_defaults=False)
+        for option in OPTIONS:
+            self.query_one(f"#opt-{option.key}", Checkbox).value = option.is_on(rules)
+        self._check()
+
     @on(Select.Changed)
     @on(Checkbox.Changed)
-    @on(Input.Changed)
+    @on(Input.Changed, "#seed")
     def _changed(self) -> None:
         if not self._syncing:
             self._check()
@@ -260,3 +308,13 @@ class SetupScreen(Screen[None]):
             self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
             return
         self.app.start_controller(controller)  # type: ignore[attr-defined]
+
+
+def _switch_off(rules: Rules, switch_on: Callable[[Rules], Rules], preset: Rules) -> Rules:
+    """``rules`` with the knobs an option changes put back to the preset's values."""
+    knobs = {
+        f.name
+        for f in dataclasses.fields(Rules)
+        if f.init and getattr(switch_on(preset), f.name) != getattr(preset, f.name)
+    }
+    return dataclasses.replace(rules, **{k: getattr(preset, k) for k in knobs})
