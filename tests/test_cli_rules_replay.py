@@ -304,6 +304,8 @@ def test_replay_of_a_random_game_of_every_preset(
 
 def test_replay_of_a_saved_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tienlen import Match, record_of
+    from tienlen.match_record import MatchRecord
+    from tienlen.record import GameRecord
 
     match = Match("standard", games=2, seed=3)
     rng = random.Random(3)
@@ -315,16 +317,27 @@ def test_replay_of_a_saved_match(tmp_path: Path, capsys: pytest.CaptureFixture[s
         if match.is_over:
             break
         match.new_game()
+    def saved() -> str:
+        return MatchRecord(
+            rules=match.rules,
+            bots=("random",) * 3,
+            games=2,
+            target=None,
+            seed=3,
+            scores=match.scores,
+            records=tuple(GameRecord.from_dict(r) for r in records),
+        ).to_json()
+
     path = tmp_path / "match.json"
-    path.write_text(json.dumps({"format": "tienlen-match", "games": records}), encoding="utf-8")
+    path.write_text(saved(), encoding="utf-8")
     rc, out, _ = run(capsys, "replay", "--no-hands", str(path))
     assert rc == 0
     assert "=== Game 1 of 2 ===" in out and "=== Game 2 of 2 ===" in out
     assert out.count("Scores: ") == 2
     records[1]["actions"][0]["seat"] = (records[1]["actions"][0]["seat"] + 1) % 4
-    path.write_text(json.dumps({"format": "tienlen-match", "games": records}), encoding="utf-8")
+    path.write_text(saved(), encoding="utf-8")
     rc, _, err = run(capsys, "replay", str(path))
-    assert rc == 2 and "game 2: action 1 " in err
+    assert rc == 2 and f"{path}: game 2: action 1 " in err
 
 
 def test_replay_tui_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:

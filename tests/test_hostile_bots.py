@@ -184,10 +184,10 @@ def no_process_left(pids: Path) -> None:
         ("dies", "exited (exit code 3)"),
         ("deaf", "did not read move request"),
         ("stale-flood", "sent only late answers for move request 1"),
-        ("not-utf8", "sent a line that is not UTF-8: b'\\xff\\xfe{'"),
-        ("deep-hello", "did not start: bot 'deep-hello.py' sent JSON nested too deeply"),
+        ("not-utf8", "sent a bad line: message: not UTF-8 text (byte 0: b'\\xff')"),
+        ("deep-hello", "did not start: bot 'deep-hello.py' sent a bad line: message: JSON nested"),
         ("huge-line", "sent a line longer than 65536 bytes"),
-        ("garbage", "sent 'null', not a JSON object"),
+        ("garbage", "sent a bad line: message: must be a JSON object, not None"),
         ("silent", "sent nothing for move request 1 in 2.0s"),
     ],
 )
@@ -210,8 +210,10 @@ def test_a_bad_answer_costs_one_move_not_the_game(tmp_path: Path) -> None:
     _, data = arena(tmp_path, f"cmd:{sys.executable} {bot} {pids}", "greedy", "greedy", "greedy")
     lines = data["problem_lines"]
     assert len(lines) == 9  # one per piece of junk; later answers are good
-    assert "chose index 'true' of 2" in lines[4] and "chose index '999' of" in lines[6]
-    assert 'answered a move request with \'{"type": "error"}\'' in lines[7]
+    assert "reply.index: must be an integer from 0 to 1, not True" in lines[4]
+    assert "reply.move: must be a string" in lines[5]
+    assert "reply.index: must be an integer from 0 to" in lines[6]
+    assert "message.type: must be one of hello, move, quit, not 'error'" in lines[7]
 
 
 def test_a_child_holding_stdout_does_not_block_the_end(tmp_path: Path) -> None:

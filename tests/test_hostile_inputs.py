@@ -13,8 +13,8 @@ import pytest
 
 from tienlen import Game, Rules
 from tienlen.apps.cli import main
+from tienlen.apps.controller import MatchController, Settings
 from tienlen.apps.plain import MAX_LINE, play_plain
-from tienlen.apps.tui.controller import MatchController, Settings
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.record import to_json
 
@@ -78,7 +78,7 @@ def test_an_unseeded_match_shows_no_seed_and_deals_afresh_each_time() -> None:
     assert len(deals) == 1000
     # the seed is kept for the record: 128 secret bits, not a number one could try out
     assert isinstance(ctl.seed, str) and len(ctl.seed) == 32
-    assert ctl.records()[0]["seed"] == f"{ctl.seed}/game1"
+    assert ctl.records()[0].seed == f"{ctl.seed}/game1"
 
 
 def test_a_seeded_match_says_so() -> None:

@@ -15,8 +15,9 @@ import pytest
 
 from tienlen import RULESETS, Rules, RulesError
 from tienlen.cards import parse_cards
+from tienlen.inputs import quote_value
 from tienlen.rules import MAX_COMBINATIONS
-from tienlen.text import printable, quote
+from tienlen.text import printable
 
 # rules that look valid: two players, two decks, every card dealt (52 cards a hand)
 BOMB_RULES = {"name": "standard", "players": 2, "decks": 2, "hand_size": "all"}
@@ -102,7 +103,7 @@ def test_error_messages_quote_a_short_prefix() -> None:
     with pytest.raises(ValueError) as info:
         parse_cards(huge)
     assert len(str(info.value)) < 300
-    assert quote("x" * 1000, limit=5) == "'xxxxx'… (1000 characters)"
+    assert quote_value("x" * 1000, limit=5) == "'xxxxx'… (1000 characters)"
 
 
 def test_printable_escapes_terminal_controls() -> None:
@@ -115,14 +116,14 @@ def test_files_past_the_size_cap_are_refused_unread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tienlen.apps.cli import main
-    from tienlen.apps.files import MAX_FILE_CHARS
+    from tienlen.inputs import MAX_TEXT
 
     big = tmp_path / "big.json"
-    big.write_text('{"format": "tienlen-game", "x": "' + "x" * MAX_FILE_CHARS + '"}')
+    big.write_text('{"format": "tienlen-game", "x": "' + "x" * MAX_TEXT + '"}')
     for argv in (["replay", str(big)], ["play", "--plain", "--resume", str(big)]):
         assert main(argv) == 2
         err = capsys.readouterr().err
-        assert f"longer than {MAX_FILE_CHARS:,} characters" in err
+        assert f"larger than {MAX_TEXT:,} bytes" in err
         assert len(err) < 300
 
 

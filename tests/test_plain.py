@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from tienlen import PASS, Rules, format_move
+from tienlen.apps.controller import MatchController, Settings
 from tienlen.apps.plain import play_plain
-from tienlen.apps.tui.controller import MatchController, Settings
 
 STANDARD = Rules.preset("standard")
 
@@ -214,5 +214,5 @@ def test_play_option_errors_are_clear(capsys: object) -> None:
     assert main(["play", "--plain", "--bots", "nobody"]) == 2
     err = capsys.readouterr().err  # type: ignore[attr-defined]
     assert "--bots lists 2 bots but 4 players need 3" in err
-    assert "players must be 2-8, not 9" in err
+    assert "rules.players: must be from 2 to 8, not 9" in err
     assert "unknown bot 'nobody'" in err

@@ -92,8 +92,8 @@ def test_the_arena_runs_cmd_entries() -> None:
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        ("json", "sent a line that is not JSON: 'this is not json'"),
-        ("illegal", "which is not a legal move now"),
+        ("json", "sent a bad line: message: not valid JSON"),
+        ("illegal", "is not a legal move now"),
         ("silent", "sent nothing for move request 1 in 0.3s"),
     ],
 )

@@ -15,7 +15,7 @@ import pytest
 
 from tienlen import Rules, format_move
 from tienlen.apps.cli import main
-from tienlen.apps.tui.controller import MatchController, Settings
+from tienlen.apps.controller import MatchController, Settings
 
 SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=3, seed=11)
 
@@ -60,13 +60,12 @@ def test_a_write_cut_short_leaves_the_previous_save_whole(tmp_path: Path) -> Non
     MatchController.load(path)  # and it still resumes
 
 
-def test_a_resave_keeps_unknown_fields_and_recorded_names(tmp_path: Path) -> None:
+def test_a_resave_keeps_extension_fields_and_recorded_names(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     played().save(path)
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["written_by"] = "a later version"
-    data["settings"]["theme"] = "dark"
-    data["games"][0]["comment"] = "a fine game"
+    data["x-written-by"] = "a later version"
+    data["games"][0]["x-comment"] = "a fine game"
     data["games"][0]["names"] = ["Ana", "Bảo", "Chi", "Dũng"]
     path.write_text(json.dumps(data), encoding="utf-8")
 
@@ -77,9 +76,8 @@ def test_a_resave_keeps_unknown_fields_and_recorded_names(tmp_path: Path) -> Non
     assert ctl.play_text(format_move(ctl.legal_moves()[-1], ascii=True))
     ctl.save(path)
     again = json.loads(path.read_text(encoding="utf-8"))
-    assert again["written_by"] == "a later version"
-    assert again["settings"]["theme"] == "dark"
-    assert again["games"][0]["comment"] == "a fine game"
+    assert again["x-written-by"] == "a later version"
+    assert again["games"][0]["x-comment"] == "a fine game"
     assert again["games"][0]["names"] == ["Ana", "Bảo", "Chi", "Dũng"]
     assert len(again["games"][0]["actions"]) > len(data["games"][0]["actions"])
 
@@ -111,8 +109,9 @@ def test_a_game_recorded_under_other_rules_is_refused(tmp_path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data["games"][0]["rules"] = Rules.preset("pagat").to_dict()
     data["games"][0].pop("rules_code", None)  # the rules alone say pagat
-    with pytest.raises(ValueError, match="game 1 of the file was played under other rules"):
-        MatchController.from_dict(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"match.games\[0\].rules: differ from the match's"):
+        MatchController.load(path)
 
 
 def test_resuming_under_other_rules_needs_switch_rules(

@@ -23,8 +23,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from tienlen import PASS, Card, Move, Rules, parse_cards
+from tienlen.apps.controller import HUMAN, MatchController, Settings, describe_move
 from tienlen.apps.tui.app import TienLenApp
-from tienlen.apps.tui.controller import HUMAN, MatchController, Settings, describe_move
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.apps.tui.screens import (
     GameOverScreen,
@@ -397,12 +397,14 @@ def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], rules: Ru
 
 # --- saving and resuming ----------------------------------------------------------------
 def test_saved_settings_carry_the_rules_code() -> None:
+    from tienlen.match_record import MatchRecord
+
     s = settings(rules=Rules.preset("pike", pass_locks=True, cong=True))
-    data = s.to_dict()
-    assert data["rules_code"] == "pike.pass-locks.cong"
-    assert Settings.from_dict(data).rules == s.rules
-    del data["rules"]  # a saved match written by hand with the code alone
-    assert Settings.from_dict(data).rules == s.rules
+    data = MatchController(s).match_record().to_dict()
+    assert data["settings"]["rules_code"] == "pike.pass-locks.cong"
+    assert MatchRecord.from_dict(data).rules == s.rules
+    del data["settings"]["rules"]  # a saved match written by hand with the code alone
+    assert MatchRecord.from_dict(data).rules == s.rules
 
 
 def test_ctrl_s_saves_and_the_match_resumes_where_it_was(tmp_path: Path) -> None:
@@ -454,7 +456,7 @@ def test_the_setup_screen_builds_rules_and_explains_impossible_ones() -> None:
             screen.query_one("#decks", Checkbox).value = False
             await pilot.pause()
             check = static_text(app, "#check")
-            assert check.startswith("✗ rules 'standard': 8 hands of 13 need more than 52 cards")
+            assert check.startswith("✗ rules.hand_size: 8 hands of 13 need more than 52 cards")
             assert screen.query_one("#start", Button).disabled
             screen.query_one("#decks", Checkbox).value = True
             screen.query_one("#rules", Select).value = "pang"

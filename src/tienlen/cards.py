@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Final
 
-from .text import quote
+from .inputs import quote_value
 
 __all__ = [
     "RANKS",
@@ -87,13 +87,13 @@ class Card:
         if s.endswith("'"):
             copy, s = 1, s[:-1]
         if len(s) < 2:
-            raise CardParseError(f"not a card: {quote(text)} (write e.g. '3s', '10h', 'Q♦')")
+            raise CardParseError(f"not a card: {quote_value(text)} (write e.g. '3s', '10h', 'Q♦')")
         rank = _RANK_BY_NAME.get(s[:-1].upper(), -1)
         suit = _SUIT_BY_NAME.get(s[-1].lower(), -1)
         if rank < 0:
-            raise CardParseError(f"unknown rank in {quote(text)}: use 3-10, J, Q, K, A or 2")
+            raise CardParseError(f"unknown rank in {quote_value(text)}: use 3-10, J, Q, K, A or 2")
         if suit < 0:
-            raise CardParseError(f"unknown suit in {quote(text)}: use s c d h or ♠ ♣ ♦ ♥")
+            raise CardParseError(f"unknown suit in {quote_value(text)}: use s c d h or ♠ ♣ ♦ ♥")
         return _BY_ID[(rank * 4 + suit) * 2 + copy]
 
     @property
@@ -188,10 +188,12 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     """
     tokens = text.replace(",", " ").split()
     if len(tokens) > len(_BY_ID):
-        raise CardParseError(f"{len(tokens)} cards named, more than two decks hold: {quote(text)}")
+        raise CardParseError(
+            f"{len(tokens)} cards named, more than two decks hold: {quote_value(text)}"
+        )
     cards = tuple(Card.parse(t) for t in tokens)
     if len(set(cards)) != len(cards):
-        raise CardParseError(f"a card is named twice in {quote(text)}")
+        raise CardParseError(f"a card is named twice in {quote_value(text)}")
     return cards
 
 

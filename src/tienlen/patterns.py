@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .cards import RANKS
-from .text import quote
+from .inputs import quote_value
 
 __all__ = ["KINDS", "Pattern", "PatternError", "parse_pattern"]
 
@@ -69,17 +69,19 @@ def parse_pattern(text: str) -> Pattern:
     m = _PATTERN.match(text)
     if not m or m["kind"] not in KINDS:
         raise PatternError(
-            f"not a combination pattern: {quote(text)} "
+            f"not a combination pattern: {quote_value(text)} "
             "(write e.g. 'quad', 'pair_run3+', 'single@2')"
         )
     size = int(m["size"]) if m["size"] else None
     if m["more"] and size is None:
-        raise PatternError(f"'+' needs a size in pattern {quote(text)}")
+        raise PatternError(f"'+' needs a size in pattern {quote_value(text)}")
     top_rank = None
     if m["rank"] is not None:
         name = m["rank"].upper()
         if name not in RANKS:
-            raise PatternError(f"unknown rank {quote(m['rank'])} in pattern {quote(text)}")
+            raise PatternError(
+                f"unknown rank {quote_value(m['rank'])} in pattern {quote_value(text)}"
+            )
         top_rank = RANKS.index(name)
     if size is None:
         return Pattern(m["kind"], top_rank=top_rank)

@@ -37,9 +37,20 @@ from typing import Any, Literal, NamedTuple
 from .cards import CardParseError, format_cards, parse_cards
 from .combos import PASS_WORDS, format_move
 from .game import Game, TradeOffer
+from .inputs import (
+    MAX_ACTIONS,
+    check_keys,
+    decode,
+    expect_int,
+    expect_list,
+    expect_object,
+    expect_str,
+    fail,
+    load_json,
+    quote_value,
+)
 from .match import parse_seed
-from .rules import RULESETS, Rules, RulesError
-from .text import quote
+from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
 __all__ = [
     "FORMAT",
@@ -49,6 +60,7 @@ __all__ = [
     "RecordedAction",
     "Step",
     "format_text",
+    "is_json",
     "load",
     "parse_text",
     "record_of",
@@ -65,7 +77,8 @@ ActionKind = Literal["play", "pass", "give", "offer", "accept", "refuse"]
 
 
 class RecordError(ValueError):
-    """A record that cannot be read or does not replay; the message says where."""
+    """A record that cannot be read or does not replay; the message says where (the field,
+    ``record.actions[3].seat``, or the action, ``action 4 (S1 3♠)``) and quotes the value."""
 
 
 class RecordedAction(NamedTuple):
@@ -131,7 +144,7 @@ class GameRecord:
     scores: tuple[int, ...] | None = None
     instant_win: tuple[int, str] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
-    """Fields of a JSON record this version does not know (kept, never read)."""
+    """Extension fields of a JSON record (names starting ``x-``): kept, never read."""
 
     # --- building ---------------------------------------------------------------------
     @classmethod
@@ -191,62 +204,115 @@ class GameRecord:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameRecord:
-        """Read a JSON record (as a dict); checks its shape, not yet its moves."""
+    def from_dict(cls, data: Mapping[str, Any], *, path: str = "record") -> GameRecord:
+        """Read a JSON record (as a dict). Every field's type, range and length is checked
+        before anything is built (errors name the field under ``path``); the moves are
+        checked when the record is replayed."""
         if not isinstance(data, Mapping):
-            raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+            fail(RecordError, path, f"a record is a JSON object, not {quote_value(data)}")
         if data.get("format") != FORMAT:
-            raise RecordError(f"not a tienlen game record (format {data.get('format')!r})")
+            fail(
+                RecordError, f"{path}.format", f"not a tienlen game record ({_got(data, 'format')})"
+            )
         version = data.get("version")
-        if not isinstance(version, int) or not 1 <= version <= VERSION:
-            raise RecordError(f"record version {version!r} is not supported (1-{VERSION})")
-        rules = _rules_of(data.get("rules"), data.get("rules_code"), "'rules'", "'rules_code'")
-        hands = data.get("hands")
-        if hands is not None and (
-            not isinstance(hands, list) or not all(isinstance(h, str) for h in hands)
-        ):
-            raise RecordError("'hands' must be a list of card strings, one per seat")
-        if hands is None and data.get("seed") is None:
-            raise RecordError("the record has neither 'hands' nor 'seed'")
-        raw_actions = data.get("actions", [])
-        if not isinstance(raw_actions, list):
-            raise RecordError("'actions' must be a list")
-        actions = tuple(_action_from_json(a, i) for i, a in enumerate(raw_actions, 1))
-        result = data.get("result")
+        if type(version) is not int or not 1 <= version <= VERSION:
+            fail(
+                RecordError,
+                f"{path}.version",
+                f"{_got(data, 'version')} is not supported (1-{VERSION})",
+            )
+        fields = {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+        check_keys(
+            fields, path, error=RecordError, required=("format", "version"), optional=_OPTIONAL
+        )
+        rules = rules_of(data.get("rules"), data.get("rules_code"), path)
+        n = rules.players
+
+        def given(key: str) -> bool:
+            return data.get(key) is not None
+
+        seed = _seed_from(data["seed"], f"{path}.seed") if given("seed") else None
+        names = None
+        if given("names"):
+            names = tuple(
+                expect_str(v, f"{path}.names[{i}]", error=RecordError)
+                for i, v in enumerate(_list(data["names"], f"{path}.names", length=n))
+            )
+        leader = _seat_from(data["leader"], f"{path}.leader", n) if given("leader") else None
+        previous = None
+        if given("previous_finish"):
+            previous = _seats_from(
+                data["previous_finish"], f"{path}.previous_finish", n, every=True
+            )
+        hands = None
+        if given("hands"):
+            hands = tuple(
+                _ascii(
+                    expect_str(h, f"{path}.hands[{i}]", error=RecordError, limit=_CARDS_TEXT),
+                    f"{path}.hands[{i}]",
+                )
+                for i, h in enumerate(_list(data["hands"], f"{path}.hands", length=n))
+            )
+        elif seed is None:
+            fail(RecordError, path, "the record has neither 'hands' nor 'seed'")
+        raw_actions = expect_list(
+            data.get("actions", []), f"{path}.actions", error=RecordError, limit=MAX_ACTIONS
+        )
+        actions = tuple(
+            _action_from_json(a, f"{path}.actions[{i}]", n) for i, a in enumerate(raw_actions)
+        )
         finish = scores = instant = None
-        if result is not None:
-            if not isinstance(result, Mapping):
-                raise RecordError("'result' must be an object")
-            finish = _int_tuple(result.get("finish_order"), "result.finish_order")
+        if given("result"):
+            where = f"{path}.result"
+            result = expect_object(
+                data["result"],
+                where,
+                error=RecordError,
+                required=("finish_order",),
+                optional=("scores", "instant_win"),
+            )
+            finish = _seats_from(result["finish_order"], f"{where}.finish_order", n)
             if result.get("scores") is not None:
-                scores = _int_tuple(result["scores"], "result.scores")
-            iw = result.get("instant_win")
-            if iw is not None:
-                try:
-                    instant = (int(iw["seat"]), str(iw["hand"]))
-                except (KeyError, TypeError, ValueError):
-                    raise RecordError("'result.instant_win' must be {seat, hand}") from None
-        known = {"format", "version", "rules", "rules_code", "seed", "names", "leader"}
-        known.add("previous_finish")
-        known |= {"hands", "actions", "result"}
-        leader = data.get("leader")
-        names = data.get("names")
-        previous = data.get("previous_finish")
+                scores = tuple(
+                    expect_int(
+                        v, f"{where}.scores[{i}]", error=RecordError, lo=-_MAX_SCORE, hi=_MAX_SCORE
+                    )
+                    for i, v in enumerate(_list(result["scores"], f"{where}.scores", length=n))
+                )
+            if result.get("instant_win") is not None:
+                iw = expect_object(
+                    result["instant_win"],
+                    f"{where}.instant_win",
+                    error=RecordError,
+                    required=("seat", "hand"),
+                )
+                hand = iw["hand"]
+                if hand not in INSTANT_WINS:
+                    fail(
+                        RecordError,
+                        f"{where}.instant_win.hand",
+                        f"unknown instant win {quote_value(hand)}; "
+                        f"known: {', '.join(INSTANT_WINS)}",
+                    )
+                instant = (_seat_from(iw["seat"], f"{where}.instant_win.seat", n), hand)
         return cls(
             rules=rules,
-            hands=tuple(hands) if hands is not None else None,
+            hands=hands,
             actions=actions,
-            leader=int(leader) if leader is not None else None,
-            previous_finish=_int_tuple(previous, "previous_finish")
-            if previous is not None
-            else None,
-            seed=data.get("seed"),
-            names=tuple(str(n) for n in names) if names is not None else None,
+            leader=leader,
+            previous_finish=previous,
+            seed=seed,
+            names=names,
             finish_order=finish,
             scores=scores,
             instant_win=instant,
-            extra={k: v for k, v in data.items() if k not in known},
+            extra={k: v for k, v in data.items() if k not in fields},
         )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> GameRecord:
+        """Read a JSON record's text (size and depth limited; checked as :meth:`from_dict`)."""
+        return cls.from_dict(load_json(text, error=RecordError, what="record"))
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The record as JSON text (cards in ASCII notation)."""
@@ -300,91 +366,118 @@ class GameRecord:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def from_text(cls, text: str) -> GameRecord:
-        """Read the text form; checks its shape, not yet its moves."""
+    def from_text(cls, text: str | bytes) -> GameRecord:
+        """Read the text form; its shape is checked (as :meth:`from_dict`, which reads the
+        JSON fields the tags stand for), its moves when it is replayed."""
         tags: dict[str, str] = {}
+        where: dict[str, str] = {}
         body: list[str] = []
-        for lineno, raw in enumerate(text.splitlines(), 1):
+        for lineno, raw in enumerate(
+            decode(text, error=RecordError, what="record").splitlines(), 1
+        ):
             line = raw.strip()
             if not line or line.startswith(";"):
                 continue
             m = _TAG.match(line)
-            if m:
-                try:
-                    value = json.loads(m.group(2))
-                except json.JSONDecodeError:
-                    raise RecordError(f"line {lineno}: bad tag value in {quote(line)}") from None
-                tags[m.group(1)] = str(value)
+            if not m:
+                if line.startswith("["):
+                    fail(
+                        RecordError,
+                        f"line {lineno}",
+                        f'bad tag {quote_value(line)} (write [Name "value"])',
+                    )
+                body.append(line)
                 continue
-            if line.startswith("["):
-                raise RecordError(f'line {lineno}: bad tag {quote(line)} (write [Name "value"])')
-            body.append(line)
-        if tags.get("Format", FORMAT) != FORMAT:
-            raise RecordError(f"not a tienlen game record (Format {quote(tags['Format'])})")
-        version = tags.get("Version", "1")
-        if not version.isdigit() or not 1 <= int(version) <= VERSION:
-            raise RecordError(f"record version {version!r} is not supported (1-{VERSION})")
-        data: dict[str, Any] | None = None
+            name = m.group(1)
+            here = where[name] = f"line {lineno} [{name}]"
+            if not _TAG_NAME.match(name):
+                fail(RecordError, f"line {lineno}", f"unknown tag {quote_value(name)}")
+            if name in tags:
+                fail(RecordError, here, "the tag is given twice")
+            try:
+                tags[name] = json.loads(m.group(2))
+            except ValueError:
+                fail(
+                    RecordError, here, f"the value is not a JSON string: {quote_value(m.group(2))}"
+                )
+
+        def tag(name: str, default: str) -> str:
+            return tags.get(name, default)
+
+        rules: dict[str, Any] = {"name": tag("Rules", "standard")}
+        if "Players" in tags:
+            rules["players"] = _int(tags["Players"], where["Players"])
+        if "Knobs" in tags:
+            knobs = load_json(tags["Knobs"], error=RecordError, what=where["Knobs"])
+            if not isinstance(knobs, dict):
+                fail(
+                    RecordError, where["Knobs"], f"must be a JSON object, not {quote_value(knobs)}"
+                )
+            rules.update(knobs)
+        data: dict[str, Any] = {
+            "format": tag("Format", FORMAT),
+            "version": _int(tag("Version", "1"), where.get("Version", "Version")),
+        }
         if {"Rules", "Players", "Knobs"} & set(tags) or "RulesCode" not in tags:
-            data = {"name": tags.get("Rules", "standard")}
-            if "Players" in tags:
-                data["players"] = _int(tags["Players"], "Players")
-            if "Knobs" in tags:
-                try:
-                    knobs = json.loads(tags["Knobs"])
-                except json.JSONDecodeError:
-                    raise RecordError(
-                        f"the Knobs tag is not JSON: {quote(tags['Knobs'])}"
-                    ) from None
-                if not isinstance(knobs, dict):
-                    raise RecordError("the Knobs tag must be a JSON object")
-                data.update(knobs)
-        rules = _rules_of(data, tags.get("RulesCode"), "the Rules tags", "the RulesCode tag")
-        n = rules.players
-        hands: tuple[str, ...] | None = None
-        if any(f"Seat{i}" in tags for i in range(n)):
-            missing = [f"Seat{i}" for i in range(n) if f"Seat{i}" not in tags]
-            if missing:
-                raise RecordError(f"missing hand tag(s): {', '.join(missing)}")
-            hands = tuple(_ascii(_hand_text(tags[f"Seat{i}"]), f"Seat{i}") for i in range(n))
-        seed: int | str | None = None
-        if "Seed" in tags:  # a seed of digits only is read as a number
-            text_seed = tags["Seed"]
-            seed = parse_seed(text_seed)
-        if hands is None and seed is None:
-            raise RecordError("the record has neither Seat tags nor a Seed tag")
-        names = None
-        if "Name0" in tags:
-            names = tuple(tags.get(f"Name{i}", "") for i in range(n))
-        actions, result = _parse_body(body)
-        finish = _seat_list(tags["Finish"], "Finish") if "Finish" in tags else None
-        if result is not None:
-            if finish is not None and finish != result:
-                raise RecordError("the Result line and the Finish tag disagree")
-            finish = result
-        scores = None
-        if "Scores" in tags:
-            scores = tuple(_int(s, "Scores") for s in tags["Scores"].split())
-        instant = None
-        if "InstantWin" in tags:
-            parts = tags["InstantWin"].split()
-            if len(parts) != 2:
-                raise RecordError("the InstantWin tag is 'S<seat> <hand>'")
-            instant = (_seat(parts[0], "InstantWin"), parts[1])
-        return cls(
-            rules=rules,
-            hands=hands,
-            actions=tuple(actions),
-            leader=_seat(tags["Leader"], "Leader") if "Leader" in tags else None,
-            previous_finish=_seat_list(tags["PreviousFinish"], "PreviousFinish")
-            if "PreviousFinish" in tags
-            else None,
-            seed=seed,
-            names=names,
-            finish_order=finish,
-            scores=scores,
-            instant_win=instant,
+            data["rules"] = rules
+        if "RulesCode" in tags:
+            data["rules_code"] = tags["RulesCode"]
+        players = rules.get(
+            "players", Rules.preset(rules["name"]).players if rules["name"] in RULESETS else 4
         )
+        numbered = {int(name[4:]) for name in tags if name.startswith(("Name", "Seat"))}
+        if isinstance(players, int) and numbered and max(numbered) >= players:
+            fail(
+                RecordError,
+                "record",
+                f"a Name or Seat tag numbers seat {max(numbered)} of {players} players",
+            )
+        seats = range(max(numbered, default=-1) + 1 if not isinstance(players, int) else players)
+        if any(f"Seat{i}" in tags for i in seats):
+            missing = [f"Seat{i}" for i in seats if f"Seat{i}" not in tags]
+            if missing:
+                fail(RecordError, "record", f"missing hand tag(s): {', '.join(missing)}")
+            data["hands"] = [_hand_text(tags[f"Seat{i}"]) for i in seats]
+        if "Seed" in tags:  # a seed of digits only is read as a number
+            seed = tags["Seed"]
+            data["seed"] = parse_seed(seed) if len(seed) <= 30 else seed
+        if any(f"Name{i}" in tags for i in seats):
+            data["names"] = [tags.get(f"Name{i}", "") for i in seats]
+        if "Leader" in tags:
+            data["leader"] = _seat(tags["Leader"], where["Leader"])
+        if "PreviousFinish" in tags:
+            data["previous_finish"] = _seat_list(tags["PreviousFinish"], where["PreviousFinish"])
+        actions, finish = _parse_body(body)
+        data["actions"] = [_action_to_json(a) for a in actions]
+        if "Finish" in tags:
+            tagged = _seat_list(tags["Finish"], where["Finish"])
+            if finish is not None and finish != tagged:
+                fail(RecordError, where["Finish"], "the Result line and the Finish tag disagree")
+            finish = tagged
+        if finish is not None or "Scores" in tags or "InstantWin" in tags:
+            if finish is None:
+                fail(
+                    RecordError,
+                    "record",
+                    "Scores or InstantWin without a Finish tag or Result line",
+                )
+            result: dict[str, Any] = {"finish_order": list(finish)}
+            if "Scores" in tags:
+                result["scores"] = [_int(s, where["Scores"]) for s in tags["Scores"].split()]
+            if "InstantWin" in tags:
+                parts = tags["InstantWin"].split()
+                if len(parts) != 2:
+                    fail(
+                        RecordError,
+                        where["InstantWin"],
+                        f"write 'S<seat> <hand>', not {quote_value(tags['InstantWin'])}",
+                    )
+                result["instant_win"] = {
+                    "seat": _seat(parts[0], where["InstantWin"]),
+                    "hand": parts[1],
+                }
+            data["result"] = result
+        return cls.from_dict(data)
 
     # --- replay ---------------------------------------------------------------------------
     def new_game(self) -> Game:
@@ -456,32 +549,32 @@ def format_text(
     return GameRecord.from_game(game, seed=seed, names=names).to_text(ascii=ascii)
 
 
-def parse_text(text: str) -> Game:
+def parse_text(text: str | bytes) -> Game:
     """Replay a text-form record into a game."""
     return GameRecord.from_text(text).game()
 
 
-def read(source: str | Mapping[str, Any]) -> GameRecord:
-    """Read a record, JSON (text or dict) or the text form, without replaying it."""
+def read(source: str | bytes | Mapping[str, Any]) -> GameRecord:
+    """Read a record, JSON (text, bytes or a dict) or the text form, without replaying it."""
     if isinstance(source, Mapping):
         return GameRecord.from_dict(source)
-    text = source.lstrip("\ufeff").strip()
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"the record is not valid JSON: {e}") from None
-        return GameRecord.from_dict(data)
-    return GameRecord.from_text(text)
+    text = decode(source, error=RecordError, what="record")
+    return GameRecord.from_json(text) if is_json(text) else GameRecord.from_text(text)
 
 
-def load(source: str | Mapping[str, Any]) -> Game:
+def is_json(text: str) -> bool:
+    """Whether ``text`` is meant as JSON rather than the text form (whose tags open with
+    ``[`` and a letter)."""
+    return re.match(r"\s*(\{|\[(?![A-Za-z_]))", text) is not None
+
+
+def load(source: str | bytes | Mapping[str, Any]) -> Game:
     """Replay a record (JSON text, a dict, or the text form) into a game, checking every
     action; raises :class:`RecordError` naming the first action that does not replay."""
     return read(source).game()
 
 
-def replay(record: GameRecord | str | Mapping[str, Any]) -> Iterator[Step]:
+def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Step]:
     """Replay a record one action at a time, yielding a :class:`Step` after each."""
     rec = record if isinstance(record, GameRecord) else read(record)
     game = rec.new_game()
@@ -497,8 +590,21 @@ def replay(record: GameRecord | str | Mapping[str, Any]) -> Iterator[Step]:
 
 # --- helpers ---------------------------------------------------------------------------------
 _TAG = re.compile(r'^\[(\w+)\s+(".*")\]$')
-_SEAT = re.compile(r"^S(\d+)$")
+_TAG_NAME = re.compile(
+    r"^(Format|Version|Rules|Players|Knobs|Seed|Leader|PreviousFinish|Finish|Scores|"
+    r"InstantWin|RulesCode|Name[0-7]|Seat[0-7])$"
+)
+_SEAT = re.compile(r"^S(\d{1,2})$")
 _NUMBER = re.compile(r"^\d+\.$")
+#: The JSON fields a record may have besides format, version and rules.
+_OPTIONAL = (
+    *("rules", "rules_code", "seed", "names", "leader", "previous_finish", "hands"),
+    *("actions", "result"),
+)
+#: Longest card text (a hand or a play) in a record.
+_CARDS_TEXT = 2000
+#: Largest score of one game a record may give.
+_MAX_SCORE = 10**9
 
 
 def _actions_of(game: Game) -> list[RecordedAction]:
@@ -590,39 +696,105 @@ def _action_to_json(a: RecordedAction) -> dict[str, Any]:
             return {"seat": a.seat, "answer": a.kind}
 
 
-def _action_from_json(data: Any, number: int) -> RecordedAction:
-    def bad(why: str) -> RecordError:
-        return RecordError(f"action {number} ({json.dumps(data, ensure_ascii=False)}): {why}")
-
-    if not isinstance(data, Mapping) or not isinstance(data.get("seat"), int):
-        raise bad("an action is an object with an integer 'seat'")
-    seat = data["seat"]
-    try:
-        if "play" in data:
-            text = str(data["play"])
-            if text.strip().lower() in PASS_WORDS:
+def _action_from_json(data: Any, path: str, players: int) -> RecordedAction:
+    kinds = ("play", "give", "offer", "answer")
+    obj = expect_object(data, path, error=RecordError, required=("seat",), optional=kinds)
+    seat = _seat_from(obj["seat"], f"{path}.seat", players)
+    given = [k for k in kinds if k in obj]
+    if len(given) != 1:
+        fail(
+            RecordError,
+            path,
+            f"needs one of 'play', 'give', 'offer' or 'answer', not {quote_value(dict(obj))}",
+        )
+    kind = given[0]
+    value, where = obj[kind], f"{path}.{kind}"
+    match kind:
+        case "play" | "give":
+            text = expect_str(value, where, error=RecordError, limit=_CARDS_TEXT)
+            if kind == "play" and text.strip().lower() in PASS_WORDS:
                 return RecordedAction(seat, "pass")
-            return RecordedAction(seat, "play", _ascii(text, f"action {number}"))
-        if "give" in data:
-            return RecordedAction(seat, "give", _ascii(str(data["give"]), f"action {number}"))
-        if "offer" in data:
-            o = data["offer"]
-            return RecordedAction(
-                seat,
-                "offer",
-                _ascii(str(o["give"]), f"action {number}"),
-                int(o["to"]),
-                _ascii(str(o["take"]), f"action {number}"),
+            return RecordedAction(seat, kind, _ascii(text, where))
+        case "offer":
+            o = expect_object(value, where, error=RecordError, required=("to", "give", "take"))
+            give, take = (
+                _ascii(
+                    expect_str(o[k], f"{where}.{k}", error=RecordError, limit=_CARDS_TEXT),
+                    f"{where}.{k}",
+                )
+                for k in ("give", "take")
             )
-        if "answer" in data:
-            if data["answer"] not in ("accept", "refuse"):
-                raise bad("'answer' is 'accept' or 'refuse'")
-            return RecordedAction(seat, data["answer"])
-    except (KeyError, TypeError, ValueError) as e:
-        if isinstance(e, RecordError):
-            raise
-        raise bad(f"malformed ({e})") from None
-    raise bad("an action has one of 'play', 'give', 'offer' or 'answer'")
+            return RecordedAction(
+                seat, "offer", give, _seat_from(o["to"], f"{where}.to", players), take
+            )
+        case _:
+            if value == "accept":
+                return RecordedAction(seat, "accept")
+            if value == "refuse":
+                return RecordedAction(seat, "refuse")
+            fail(RecordError, where, f"must be 'accept' or 'refuse', not {quote_value(value)}")
+
+
+def _got(data: Mapping[str, Any], key: str) -> str:
+    return f"{key} {quote_value(data[key])}" if key in data else f"no {key!r}"
+
+
+def _list(value: Any, path: str, *, length: int) -> Sequence[Any]:
+    return expect_list(value, path, error=RecordError, limit=length, length=length)
+
+
+def rules_of(knobs: Any, code: Any, path: str) -> Rules:
+    """The rules at ``path`` from their knobs (``rules``), their code (``rules_code``) or
+    both, which must agree; every failure is a :class:`RecordError`."""
+    if knobs is None and code is None:
+        fail(RecordError, path, "no 'rules' or 'rules_code'")
+    try:
+        by_knobs = Rules.from_dict(knobs, path=f"{path}.rules") if knobs is not None else None
+        if code is not None:
+            expect_str(code, f"{path}.rules_code", error=RecordError, limit=10_000)
+            try:
+                by_code = Rules.from_code(code)
+            except RulesError as e:
+                fail(RecordError, f"{path}.rules_code", str(e))
+        else:
+            by_code = None
+    except RulesError as e:
+        raise RecordError(str(e)) from None
+    if by_knobs is not None and by_code is not None and by_knobs != by_code:
+        fail(
+            RecordError,
+            path,
+            f"'rules' and 'rules_code' disagree: the knobs are {quote_value(by_knobs.code())}, "
+            f"the code is {quote_value(code)}",
+        )
+    rules = by_knobs or by_code
+    assert rules is not None
+    return rules
+
+
+def _seed_from(value: Any, path: str) -> int | str:
+    if isinstance(value, str):
+        return expect_str(value, path, error=RecordError)
+    if type(value) is int and abs(value) < 2**63:
+        return value
+    fail(RecordError, path, f"must be a number or a string, not {quote_value(value)}")
+
+
+def _seat_from(value: Any, path: str, players: int) -> int:
+    if type(value) is not int or not 0 <= value < players:
+        fail(RecordError, path, f"must be a seat from 0 to {players - 1}, not {quote_value(value)}")
+    return value
+
+
+def _seats_from(value: Any, path: str, players: int, *, every: bool = False) -> tuple[int, ...]:
+    """Distinct seats (``every``: each seat once)."""
+    seats = expect_list(
+        value, path, error=RecordError, limit=players, length=players if every else None
+    )
+    out = tuple(_seat_from(s, f"{path}[{i}]", players) for i, s in enumerate(seats))
+    if len(set(out)) != len(out):
+        fail(RecordError, path, f"names a seat twice: {quote_value(value)}")
+    return out
 
 
 def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...] | None]:
@@ -642,12 +814,14 @@ def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...]
         if m:
             groups.append((int(m.group(1)), []))
         elif not groups:
-            raise RecordError(f"{quote(tok)} before any seat (write e.g. 'S0 3♠ 4♠')")
+            fail(
+                RecordError, "record", f"{quote_value(tok)} before any seat (write e.g. 'S0 3♠ 4♠')"
+            )
         else:
             groups[-1][1].append(tok)
     for seat, words in groups:
         number = len(actions) + 1
-        where = f"action {number} (S{seat} {' '.join(words)})"
+        where = f"action {number} ({quote_value(f'S{seat} ' + ' '.join(words))})"
         if not words:
             raise RecordError(f"{where}: nothing after the seat")
         head = words[0].lower()
@@ -684,7 +858,7 @@ def _ascii(text: str, where: str) -> str:
     except CardParseError as e:
         raise RecordError(f"{where}: {e}") from None
     if not cards and text.strip():
-        raise RecordError(f"{where}: no cards in {quote(text)}")
+        fail(RecordError, where, f"no cards in {quote_value(text)}")
     return format_cards(cards, ascii=True)
 
 
@@ -703,7 +877,7 @@ def _seats(seats: Sequence[int]) -> str:
 def _seat(text: str, where: str) -> int:
     m = _SEAT.match(text.strip())
     if not m:
-        raise RecordError(f"{where}: {quote(text)} is not a seat (write S0, S1, ...)")
+        fail(RecordError, where, f"{quote_value(text)} is not a seat (write S0, S1, ...)")
     return int(m.group(1))
 
 
@@ -715,13 +889,7 @@ def _int(text: str, where: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise RecordError(f"{where}: {quote(text)} is not a number") from None
-
-
-def _int_tuple(value: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
-        raise RecordError(f"'{where}' must be a list of integers")
-    return tuple(value)
+        fail(RecordError, where, f"{quote_value(text)} is not a number")
 
 
 def _rules_of(knobs: Any, code: Any, knobs_where: str, code_where: str) -> Rules:

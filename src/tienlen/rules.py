@@ -19,13 +19,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping, Sequence
+import types
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from .cards import Card
+from .inputs import MAX_NAME, check_keys, fail, load_json, quote_value
 from .patterns import KINDS, parse_pattern
-from .text import quote
 
 __all__ = ["INSTANT_WINS", "MAX_COMBINATIONS", "RULESETS", "Rules", "RulesError"]
 
@@ -50,7 +51,8 @@ BASE_KINDS = ("single", "pair", "triple", "quad", "straight", "pair_run")
 
 
 class RulesError(ValueError):
-    """A :class:`Rules` value that cannot be played (bad knob value or unknown preset)."""
+    """A :class:`Rules` value that cannot be played (bad knob value or unknown preset); the
+    message names the knob (``rules.players``) and quotes the bad value."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,7 +178,14 @@ class Rules:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self._validate()
+        _check_knobs({name: getattr(self, name) for name in _KNOB_TYPES}, "rules", lists=False)
+        most = self.most_combinations
+        if most > MAX_COMBINATIONS:
+            raise RulesError(
+                f"rules.hand_size: a hand of {self.cards_per_hand} cards from {self.decks} "
+                f"deck(s) can form up to about {most:.2g} combinations, more than the "
+                f"{MAX_COMBINATIONS:,} the engine allows; deal fewer cards or use one deck"
+            )
         object.__setattr__(self, "_kinds", frozenset(BASE_KINDS + self.extra_kinds))
         # Rules values key the engine's caches on every move: hash the knobs once.
         knobs = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
@@ -197,7 +206,7 @@ class Rules:
             base = _PRESETS[name]
         except KeyError:
             raise RulesError(
-                f"unknown rule set {quote(str(name))}; valid names: {', '.join(RULESETS)}"
+                f"unknown rule set {quote_value(str(name))}; valid names: {', '.join(RULESETS)}"
             ) from None
         return dataclasses.replace(base, **overrides) if overrides else base
 
@@ -223,13 +232,13 @@ class Rules:
     @property
     def cards_per_hand(self) -> int:
         """How many cards each player is dealt."""
-        if self.deal_four_hands:
-            return 13
-        if self.players < 4 and self.few_players_hand_size is not None:
-            return self.few_players_hand_size
-        if self.hand_size == "all":
-            return 52 * self.decks // self.players
-        return self.hand_size
+        return _cards_per_hand(
+            self.players,
+            self.decks,
+            self.hand_size,
+            self.few_players_hand_size,
+            self.deal_four_hands,
+        )
 
     @property
     def most_combinations(self) -> int:
@@ -311,24 +320,28 @@ class Rules:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
-        """Read a dict written by :meth:`to_dict`; missing knobs take the preset's value."""
-        known = {f.name: f for f in dataclasses.fields(cls) if f.init}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise RulesError(f"unknown rules knob(s): {', '.join(unknown)}")
-        base_name = data.get("name", "standard")
-        base = _PRESETS.get(base_name, _PRESETS["standard"])
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            if isinstance(value, list):
-                value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
-            values[key] = value
-        return dataclasses.replace(base, **values)
+    def from_dict(cls, data: Mapping[str, Any], *, path: str = "rules") -> Rules:
+        """Read a dict written by :meth:`to_dict`; missing knobs take the value of the preset
+        that ``name`` names (``standard`` for a house name). Every knob is checked (type,
+        range, allowed values, patterns) before the value is built; a failure raises
+        :class:`RulesError` naming the knob under ``path`` and quoting the bad value."""
+        if not isinstance(data, Mapping):
+            fail(RulesError, path, f"must be an object of knobs, not {quote_value(data)}")
+        check_keys(data, path, error=RulesError, optional=_KNOB_TYPES)
+        name = _conform(data.get("name", "standard"), str, f"{path}.name", True)
+        base = _PRESETS.get(name, _PRESETS["standard"])
+        values = {k: getattr(base, k) for k in _KNOB_TYPES}
+        values.update(data)
+        return cls(**_check_knobs(values, path, lists=True))
 
     def to_json(self) -> str:
         """:meth:`to_dict` as compact JSON."""
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Rules:
+        """Read :meth:`to_json`'s text (size and depth limited, checked as :meth:`from_dict`)."""
+        return cls.from_dict(load_json(text, error=RulesError, what="rules"))
 
     def code(self) -> str:
         """The rules code: the preset's name, then one dot-separated part per changed knob
@@ -346,73 +359,6 @@ class Rules:
 
         return parse_code(code)
 
-    # ----------------------------------------------------------------------------------
-    def _validate(self) -> None:
-        def bad(msg: str) -> RulesError:
-            return RulesError(f"rules {self.name!r}: {msg}")
-
-        if not 2 <= self.players <= 8:
-            raise bad(f"players must be 2-8, not {self.players!r}")
-        if self.decks not in (1, 2):
-            raise bad(f"decks must be 1 or 2, not {self.decks!r}")
-        if self.hand_size != "all" and (not isinstance(self.hand_size, int) or self.hand_size < 1):
-            raise bad(f"hand_size must be a positive number or 'all', not {self.hand_size!r}")
-        if self.deal_four_hands and (self.players > 4 or self.decks != 1):
-            raise bad("deal_four_hands needs one deck and at most four players")
-        if self.players * self.cards_per_hand > 52 * self.decks:
-            raise bad(
-                f"{self.players} hands of {self.cards_per_hand} need more than "
-                f"{52 * self.decks} cards; use decks=2 or a smaller hand_size"
-            )
-        for knob, allowed in (
-            ("direction", Direction),
-            ("first_lead", FirstLead),
-            ("later_leads", LaterLeads),
-            ("twos_in_straight", TwosInRuns),
-            ("twos_in_pair_run", TwosInRuns),
-            ("tie_rule", TieRule),
-            ("trading", Trading),
-            ("scoring", Scoring),
-        ):
-            if getattr(self, knob) not in get_args(allowed):
-                raise bad(f"{knob} must be one of {get_args(allowed)}, not {getattr(self, knob)!r}")
-        for kind in self.extra_kinds:
-            if kind not in KINDS or kind in BASE_KINDS:
-                raise bad(f"unknown extra kind {kind!r}")
-        for kind in self.first_lead_kinds:
-            if kind not in KINDS:
-                raise bad(f"unknown kind {kind!r} in first_lead_kinds")
-        if self.first_lead_kinds and self.first_lead == "holder-free":
-            raise bad("first_lead_kinds needs a first_lead that constrains the first play")
-        kinds = self.first_lead_kinds
-        if kinds and "single" not in kinds and self.first_lead == "lowest-single":
-            raise bad("first_lead 'lowest-single' needs 'single' in first_lead_kinds")
-        for win in self.instant_wins:
-            if win not in INSTANT_WINS:
-                raise bad(f"unknown instant win {win!r}; known: {', '.join(INSTANT_WINS)}")
-        for pair in self.chops:
-            if len(pair) != 2:
-                raise bad(f"a chop is a (target, bomb) pair, not {pair!r}")
-            for text in pair:
-                parse_pattern(text)
-        for text in self.bomb_ladder + self.after_pass_bombs:
-            parse_pattern(text)
-        if min(self.min_straight, self.min_pair_run, self.min_triple_run) < 2:
-            raise bad("runs need at least two units")
-        if self.got_to_get_in < 0:
-            raise bad(f"got_to_get_in must be 0 or more points, not {self.got_to_get_in!r}")
-        if self.min_quad_run < 2:
-            raise bad("min_quad_run must be at least 2")
-        if self.single_killer is not None:
-            Card.parse(self.single_killer)
-        most = self.most_combinations
-        if most > MAX_COMBINATIONS:
-            raise bad(
-                f"a hand of {self.cards_per_hand} cards from {self.decks} deck(s) can form up "
-                f"to about {most:.2g} combinations, more than the {MAX_COMBINATIONS:,} the "
-                "engine allows; deal fewer cards (hand_size) or use one deck"
-            )
-
 
 def _choose(n: float, k: int) -> float:
     """n choose k, for a real n (0 below k)."""
@@ -420,6 +366,203 @@ def _choose(n: float, k: int) -> float:
     for i in range(k):
         out *= max(n - i, 0.0) / (i + 1)
     return out
+
+
+def _cards_per_hand(
+    players: int, decks: int, hand_size: int | str, few: int | None, four_hands: bool
+) -> int:
+    if four_hands:
+        return 13
+    if players < 4 and few is not None:
+        return few
+    if hand_size == "all":
+        return 52 * decks // players
+    assert isinstance(hand_size, int)
+    return hand_size
+
+
+# --- checking knobs ------------------------------------------------------------------------
+#: Integer knobs' ranges; an integer knob not listed takes ``_INT_RANGE``.
+_RANGES = {
+    "players": (2, 8),
+    "decks": (1, 2),
+    "hand_size": (1, 104),
+    "few_players_hand_size": (1, 104),
+    "min_straight": (2, 13),
+    "min_pair_run": (2, 13),
+    "min_triple_run": (2, 13),
+    "min_quad_run": (2, 13),
+}
+_INT_RANGE = (0, 1000)
+#: Most entries in one table knob (proplay's chop table has about forty).
+_MAX_TABLE = 256
+
+
+def _describe(tp: Any, lists: bool) -> str:
+    """A knob type in words: ``"an integer"``, ``"one of 'a', 'b'"``, ``"a list of ..."``."""
+    origin = get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in get_args(tp))
+    if origin in (Union, types.UnionType):
+        return " or ".join(_describe(a, lists) for a in get_args(tp))
+    if origin is tuple:
+        args = get_args(tp)
+        seq = "a list" if lists else "a tuple"
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"{seq} of {_plural(_describe(args[0], lists))}"
+        if len(set(args)) == 1:
+            return f"{seq} of {len(args)} {_plural(_describe(args[0], lists))}"
+        return f"{seq} ({', '.join(_describe(a, lists) for a in args)})"
+    return {int: "an integer", bool: "true or false", str: "a string", type(None): "null"}.get(
+        tp, str(tp)
+    )
+
+
+def _plural(words: str) -> str:
+    """``"a list of 2 strings"`` -> ``"lists of 2 strings"``."""
+    head, _, rest = words.partition(" ")[2].partition(" ")
+    return f"{head}s {rest}".rstrip()
+
+
+def _conform(value: Any, tp: Any, path: str, lists: bool) -> Any:
+    """``value`` checked against the knob type ``tp`` (lists become tuples when ``lists``);
+    raises :class:`RulesError` at ``path``. Integer ranges are checked by the caller."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        for arm in get_args(tp):
+            try:
+                return _conform(value, arm, path, lists)
+            except RulesError:
+                continue
+    elif origin is Literal:
+        if any(type(value) is type(a) and value == a for a in get_args(tp)):
+            return value
+    elif origin is tuple:
+        args = get_args(tp)
+        if isinstance(value, tuple) or (lists and isinstance(value, list)):
+            if len(value) > _MAX_TABLE:
+                fail(RulesError, path, f"more than {_MAX_TABLE} entries ({len(value)})")
+            if len(args) == 2 and args[1] is Ellipsis:
+                return tuple(
+                    _conform(v, args[0], f"{path}[{i}]", lists) for i, v in enumerate(value)
+                )
+            if len(value) == len(args):
+                return tuple(
+                    _conform(v, a, f"{path}[{i}]", lists)
+                    for i, (v, a) in enumerate(zip(value, args, strict=True))
+                )
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif tp is str:
+        if isinstance(value, str):
+            if len(value) > MAX_NAME:
+                fail(RulesError, path, f"longer than {MAX_NAME} characters: {quote_value(value)}")
+            return value
+    elif isinstance(tp, type) and isinstance(value, tp) and type(value) is tp:
+        return value  # bool, None
+    fail(RulesError, path, f"must be {_describe(tp, lists)}, not {quote_value(value)}")
+
+
+def _predicate(tp: Any) -> Callable[[Any], bool]:
+    """A fast yes/no test of a value against the knob type ``tp`` (built once per knob; the
+    slower :func:`_conform` then says what is wrong)."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin in (Union, types.UnionType):
+        arms = [_predicate(a) for a in args]
+        return lambda v: any(arm(v) for arm in arms)
+    if origin is Literal:
+        return lambda v: any(type(v) is type(a) and v == a for a in args)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _predicate(args[0])
+        return lambda v: type(v) is tuple and len(v) <= _MAX_TABLE and all(map(item, v))
+    if origin is tuple:
+        items = [_predicate(a) for a in args]
+        return lambda v: (
+            type(v) is tuple
+            and len(v) == len(items)
+            and all(p(x) for p, x in zip(items, v, strict=True))
+        )
+    if tp is str:
+        return lambda v: type(v) is str and len(v) <= MAX_NAME
+    return lambda v: type(v) is tp
+
+
+def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[str, Any]:
+    """Every knob of ``values`` checked: its type, then ranges, allowed names, patterns and
+    the knobs that depend on each other. Returns the knobs (lists as tuples)."""
+    for name in _KNOB_TYPES:
+        if name not in values:
+            fail(RulesError, f"{path}.{name}", "missing")
+    out = {
+        name: value
+        if not lists and _KNOB_TESTS[name](value := values[name])
+        else _conform(values[name], tp, f"{path}.{name}", lists)
+        for name, tp in _KNOB_TYPES.items()
+    }
+
+    def bad(knob: str, message: str) -> None:
+        fail(RulesError, f"{path}.{knob}", message)
+
+    for name, value in out.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            lo, hi = _RANGES.get(name, _INT_RANGE)
+            if not lo <= value <= hi:
+                bad(name, f"must be from {lo} to {hi}, not {quote_value(value)}")
+    for i, kind in enumerate(out["extra_kinds"]):
+        if kind not in KINDS or kind in BASE_KINDS:
+            extra = ", ".join(k for k in KINDS if k not in BASE_KINDS)
+            bad(f"extra_kinds[{i}]", f"unknown extra kind {quote_value(kind)}; known: {extra}")
+    lead_kinds = out["first_lead_kinds"]
+    for i, kind in enumerate(lead_kinds):
+        if kind not in KINDS:
+            bad(
+                f"first_lead_kinds[{i}]",
+                f"unknown kind {quote_value(kind)}; known: {', '.join(KINDS)}",
+            )
+    if lead_kinds and out["first_lead"] == "holder-free":
+        bad("first_lead_kinds", "needs a first_lead that constrains the first play")
+    if lead_kinds and "single" not in lead_kinds and out["first_lead"] == "lowest-single":
+        bad("first_lead_kinds", "first_lead 'lowest-single' needs 'single' in first_lead_kinds")
+    for i, win in enumerate(out["instant_wins"]):
+        if win not in INSTANT_WINS:
+            known = ", ".join(INSTANT_WINS)
+            bad(f"instant_wins[{i}]", f"unknown instant win {quote_value(win)}; known: {known}")
+    patterns = [
+        (f"chops[{i}][{j}]", p) for i, pair in enumerate(out["chops"]) for j, p in enumerate(pair)
+    ]
+    for knob in ("bomb_ladder", "after_pass_bombs"):
+        patterns += [(f"{knob}[{i}]", p) for i, p in enumerate(out[knob])]
+    for where, text in patterns:
+        try:
+            parse_pattern(text)
+        except ValueError as e:
+            bad(where, str(e))
+    if out["single_killer"] is not None:
+        try:
+            Card.parse(out["single_killer"])
+        except ValueError as e:
+            bad("single_killer", str(e))
+    players, decks = out["players"], out["decks"]
+    if out["deal_four_hands"] and (players > 4 or decks != 1):
+        bad("deal_four_hands", "needs one deck and at most four players")
+    per_hand = _cards_per_hand(
+        players, decks, out["hand_size"], out["few_players_hand_size"], out["deal_four_hands"]
+    )
+    if players * per_hand > 52 * decks:
+        bad(
+            "hand_size",
+            f"{players} hands of {per_hand} need more than {52 * decks} cards; "
+            "use decks=2 or a smaller hand_size",
+        )
+    return out
+
+
+#: Every knob (the dataclass's init fields) and its type, which drives the checks.
+_KNOB_TYPES: dict[str, Any] = {
+    f.name: get_type_hints(Rules)[f.name] for f in dataclasses.fields(Rules) if f.init
+}
+_KNOB_TESTS = {name: _predicate(tp) for name, tp in _KNOB_TYPES.items()}
 
 
 # --- the presets ------------------------------------------------------------------------

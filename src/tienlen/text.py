@@ -1,21 +1,17 @@
 """Outside text made safe to show: control characters escaped, long input cut.
 
-Names in records, bot names, bot replies and typed lines reach the terminal and error
-messages; :func:`printable` keeps a terminal from being retitled or cleared by them, and
-:func:`quote` keeps an error about a 50 MB input a line long.
+Names in records, bot names, bot replies and typed lines reach the terminal;
+:func:`printable` keeps a terminal from being retitled or cleared by them (error messages
+quote with :func:`tienlen.inputs.quote_value`).
 
 >>> printable("Ann\\x1b]0;owned\\x07")
 'Ann\\\\x1b]0;owned\\\\x07'
->>> quote("3s 4s " * 1000, limit=12)
-"'3s 4s 3s 4s '… (6000 characters)"
 """
 
 from __future__ import annotations
 
-__all__ = ["NAME_CHARS", "QUOTE_LIMIT", "printable", "quote"]
+__all__ = ["NAME_CHARS", "printable"]
 
-#: How many characters of an input an error message quotes.
-QUOTE_LIMIT = 60
 #: How many characters of a player's or bot's name are shown.
 NAME_CHARS = 40
 
@@ -36,10 +32,3 @@ def printable(text: str, *, limit: int | None = None) -> str:
     if not text.isprintable():
         text = "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
     return text + "…" if cut else text
-
-
-def quote(text: str, *, limit: int = QUOTE_LIMIT) -> str:
-    """``repr`` of at most ``limit`` characters of ``text``, with its length when cut."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text)} characters)"

@@ -36,8 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (ValueError, OSError) as e:
-        # the message may quote a file or a bot: no raw control characters, no 50 MB line
-        print(f"tienlen: error: {printable(str(e), limit=2000)}", file=sys.stderr)
+        # one line, control characters escaped, cut short: it may quote a file or a bot
+        print(f"tienlen: error: {printable(' '.join(str(e).split()), limit=2000)}", file=sys.stderr)
         return 2
 
 

@@ -18,8 +18,11 @@ import os
 import sys
 from typing import Any
 
-from tienlen import RULESETS, Rules
-from tienlen.text import printable, quote
+from tienlen import RULESETS
+from tienlen.inputs import quote_value
+from tienlen.text import printable
+
+from .files import rules_arg
 
 __all__ = ["register", "run"]
 
@@ -42,7 +45,8 @@ def register(subparsers: Any) -> None:
         "--rules",
         default="standard",
         metavar="CODE",
-        help=f"rule set ({', '.join(RULESETS)}) or a rules code such as standard.cong",
+        help=f"rule set ({', '.join(RULESETS)}), a rules code such as standard.cong, "
+        "or a JSON file of knobs",
     )
     p.add_argument(
         "--players", type=int, help="number of players, 2-8 (default: the number of bots)"
@@ -83,7 +87,7 @@ def _at_least_one(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {quote(text)}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number: {quote_value(text)}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
@@ -93,7 +97,7 @@ def _milliseconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {quote(text)}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {quote_value(text)}") from None
     if not 0 <= value < math.inf:  # nan fails this too
         raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
     return value
@@ -116,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     from tienlen.players.base import Budget
 
     specs = _specs(args.bots)
-    rules = Rules.from_code(args.rules)
+    rules = rules_arg(args.rules)
     rules = rules.for_players(args.players or len(specs))
     budget = Budget(
         seconds=args.budget_ms / 1000 if args.budget_ms is not None else None,

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from typing import Any
 
-from tienlen import RULESETS, Rules
+from tienlen import RULESETS
+from tienlen.inputs import quote_value
 from tienlen.match import parse_seed
-from tienlen.text import quote
+
+from .files import rules_arg
 
 __all__ = ["register", "run", "settings_from_args"]
 
@@ -40,8 +43,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--rules",
         metavar="CODE",
-        help=f"rule set ({', '.join(RULESETS)}) or a rules code such as standard.cong "
-        "(default standard)",
+        help=f"rule set ({', '.join(RULESETS)}), a rules code such as standard.cong, "
+        "or a JSON file of knobs (default standard)",
     )
     p.add_argument("--players", type=int, help="number of players, 2-8 (default: the rule set's)")
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
@@ -100,18 +103,18 @@ def _delay(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {quote(text)}") from None
+        raise argparse.ArgumentTypeError(f"not a number: {quote_value(text)}") from None
     if not 0 <= value <= 60:  # nan fails this too
         raise argparse.ArgumentTypeError(f"must be 0 to 60 seconds, not {text}")
     return value
 
 
 def settings_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`~tienlen.apps.tui.controller.Settings` the options describe."""
-    from .tui.controller import Settings
+    """The :class:`~tienlen.apps.controller.Settings` the options describe."""
+    from .controller import Settings
     from .tui.texts import apply_options
 
-    rules = Rules.from_code(args.rules or "standard")
+    rules = rules_arg(args.rules or "standard")
     if args.players is not None:
         rules = rules.for_players(args.players)
     if args.decks is not None:
@@ -140,8 +143,20 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     )
 
 
+def needs_terminal(what: str) -> None:
+    """Refuse to start a full-screen view unless stdin and stdout are a terminal (a
+    Textual app on a pipe or /dev/null would spin instead of reading keys)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise ValueError(
+            f"{what} needs a terminal on standard input and output; "
+            "use --plain for the line-based game on pipes and files"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tienlen play``."""
+    if not args.plain:
+        needs_terminal("the terminal game")
     if args.replay:
         if args.plain:
             raise ValueError(
@@ -154,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     controller = None
     if args.resume:
-        from .tui.controller import MatchController
+        from .controller import MatchController
 
         controller = MatchController.load(args.resume, delay=settings.delay)
         asked = args.rules or args.players or args.decks or args.option

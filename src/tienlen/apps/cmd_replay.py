@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
 from tienlen.cards import cards_of_mask, format_cards
-from tienlen.record import GameRecord, RecordedAction, read, replay
+from tienlen.match_record import read_games
+from tienlen.record import GameRecord, RecordedAction, RecordError, replay
 from tienlen.scoring import payments
 from tienlen.text import NAME_CHARS, printable
 
-from .files import read_text
-
-#: The ``format`` of a saved match: ``{"format": "tienlen-match", "games": [records]}``.
-MATCH_FORMAT = "tienlen-match"
+from .files import read_input
 
 
 def register(subparsers: Any) -> None:
@@ -59,43 +56,26 @@ def run(args: argparse.Namespace) -> int:
     if args.tui:
         if args.file == "-":
             raise ValueError("--tui needs a file name, not standard input")
-        from tienlen.apps.tui import run_replay
+        from .cmd_play import needs_terminal
+        from .tui import run_replay
+
+        needs_terminal("the replay viewer (--tui)")
 
         run_replay(args.file)
         return 0
-    text = read_text(args.file)
-    records = records_in(text)
+    try:
+        records = read_games(read_input(args.file))
+    except RecordError as e:
+        raise RecordError(f"{args.file}: {e}") from None
     for number, record in enumerate(records, 1):
         if len(records) > 1:
             print(f"{'' if number == 1 else chr(10)}=== Game {number} of {len(records)} ===")
         try:
             show(record, out=sys.stdout, step=args.step, ascii=args.ascii, hands=args.hands)
         except ValueError as e:
-            raise ValueError(f"game {number}: {e}" if len(records) > 1 else str(e)) from None
+            where = f"{args.file}: game {number}" if len(records) > 1 else args.file
+            raise RecordError(f"{where}: {e}") from None
     return 0
-
-
-def records_in(text: str) -> list[GameRecord]:
-    """The game records in a file: one game record, or every game of a saved match."""
-    stripped = text.lstrip("\ufeff").strip()
-    if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"the file is not valid JSON: {e}") from None
-        if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
-            games = data.get("games")
-            if not isinstance(games, list) or not games:
-                raise ValueError("the saved match has no games")
-            out = []
-            for number, game in enumerate(games, 1):
-                try:
-                    out.append(read(game))
-                except ValueError as e:
-                    raise ValueError(f"game {number}: {e}") from None
-            return out
-        return [read(data)]
-    return [read(stripped)]
 
 
 def show(

@@ -10,6 +10,8 @@ from typing import Any
 from tienlen.describe import SUMMARIES, describe_differences, describe_rules
 from tienlen.rules import RULESETS, Rules
 
+from .files import rules_arg
+
 
 def register(subparsers: Any) -> None:
     """Add the ``rules`` subcommand."""
@@ -27,7 +29,8 @@ def register(subparsers: Any) -> None:
         "name",
         nargs="*",
         metavar="CODE",
-        help=f"a rule set ({', '.join(RULESETS)}) or a rules code; or: diff A B",
+        help=f"a rule set ({', '.join(RULESETS)}), a rules code or a JSON file of knobs; "
+        "or: diff A B",
     )
     p.add_argument(
         "--players",
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if words[:1] == ["diff"]:
         if len(words) != 3:
             raise ValueError("write: tienlen rules diff A B (two rule sets or rules codes)")
-        return _diff(Rules.from_code(words[1]), Rules.from_code(words[2]))
+        return _diff(rules_arg(words[1]), rules_arg(words[2]))
     if len(words) > 1:
         raise ValueError(f"explain one rule set at a time, not {len(words)}: {' '.join(words)}")
     if not words:
@@ -62,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print("\nRun 'tienlen rules NAME' for the full rules of one set, 'tienlen rules CODE'")
         print("for a house game's code, and 'tienlen rules diff A B' to compare two.")
         return 0
-    rules = Rules.from_code(words[0])
+    rules = rules_arg(words[0])
     if args.players is not None:
         rules = rules.for_players(args.players)
     if args.json:

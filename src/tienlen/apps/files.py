@@ -1,4 +1,5 @@
-"""Writing files so that a failure part-way never costs the previous version."""
+"""Reading the files the commands are given: size-capped bytes, and rules named by a preset
+or a JSON file. The core's strict readers then check the content."""
 
 from __future__ import annotations
 
@@ -8,23 +9,35 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["MAX_FILE_CHARS", "read_text", "write_atomic"]
+from tienlen.inputs import MAX_TEXT
+from tienlen.rules import RULESETS, Rules, RulesError
 
-#: The most characters of a record or saved match read (a long match is well under 1 MB).
-MAX_FILE_CHARS = 8 * 1024 * 1024
+__all__ = ["read_input", "rules_arg", "write_atomic"]
 
 
-def read_text(path: str | Path, *, limit: int = MAX_FILE_CHARS) -> str:
-    """The UTF-8 text of ``path`` (``"-"``: standard input), refused past ``limit``
-    characters before more is read."""
+def read_input(path: str | Path, *, limit: int = MAX_TEXT) -> bytes:
+    """The bytes of ``path`` (``"-"``: standard input), refusing more than ``limit`` bytes
+    with a ``ValueError`` before reading the rest; ``OSError`` if it cannot be read."""
     if str(path) == "-":
-        text = sys.stdin.read(limit + 1)
+        data = sys.stdin.buffer.read(limit + 1)
     else:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(limit + 1)
-    if len(text) > limit:
-        raise ValueError(f"{path}: longer than {limit:,} characters; not a tienlen file")
-    return text
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit:,} bytes")
+    return data
+
+
+def rules_arg(text: str) -> Rules:
+    """A ``--rules`` value: a preset name or rules code (:meth:`Rules.from_code`), or a JSON
+    file of knobs (as ``tienlen rules NAME --json`` prints); raises
+    :class:`~tienlen.RulesError` naming the file."""
+    if text in RULESETS or not Path(text).is_file():
+        return Rules.from_code(text)
+    try:
+        return Rules.from_json(read_input(text))
+    except RulesError as e:
+        raise RulesError(f"{text}: {e}") from None
 
 
 def write_atomic(path: str | Path, text: str) -> Path:

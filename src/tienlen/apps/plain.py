@@ -5,7 +5,7 @@ Each time it is your turn the table is printed (the pile, every opponent's card 
 state, your hand) and one line is read: cards in notation (``3s 4s 5d``), ``pass``,
 ``hint``, ``moves``, ``help`` or ``quit``. Illegal input is explained with the engine's own
 words and asked again. End of input ends the game cleanly. The same
-:class:`~tienlen.apps.tui.controller.MatchController` as the Textual game runs the match.
+:class:`~tienlen.apps.controller.MatchController` as the Textual game runs the match.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tienlen import Card
 from tienlen.cards import format_cards
 from tienlen.text import printable
 
-from .tui.controller import HUMAN, MatchController, Settings, describe_move
+from .controller import HUMAN, MatchController, Settings, describe_move
 from .tui.texts import HELP_PLAIN
 
 __all__ = ["MAX_LINE", "PlainGame", "play_plain"]

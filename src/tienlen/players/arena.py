@@ -36,13 +36,14 @@ from typing import Any
 
 from tienlen.combos import Move
 from tienlen.game import Game
+from tienlen.inputs import quote_value
 from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.protocol import ProtocolError, ProtocolPlayer
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 from tienlen.scoring import score
-from tienlen.text import NAME_CHARS, printable, quote
+from tienlen.text import NAME_CHARS, printable
 
 __all__ = [
     "ArenaResult",
@@ -397,11 +398,13 @@ def _check_command(command: str) -> None:
     try:
         args = shlex.split(command)
     except ValueError as e:
-        raise ValueError(f"bad bot command {quote(command)}: {e}") from None
+        raise ValueError(f"bad bot command {quote_value(command)}: {e}") from None
     if not args:
         raise ValueError("a cmd: entry needs a command after 'cmd:'")
     if shutil.which(args[0]) is None:
-        raise ValueError(f"bot program {quote(args[0])} not found (in cmd:{quote(command)})")
+        raise ValueError(
+            f"bot program {quote_value(args[0])} not found (in cmd:{quote_value(command)})"
+        )
 
 
 def run_arena(

@@ -37,10 +37,23 @@ from typing import IO, Any, NoReturn
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import Move, format_move, parse_move
 from tienlen.game import Action, TradeOffer
+from tienlen.inputs import (
+    MAX_ACTIONS,
+    MAX_LINE,
+    check_keys,
+    expect_bool,
+    expect_int,
+    expect_list,
+    expect_object,
+    expect_str,
+    fail,
+    load_json,
+    quote_value,
+)
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.rules import MAX_COMBINATIONS, Rules
-from tienlen.text import NAME_CHARS, QUOTE_LIMIT, printable, quote
+from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
+from tienlen.text import NAME_CHARS, printable
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -48,6 +61,9 @@ __all__ = [
     "ProtocolPlayer",
     "observation_from_json",
     "observation_to_json",
+    "read_message",
+    "read_move_reply",
+    "read_move_request",
     "serve",
 ]
 
@@ -56,16 +72,13 @@ log = logging.getLogger("tienlen.players.protocol")
 
 
 class ProtocolError(ValueError):
-    """A bot program broke the protocol (bad JSON, wrong message, unknown move, silence)."""
+    """A bot program (or host) broke the protocol: bad JSON, a wrong message, an unknown
+    move, silence. The message names the field and quotes the bad value."""
 
 
 # --- the message format: moves in the core's notation (format_move / parse_move) ---------
 def _action_json(a: Action) -> dict[str, Any]:
     return {"seat": a.seat, "move": format_move(a.move, ascii=True), "kind": a.move.kind}
-
-
-def _action_from(d: dict[str, Any], rules: Rules) -> Action:
-    return Action(int(d["seat"]), parse_move(d["move"], rules, give=d.get("kind") == "give"))
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
@@ -104,42 +117,225 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
     }
 
 
-def observation_from_json(d: dict[str, Any]) -> Observation:
-    """Read an observation written by :func:`observation_to_json`."""
-    rules = Rules.from_dict(d["rules"])
-    first = d.get("first_lead")
-    return Observation(
-        seat=int(d["seat"]),
-        rules=rules,
-        phase=str(d["phase"]),
-        turn=int(d["turn"]),
-        hand_mask=mask_of(parse_cards(d["hand"])),
-        card_counts=tuple(int(c) for c in d["card_counts"]),
-        pile=tuple(_action_from(a, rules) for a in d["pile"]),
-        passed=frozenset(d["passed"]),
-        locked_out=frozenset(d["locked_out"]),
-        straight_locked=bool(d["straight_locked"]),
-        first_lead=(first["mode"], Card.parse(first["card"])) if first else None,
-        stuck=frozenset(d.get("stuck", ())),
-        finish_order=tuple(d["finish_order"]),
-        history=tuple(_action_from(a, rules) for a in d["history"]),
-        trades=tuple(
-            TradeOffer(
-                t["proposer"],
-                t["partner"],
-                mask_of(parse_cards(t["give"])),
-                mask_of(parse_cards(t["take"])),
-                t["accepted"],
+_OBSERVATION_FIELDS = (
+    "seat",
+    "players",
+    "phase",
+    "turn",
+    "hand",
+    "card_counts",
+    "pile",
+    "passed",
+    "locked_out",
+    "straight_locked",
+    "first_lead",
+    "finish_order",
+    "history",
+    "leader",
+    "rules",
+)
+_PHASES = ("trading", "exchange", "play", "over")
+_FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
+#: Longest card text in a message (two decks' worth of notation).
+_CARDS_TEXT = 1000
+
+
+def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
+    """Read an observation written by :func:`observation_to_json`, checking every field
+    (types, seats in range, card notation, counts) first; raises :class:`ProtocolError`
+    naming the field and quoting the bad value."""
+    err = ProtocolError
+    obj = expect_object(
+        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades")
+    )
+    try:
+        rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
+    except RulesError as e:
+        raise ProtocolError(str(e)) from None
+    n = rules.players
+    players = expect_int(obj["players"], f"{path}.players", error=err, lo=n, hi=n)
+
+    def seat(value: Any, where: str) -> int:
+        return expect_int(value, where, error=err, lo=0, hi=players - 1)
+
+    def seats(key: str) -> tuple[int, ...]:
+        items = expect_list(obj.get(key, []), f"{path}.{key}", error=err, limit=players)
+        out = tuple(seat(s, f"{path}.{key}[{i}]") for i, s in enumerate(items))
+        if len(set(out)) != len(out):
+            fail(err, f"{path}.{key}", f"names a seat twice: {quote_value(items)}")
+        return out
+
+    def mask(value: Any, where: str) -> int:
+        text = expect_str(value, where, error=err, limit=_CARDS_TEXT)
+        try:
+            return mask_of(parse_cards(text))
+        except ValueError as e:
+            fail(err, where, str(e))
+
+    def actions(key: str) -> tuple[Action, ...]:
+        items = expect_list(obj[key], f"{path}.{key}", error=err, limit=MAX_ACTIONS)
+        out = []
+        for i, a in enumerate(items):
+            where = f"{path}.{key}[{i}]"
+            act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
+            kind = act.get("kind")
+            if kind is not None and not isinstance(kind, str):
+                fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
+            text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
+            try:
+                move = parse_move(text, rules, give=kind == "give")
+            except ValueError as e:
+                fail(err, f"{where}.move", str(e))
+            out.append(Action(seat(act["seat"], f"{where}.seat"), move))
+        return tuple(out)
+
+    phase = obj["phase"]
+    if phase not in _PHASES:
+        fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
+    counts = tuple(
+        expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
+        for i, c in enumerate(
+            expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
+        )
+    )
+    first = obj["first_lead"]
+    first_lead = None
+    if first is not None:
+        where = f"{path}.first_lead"
+        fl = expect_object(first, where, error=err, required=("mode", "card"))
+        if fl["mode"] not in _FIRST_LEADS:
+            fail(
+                err,
+                f"{where}.mode",
+                f"must be one of {', '.join(_FIRST_LEADS)}, not {quote_value(fl['mode'])}",
             )
-            for t in d.get("trades", ())
-        ),
-        leader=int(d["leader"]),
+        card = expect_str(fl["card"], f"{where}.card", error=err)
+        try:
+            first_lead = (fl["mode"], Card.parse(card))
+        except ValueError as e:
+            fail(err, f"{where}.card", str(e))
+    trades = []
+    for i, t in enumerate(expect_list(obj.get("trades", []), f"{path}.trades", error=err, limit=n)):
+        where = f"{path}.trades[{i}]"
+        tr = expect_object(
+            t, where, error=err, required=("proposer", "partner", "give", "take", "accepted")
+        )
+        accepted = tr["accepted"]
+        if accepted is not None and not isinstance(accepted, bool):
+            fail(
+                err,
+                f"{where}.accepted",
+                f"must be true, false or null, not {quote_value(accepted)}",
+            )
+        trades.append(
+            TradeOffer(
+                seat(tr["proposer"], f"{where}.proposer"),
+                seat(tr["partner"], f"{where}.partner"),
+                mask(tr["give"], f"{where}.give"),
+                mask(tr["take"], f"{where}.take"),
+                accepted,
+            )
+        )
+    return Observation(
+        seat=seat(obj["seat"], f"{path}.seat"),
+        rules=rules,
+        phase=phase,
+        turn=seat(obj["turn"], f"{path}.turn"),
+        hand_mask=mask(obj["hand"], f"{path}.hand"),
+        card_counts=counts,
+        pile=actions("pile"),
+        passed=frozenset(seats("passed")),
+        locked_out=frozenset(seats("locked_out")),
+        straight_locked=expect_bool(obj["straight_locked"], f"{path}.straight_locked", error=err),
+        first_lead=first_lead,
+        stuck=frozenset(seats("stuck")),
+        finish_order=seats("finish_order"),
+        history=actions("history"),
+        trades=tuple(trades),
+        leader=seat(obj["leader"], f"{path}.leader"),
     )
 
 
-def _legal_from(texts: Sequence[str], obs: Observation) -> list[Move]:
-    give = obs.phase == "exchange"
-    return [parse_move(t, obs.rules, give=give) for t in texts]
+def read_message(line: str | bytes, *, limit: int = MAX_LINE) -> dict[str, Any]:
+    """One protocol line as a message: a JSON object (at most ``limit`` characters, nested
+    at most :data:`~tienlen.inputs.MAX_DEPTH` deep) with a string ``type``; raises
+    :class:`ProtocolError` saying what is wrong."""
+    message = load_json(line, error=ProtocolError, what="message", limit=limit)
+    if not isinstance(message, dict):
+        fail(ProtocolError, "message", f"must be a JSON object, not {quote_value(message)}")
+    kind = message.get("type")
+    if kind not in _MESSAGE_TYPES:
+        fail(
+            ProtocolError,
+            "message.type",
+            f"must be one of {', '.join(_MESSAGE_TYPES)}, not {quote_value(kind)}",
+        )
+    return message
+
+
+_MESSAGE_TYPES = ("hello", "move", "quit")
+#: Most legal moves one request may list (a 26-card hand leading has a few thousand).
+MAX_LEGAL = 100_000
+
+
+def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Move], Budget]:
+    """A host's move request, checked: its id, the observation, the legal moves (each a
+    combination under the rules) and the budget."""
+    err = ProtocolError
+    check_keys(
+        message,
+        "message",
+        error=err,
+        required=("type", "id", "observation", "legal"),
+        optional=("budget_ms", "budget_iterations"),
+    )
+    ident = message["id"]
+    if ident is not None and (type(ident) is not int and not isinstance(ident, str)):
+        fail(err, "message.id", f"must be a number or a string, not {quote_value(ident)}")
+    obs = observation_from_json(message["observation"], path="message.observation")
+    texts = expect_list(message["legal"], "message.legal", error=err, limit=MAX_LEGAL)
+    if not texts:
+        fail(err, "message.legal", "no legal moves")
+    legal = []
+    for i, t in enumerate(texts):
+        text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
+        try:
+            legal.append(parse_move(text, obs.rules, give=obs.phase == "exchange"))
+        except ValueError as e:
+            fail(err, f"message.legal[{i}]", str(e))
+    ms = message.get("budget_ms")
+    if ms is not None:
+        ms = expect_int(ms, "message.budget_ms", error=err, lo=0, hi=10**8)
+    iterations = message.get("budget_iterations")
+    if iterations is not None:
+        iterations = expect_int(iterations, "message.budget_iterations", error=err, lo=1, hi=10**9)
+    budget = Budget(seconds=ms / 1000 if ms is not None else None, iterations=iterations)
+    return ident, obs, legal, budget
+
+
+def read_move_reply(
+    message: dict[str, Any], legal: Sequence[Move], rules: Rules, *, give: bool
+) -> Move:
+    """A bot's answer to a move request, checked: exactly one of ``move`` (notation) or
+    ``index`` (into ``legal``), naming a legal move; raises :class:`ProtocolError`."""
+    err = ProtocolError
+    check_keys(message, "reply", error=err, required=("type",), optional=("id", "move", "index"))
+    if message["type"] != "move":
+        fail(err, "reply.type", f"must be 'move', not {quote_value(message['type'])}")
+    if ("move" in message) == ("index" in message):
+        fail(err, "reply", "needs one of 'move' or 'index'")
+    if "index" in message:
+        i = expect_int(message["index"], "reply.index", error=err, lo=0, hi=len(legal) - 1)
+        return legal[i]
+    text = expect_str(message["move"], "reply.move", error=err, limit=_CARDS_TEXT)
+    try:
+        move = parse_move(text, rules, give=give)
+    except ValueError as e:
+        fail(err, "reply.move", str(e))
+    for m in legal:
+        if m == move:
+            return m
+    fail(err, "reply.move", f"{quote_value(text)} is not a legal move now")
 
 
 # --- the host side ------------------------------------------------------------------------
@@ -203,7 +399,9 @@ class ProtocolPlayer:
         try:
             reply = self._exchange({"type": "hello", "protocol": PROTOCOL_VERSION}, None)
             if reply.get("type") != "hello":
-                raise ProtocolError(f"bot {self.name!r} answered the hello with {_shown(reply)}")
+                raise ProtocolError(
+                    f"bot {self.name!r} answered the hello with {quote_value(reply)}"
+                )
         except BaseException:
             self.close()
             raise
@@ -334,29 +532,10 @@ class ProtocolPlayer:
         if budget.iterations is not None:
             request["budget_iterations"] = budget.iterations
         reply = self._exchange(request, ident, budget.seconds or 0.0)
-        if reply.get("type") != "move":
-            raise ProtocolError(f"bot {self.name!r} answered a move request with {_shown(reply)}")
-        if "index" in reply:
-            i = reply["index"]
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(legal):
-                raise ProtocolError(
-                    f"bot {self.name!r} chose index {_shown(i)} of {len(legal)} legal moves"
-                )
-            return legal[i]
-        text = reply.get("move")
-        if not isinstance(text, str):
-            raise ProtocolError(f"bot {self.name!r} sent no move in {_shown(reply)}")
         try:
-            move = parse_move(text, obs.rules, give=obs.phase == "exchange")
-        except ValueError as e:
-            raise ProtocolError(
-                f"bot {self.name!r} sent an unreadable move {quote(text)}: "
-                f"{printable(str(e), limit=200)}"
-            ) from None
-        for m in legal:
-            if m == move:
-                return m
-        raise ProtocolError(f"bot {self.name!r} chose {quote(text)}, which is not a legal move now")
+            return read_move_reply(reply, legal, obs.rules, give=obs.phase == "exchange")
+        except ProtocolError as e:
+            raise ProtocolError(f"bot {self.name!r} answered badly: {e}") from None
 
     def close(self) -> None:
         """Say quit, give the program a moment to end, then end its whole process group."""
@@ -398,42 +577,19 @@ def _read(fd: int) -> bytes | None:
         return None
 
 
-def _shown(value: Any) -> str:
-    """A reply (or part of one) quoted for an error message."""
-    return quote(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value)
-
-
 def _decode(line: bytes, name: str) -> dict[str, Any]:
-    """One line from a bot as a JSON object (:class:`ProtocolError` if it is not one)."""
+    """One line from a bot as a message (:class:`ProtocolError` naming the bot if not)."""
     try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProtocolError(
-            f"bot {name!r} sent a line that is not UTF-8: {line[:QUOTE_LIMIT]!r}"
-        ) from None
-    try:
-        message = json.loads(text)
-    except RecursionError:
-        raise ProtocolError(f"bot {name!r} sent JSON nested too deeply") from None
-    except ValueError:
-        raise ProtocolError(
-            f"bot {name!r} sent a line that is not JSON: {quote(text.strip())}"
-        ) from None
-    if not isinstance(message, dict):
-        raise ProtocolError(f"bot {name!r} sent {quote(text.strip())}, not a JSON object")
-    return message
+        return read_message(line, limit=MAX_REPLY_BYTES)
+    except ProtocolError as e:
+        raise ProtocolError(f"bot {name!r} sent a bad line: {e}") from None
 
 
 # --- the bot side ---------------------------------------------------------------------------
-#: The longest request line :func:`serve` reads (an observation with a long history is
-#: tens of kilobytes).
-MAX_REQUEST_CHARS = 4 * 1024 * 1024
-
-
 def serve(player: Player, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Run ``player`` as a protocol bot on ``stdin``/``stdout`` until ``quit`` or end of
     input. Returns an exit status. A line it cannot use (not JSON, not a request, a request
-    with missing or wrong fields, longer than :data:`MAX_REQUEST_CHARS`) is answered with
+    with missing or wrong fields, longer than :data:`~tienlen.inputs.MAX_LINE`) is answered with
     ``{"type": "error", "id": ..., "message": ...}`` and the bot goes on."""
     if stdin is None:
         if isinstance(sys.stdin, io.TextIOWrapper):  # a stray byte must not end the bot
@@ -448,80 +604,44 @@ def serve(player: Player, *, stdin: IO[str] | None = None, stdout: IO[str] | Non
         out.flush()
 
     while True:
-        line = inp.readline(MAX_REQUEST_CHARS + 1)
+        line = inp.readline(MAX_LINE + 1)
         if not line:
             return 0
-        if len(line) > MAX_REQUEST_CHARS:
+        if len(line) > MAX_LINE:
             while line and not line.endswith("\n"):  # skip the rest of it
-                line = inp.readline(MAX_REQUEST_CHARS)
-            send(_error(None, f"a line longer than {MAX_REQUEST_CHARS} characters"))
+                line = inp.readline(MAX_LINE)
+            send(_error(None, f"a line longer than {MAX_LINE} characters"))
             continue
         if not line.strip():
             continue
         try:
-            message = json.loads(line)
-        except RecursionError:
-            send(_error(None, "JSON nested too deeply"))
+            message = read_message(line)
+        except ProtocolError as e:
+            send(_error(None, printable(str(e), limit=200)))
             continue
-        except ValueError:
-            send(_error(None, f"not JSON: {quote(line.strip())}"))
-            continue
-        if not isinstance(message, dict):
-            send(_error(None, f"not a JSON object: {quote(line.strip())}"))
-            continue
-        kind = message.get("type")
+        kind = message["type"]
         if kind == "quit":
             return 0
         if kind == "hello":
             send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": player.name})
-        elif kind == "move":
-            ident = message.get("id")
-            try:
-                send(_answer(player, message))
-            except Exception as e:  # a bad request (or a failing player) must not end the bot
-                why = printable(str(e), limit=200) or type(e).__name__
-                send(_error(ident if _is_int(ident) else None, why))
-        else:
-            send(_error(None, f"unknown message type {quote(str(kind))}"))
+            continue
+        ident = message.get("id")
+        try:
+            send(_answer(player, message))
+        except Exception as e:  # a bad request (or a failing player) must not end the bot
+            why = printable(str(e), limit=200) or type(e).__name__
+            send(_error(ident if isinstance(ident, int | str) else None, why))
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _error(ident: int | None, message: str) -> dict[str, Any]:
+def _error(ident: int | str | None, message: str) -> dict[str, Any]:
     return {"type": "error", "id": ident, "message": message}
 
 
 def _answer(player: Player, message: dict[str, Any]) -> dict[str, Any]:
-    """The answer to one move request (``ValueError`` when the request is not usable)."""
-    ident = message.get("id")
-    if ident is not None and not _is_int(ident):
-        raise ProtocolError(f"id must be a whole number, not {_shown(ident)}")
-    obs_data = message.get("observation")
-    if not isinstance(obs_data, dict):
-        raise ProtocolError("the request has no observation object")
-    texts = message.get("legal")
-    if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-        raise ProtocolError("legal must be a non-empty list of moves in card notation")
-    ms = message.get("budget_ms")
-    if ms is not None and (
-        isinstance(ms, bool) or not isinstance(ms, int | float) or not 0 <= ms < math.inf
-    ):
-        raise ProtocolError(f"budget_ms must be a number of milliseconds, not {_shown(ms)}")
-    iterations = message.get("budget_iterations")
-    if iterations is not None and (not _is_int(iterations) or iterations < 1):
-        raise ProtocolError(
-            f"budget_iterations must be a whole number above 0, not {_shown(iterations)}"
-        )
-    try:
-        obs = observation_from_json(obs_data)
-        legal = _legal_from(texts, obs)
-    except (KeyError, TypeError, AttributeError) as e:
-        raise ProtocolError(f"the observation is not readable ({type(e).__name__}: {e})") from None
+    """The answer to one move request (:class:`ProtocolError` when it is not usable)."""
+    ident, obs, legal, budget = read_move_request(message)
     counts = [b.bit_count() for b in obs.hand_mask.to_bytes(13, "little")]
     if obs.rules.combinations_in(counts) > MAX_COMBINATIONS:
         raise ProtocolError("the hand in the observation forms too many combinations")
-    budget = Budget(seconds=ms / 1000 if ms is not None else None, iterations=iterations)
     move = player.choose(obs, legal, budget)
     return {"type": "move", "id": ident, "move": format_move(move, ascii=True)}

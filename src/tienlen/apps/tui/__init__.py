@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .controller import MatchController, Settings
+    from ..controller import MatchController, Settings
 
 __all__ = ["run_play", "run_replay"]
 

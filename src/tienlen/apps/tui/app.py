@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from .controller import MatchController, Settings
+from ..controller import MatchController, Settings
 from .replay import ReplayModel
 from .screens import GameScreen, ReplayScreen, SetupScreen
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from tienlen import PASS, Rules, format_move
 
+from ..controller import MatchController, Settings
 from .app import TienLenApp
-from .controller import MatchController, Settings
 
 __all__ = ["demo_controller", "save_screenshot"]
 

@@ -7,38 +7,19 @@ replay shows exactly what the engine accepts. Nothing here imports Textual.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from tienlen import Game
-from tienlen.record import GameRecord, read, replay
+from tienlen.match_record import read_games
+from tienlen.record import GameRecord, RecordError, replay
 from tienlen.text import NAME_CHARS, printable
 
-from ..files import read_text
-from .controller import MATCH_FORMAT, PileEntry, SeatView, TableView, describe_move
-from .observable import Observable
-from .seats import SEAT_NAMES
+from ..controller import PileEntry, SeatView, TableView, describe_move
+from ..files import read_input
+from ..observable import Observable
+from ..seats import SEAT_NAMES
 
-__all__ = ["ReplayModel", "read_games"]
-
-
-def read_games(path: str | Path) -> list[GameRecord]:
-    """The game records in ``path``: one for a game record, every game of a saved match."""
-    text = read_text(path)
-    stripped = text.lstrip("\ufeff").strip()
-    if stripped.startswith("{"):
-        try:
-            data: Any = json.loads(stripped)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not JSON ({e})") from None
-        if isinstance(data, dict) and data.get("format") == MATCH_FORMAT:
-            games = data.get("games") or []
-            if not games:
-                raise ValueError(f"{path}: the saved match has no games")
-            return [read(g) for g in games]
-        return [read(data)]
-    return [read(stripped)]
+__all__ = ["ReplayModel"]
 
 
 class ReplayModel(Observable):
@@ -55,8 +36,11 @@ class ReplayModel(Observable):
 
     @classmethod
     def open(cls, path: str | Path) -> ReplayModel:
-        """A model of the file at ``path``."""
-        return cls(read_games(path))
+        """A model of the file at ``path`` (a game record or a saved match)."""
+        try:
+            return cls(read_games(read_input(path)))
+        except RecordError as e:
+            raise RecordError(f"{path}: {e}") from None
 
     def _load(self) -> None:
         rec = self.records[self.index]

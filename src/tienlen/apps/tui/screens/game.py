@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from tienlen import PASS_WORDS, Move
 
-from ..controller import BotJob, MatchController, TableView
+from ...controller import BotJob, MatchController, TableView
 from ..widgets import HandView, compose_table_top, show_table_top
 from .help import HelpScreen
 from .results import GameOverScreen, MatchOverScreen

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..controller import MatchController
+from ...controller import MatchController
 
 __all__ = ["GameOverScreen", "MatchOverScreen"]
 

@@ -26,8 +26,8 @@ from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
 
-from ..controller import Settings
-from ..seats import SEAT_NAMES, bot_choices
+from ...controller import Settings
+from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
 __all__ = ["LENGTHS", "SetupScreen"]
@@ -300,7 +300,7 @@ class SetupScreen(Screen[None]):
             self.app.start_match(settings)  # type: ignore[attr-defined]
 
     def action_resume(self) -> None:
-        from ..controller import MatchController
+        from ...controller import MatchController
 
         try:
             controller = MatchController.load(self.save_path, delay=self.initial.delay)

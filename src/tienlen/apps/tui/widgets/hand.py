@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from tienlen import Card
 
-from ..controller import HandCard
+from ...controller import HandCard
 from .cards import face_lines
 
 __all__ = ["HandView"]

@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from tienlen import Card
 
-from ..controller import PileEntry, SeatView, TableView
+from ...controller import PileEntry, SeatView, TableView
 from .cards import card_text, faces
 
 __all__ = ["HandsView", "LogView", "PileView", "SeatsView"]

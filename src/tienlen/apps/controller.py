@@ -1,4 +1,4 @@
-"""The model behind the terminal game: one object owns the match and everything shown.
+"""The model behind the games against bots: one object owns the match and everything shown.
 
 Widgets hold no game state. A :class:`MatchController` owns the :class:`~tienlen.match.Match`
 (and so the current :class:`~tienlen.Game`), the person's card selection and the last
@@ -6,12 +6,13 @@ message; the user's intents (select, play, pass, hint …) are its methods, and
 :meth:`MatchController.view` returns an immutable :class:`TableView` that screens render.
 Listeners registered with :meth:`MatchController.subscribe` hear about every change.
 
-Nothing here imports Textual, so the plain line-based game drives the same controller.
+Nothing here imports Textual: the terminal game (:mod:`tienlen.apps.tui`) and the plain
+line-based game (:mod:`tienlen.apps.plain`) drive the same controller.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import math
 import secrets
 from collections.abc import Sequence
@@ -32,21 +33,20 @@ from tienlen import (
 )
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.match import GameResult, Match
+from tienlen.match_record import MatchRecord
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.hint import hint
-from tienlen.record import load as load_record
-from tienlen.record import record_of
+from tienlen.record import GameRecord, RecordError
 from tienlen.scoring import Payment, payments
-from tienlen.text import NAME_CHARS, printable, quote
+from tienlen.text import NAME_CHARS, printable
 
-from ..files import read_text, write_atomic
+from .files import read_input, write_atomic
 from .observable import Observable
 from .seats import SEAT_NAMES, bot_info, make_player
 
 __all__ = [
     "HUMAN",
-    "MATCH_FORMAT",
     "BotJob",
     "HandCard",
     "MatchController",
@@ -59,9 +59,6 @@ __all__ = [
 
 #: The seat of the person at the keyboard.
 HUMAN = 0
-#: The ``format`` field of a saved match file.
-MATCH_FORMAT = "tienlen-match"
-MATCH_VERSION = 1
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -96,28 +93,15 @@ class Settings:
         if not 0 <= self.delay < math.inf:  # nan fails this too
             raise ValueError(f"the bot delay must be 0 seconds or more, not {self.delay!r}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (:meth:`from_dict` reads it back)."""
-        return {
-            "rules": self.rules.to_dict(),
-            "rules_code": self.rules.code(),
-            "bots": list(self.bots),
-            "games": self.games,
-            "target": self.target,
-            "seed": self.seed,
-        }
-
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> Settings:
-        """Read :meth:`to_dict`'s form."""
+    def of_record(cls, record: MatchRecord, *, delay: float = 0.6) -> Settings:
+        """The settings a saved match started from."""
         return cls(
-            rules=Rules.from_dict(data["rules"])
-            if "rules" in data
-            else Rules.from_code(data["rules_code"]),
-            bots=tuple(data["bots"]),
-            games=data.get("games"),
-            target=data.get("target"),
-            seed=data.get("seed"),
+            rules=record.rules,
+            bots=record.bots,
+            games=record.games,
+            target=record.target,
+            seed=record.seed,
             delay=delay,
         )
 
@@ -262,7 +246,7 @@ class MatchController(Observable):
         self.log: list[str] = []
         self.problems: list[str] = []
         # what a resumed match's file held, kept for the next save
-        self._file: dict[str, Any] = {}
+        self._file: MatchRecord | None = None
         self._file_names: tuple[str, ...] | None = None
         super().__init__()
         self._combo_index = -1
@@ -664,92 +648,93 @@ class MatchController(Observable):
         )
 
     # --- saving -------------------------------------------------------------------------
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[GameRecord]:
         """Every game of the match so far as a game record (:mod:`tienlen.record`)."""
         games = [*self.finished, self.game]
         names = self._file_names or self.names
         return [
-            record_of(g, seed=self.match.seed_of(number), names=names)
+            GameRecord.from_game(g, seed=self.match.seed_of(number), names=names)
             for number, g in enumerate(games, start=1)
         ]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The match as a JSON-ready dict: settings, scores and every game's record. A
-        resumed match keeps what its file held that this version does not write (unknown
-        fields at any of these levels)."""
+    def match_record(self) -> MatchRecord:
+        """The match as a saved match: settings, scores and every game's record. A resumed
+        match keeps its file's extension fields (``x-…``), game by game."""
+        s = self.settings
+        records = self.records()
         kept = self._file
-        settings = {**self.settings.to_dict(), "seed": self.seed}
-        games = self.records()
-        old_games = kept.get("games")
-        if isinstance(old_games, list):
-            games = [
-                {**old, **new} if isinstance(old, dict) else new
-                for old, new in zip(old_games, games, strict=False)
-            ] + games[len(old_games) :]
-        old_settings = kept.get("settings")
-        return {
-            **kept,
-            "format": MATCH_FORMAT,
-            "version": MATCH_VERSION,
-            "seeded": self.seeded,
-            "settings": {**old_settings, **settings}
-            if isinstance(old_settings, dict)
-            else settings,
-            "scores": list(self.match.scores),
-            "games": games,
-        }
+        if kept is not None:
+            records = [
+                dataclasses.replace(new, extra=old.extra)
+                for old, new in zip(kept.records, records, strict=False)
+            ] + records[len(kept.records) :]
+        return MatchRecord(
+            rules=s.rules,
+            bots=s.bots,
+            games=s.games,
+            target=s.target,
+            seed=self.seed,
+            seeded=self.seeded,
+            scores=self.match.scores,
+            records=tuple(records),
+            extra=kept.extra if kept is not None else {},
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the match to ``path`` (JSON) atomically: a failed write leaves the previous
         save as it was. Returns the path."""
-        p = write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
+        p = write_atomic(path, self.match_record().to_json())
         self._say(f"match saved to {p}")
         self._changed()
         return p
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, delay: float = 0.6) -> MatchController:
-        """Rebuild a saved match: the match is dealt again from its seed and every recorded
-        move is played again (and so checked) in order."""
-        if data.get("format") != MATCH_FORMAT:
-            raise ValueError(f"not a saved tienlen match (format {data.get('format')!r})")
-        if data.get("version") != MATCH_VERSION:
-            raise ValueError(f"unsupported match file version {data.get('version')!r}")
-        ctl = cls(Settings.from_dict(data["settings"], delay=delay))
-        ctl.seeded = data.get("seeded", True) is not False  # older saves showed their seed
-        ctl._file = data
-        for number, record in enumerate(data["games"], start=1):
+    def of_record(cls, saved: MatchRecord, *, delay: float = 0.6) -> MatchController:
+        """Resume a saved match: it is dealt again from its seed and every recorded move is
+        played again (and so checked) in order. Raises :class:`~tienlen.record.RecordError`
+        naming the game when the file does not replay."""
+        try:
+            settings = Settings.of_record(saved, delay=delay)
+        except ValueError as e:
+            raise RecordError(f"match.settings: {e}") from None
+        ctl = cls(settings)
+        ctl.seeded = saved.seeded
+        ctl._file = saved
+        names = saved.records[0].names
+        if names is not None and len(names) == len(ctl.names):
+            ctl._file_names = names
+            ctl.names = tuple(printable(n, limit=NAME_CHARS) for n in names)
+        for number, record in enumerate(saved.records, start=1):
+            where = f"match.games[{number - 1}]"
             if number > 1:
                 ctl.next_game()
-            recorded = load_record(record)
+            try:
+                recorded = record.game()
+            except RecordError as e:
+                raise RecordError(f"{where}: {e}") from None
             g = ctl.game
-            if recorded.rules != ctl.rules:
-                raise ValueError(
-                    f"game {number} of the file was played under other rules "
-                    f"({quote(recorded.rules.name)}) than the match ({quote(ctl.rules.name)})"
-                )
-            names = record.get("names") if number == 1 else None
-            if isinstance(names, list) and len(names) == len(ctl.names):
-                ctl._file_names = tuple(str(n) for n in names)
-                ctl.names = tuple(printable(n, limit=NAME_CHARS) for n in ctl._file_names)
             if recorded.setup.hands != g.setup.hands:
-                raise ValueError(f"game {number} of the file was not dealt from its seed")
+                raise RecordError(f"{where}: the game was not dealt from the match's seed")
             if recorded.trades:
-                raise ValueError(f"game {number} has card trades, which cannot be resumed")
+                raise RecordError(f"{where}: the game has card trades, which cannot be resumed")
             for seat, move in recorded.history:
                 ctl._settle()
                 ctl._after_move(seat, g.play(move))
-        saved = data.get("scores")
-        if saved is not None and list(ctl.match.scores) != list(saved):
-            raise ValueError(f"saved scores {saved} do not match the replayed games")
+            if number < len(saved.records) and not g.is_over:
+                raise RecordError(f"{where}: the game is not over, yet a later game follows")
+        if saved.scores is not None and ctl.match.scores != saved.scores:
+            raise RecordError(
+                f"match.scores: {list(saved.scores)} do not match the replayed games "
+                f"({list(ctl.match.scores)})"
+            )
         ctl._say("match resumed")
         return ctl
 
     @classmethod
     def load(cls, path: str | Path, *, delay: float = 0.6) -> MatchController:
-        """Resume the match saved at ``path``."""
+        """Resume the match saved at ``path``; errors name the file and the field."""
+        data = read_input(path)
         try:
-            data = json.loads(read_text(path))
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not JSON ({e})") from None
-        return cls.from_dict(data, delay=delay)
+            return cls.of_record(MatchRecord.from_json(data), delay=delay)
+        except RecordError as e:
+            raise RecordError(f"{path}: {e}") from None
