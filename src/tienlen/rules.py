@@ -247,13 +247,7 @@ class Rules:
         h, copies = self.cards_per_hand, 4 * self.decks
         kinds = set(BASE_KINDS + self.extra_kinds)
         total = 13 * sum(_choose(min(copies, h), k) for k in range(1, 5))
-        runs = (
-            ("straight", self.min_straight, self.twos_in_straight),
-            ("pair_run", self.min_pair_run, self.twos_in_pair_run),
-            ("triple_run", self.min_triple_run, self.twos_in_pair_run),
-            ("quad_run", self.min_quad_run, self.twos_in_pair_run),
-        )
-        for per, (kind, shortest, twos) in enumerate(runs, start=1):
+        for per, (kind, shortest, twos) in enumerate(self._run_shapes(), start=1):
             if kind not in kinds:
                 continue
             longest = 13 if twos == "top" else 12
@@ -266,6 +260,15 @@ class Rules:
                 total += math.comb(ranks, n) * _choose(min(copies, h / n), 4) ** n
         return math.ceil(total)
 
+    def _run_shapes(self) -> tuple[tuple[str, int, TwosInRuns], ...]:
+        """(kind, shortest length, twos rule) of each run kind, by cards per rank (1-4)."""
+        return (
+            ("straight", self.min_straight, self.twos_in_straight),
+            ("pair_run", self.min_pair_run, self.twos_in_pair_run),
+            ("triple_run", self.min_triple_run, self.twos_in_pair_run),
+            ("quad_run", self.min_quad_run, self.twos_in_pair_run),
+        )
+
     def combinations_in(self, rank_counts: Sequence[int]) -> int:
         """How many combinations (about: multi-quads are over-counted) a hand with
         ``rank_counts[r]`` cards of rank ``r`` (0 = 3 … 12 = 2) forms under these rules."""
@@ -273,13 +276,7 @@ class Rules:
         counts += [0] * (13 - len(counts))
         kinds = set(BASE_KINDS + self.extra_kinds)
         total = sum(math.comb(k, per) for k in counts for per in range(1, 5))
-        runs = (
-            ("straight", self.min_straight, self.twos_in_straight),
-            ("pair_run", self.min_pair_run, self.twos_in_pair_run),
-            ("triple_run", self.min_triple_run, self.twos_in_pair_run),
-            ("quad_run", self.min_quad_run, self.twos_in_pair_run),
-        )
-        for per, (kind, shortest, twos) in enumerate(runs, start=1):
+        for per, (kind, shortest, twos) in enumerate(self._run_shapes(), start=1):
             if kind not in kinds:
                 continue
             top = 13 if twos == "top" else 12

@@ -11,6 +11,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import math
@@ -133,16 +134,18 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     console = Console(width=None if sys.stdout.isatty() else 120)
+    run = functools.partial(
+        run_arena,
+        rules,
+        specs,
+        games=args.games,
+        seed=args.seed,
+        jobs=jobs,
+        budget=budget,
+        bot_timeout=args.bot_timeout,
+    )
     if args.quiet:
-        result = run_arena(
-            rules,
-            specs,
-            games=args.games,
-            seed=args.seed,
-            jobs=jobs,
-            budget=budget,
-            bot_timeout=args.bot_timeout,
-        )
+        result = run()
     else:
         with Progress(
             "[progress.description]{task.description}",
@@ -157,16 +160,7 @@ def run(args: argparse.Namespace) -> int:
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            result = run_arena(
-                rules,
-                specs,
-                games=args.games,
-                seed=args.seed,
-                jobs=jobs,
-                budget=budget,
-                bot_timeout=args.bot_timeout,
-                progress=progress,
-            )
+            result = run(progress=progress)
     if args.json:  # first: the figures are kept whatever the printing meets
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(result.to_dict(), f, indent=2)
