@@ -72,19 +72,13 @@ GOLDEN = [
     ),
     (Rules.preset("suited", instant_wins=()), "suited.no-instant-wins"),
     (
-        # 004: "Three consecutive pairs can be played at the beginning of the game without
-        # being the lead."
-        Rules.preset("standard", opening_bombs=("pair_run3",)),
-        "standard.opening-bombs-pair-run3",
-    ),
-    (
         # 004's chop debts with stacking, paid in any 2, and the loser's 2s owed.
         Rules.preset("standard", chop_debts="stacking", debt_card="any-two", loser_owes_twos=True),
         "standard.loser-owes-twos.chop-debts-stacking.debt-card-any-two",
     ),
     (
-        Rules.preset("standard", score_extras=("twos-left", "bombs-left"), hidden_counts=True),
-        "standard.score-extras-twos-left.score-extras-bombs-left.hidden-counts",
+        Rules.preset("standard", score_extras=("twos-left", "bombs-left")),
+        "standard.score-extras-twos-left.score-extras-bombs-left",
     ),
     (Rules.preset("proplay", score_extras=()), "proplay.no-score-extras"),
     (Rules.preset("double-deck-13", single_killer="Kd'"), "double-deck-13.single-killer-Kd~27"),
@@ -130,7 +124,6 @@ ENTRIES: dict[str, Any] = {
     "chops": st.tuples(patterns, patterns),
     "bomb_ladder": patterns,
     "after_pass_bombs": patterns,
-    "opening_bombs": patterns,
     "extra_kinds": st.sampled_from([k for k in KINDS if k not in BASE_KINDS]),
     "first_lead_kinds": st.sampled_from(KINDS),
     "instant_wins": st.sampled_from(INSTANT_WINS),

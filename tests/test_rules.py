@@ -131,12 +131,10 @@ OTHER_VALUES: dict[str, Any] = {
     "scoring": "per-card",
     "cong": True,
     "got_to_get_in": 2,
-    "opening_bombs": ("pair_run3",),
     "score_extras": ("twos-left", "three-spades-last"),
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",
-    "hidden_counts": True,
 }
 INIT_FIELDS = [f.name for f in dataclasses.fields(Rules) if f.init]
 
@@ -202,7 +200,6 @@ def test_replace_works_for_every_knob(knob: str) -> None:
             {"first_lead_kinds": ("pair",), "first_lead": "lowest-single"},
             "rules.first_lead_kinds: first_lead 'lowest-single' needs 'single'",
         ),
-        ({"opening_bombs": ("pairs3",)}, "rules.opening_bombs[0]: not a combination pattern"),
         ({"score_extras": ("thoi",)}, "rules.score_extras[0]: must be one of 'chop-twos'"),
         (
             {"chop_debts": "stacking", "trading": "san-jose"},

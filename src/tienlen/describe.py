@@ -276,12 +276,6 @@ def _start(r: Rules) -> list[str]:
     if r.first_lead_kinds:
         kinds = _or_list([_KIND_WORDS[k][0] for k in r.first_lead_kinds])
         out.append(f"That opening play must be a {kinds}; no other kind may open.")
-    if r.opening_bombs:
-        bombs = _or_list([describe_pattern(b) for b in r.opening_bombs])
-        out.append(
-            f"Before the first lead of a game, any player may open out of turn with {bombs}, "
-            "without the lowest card; play then goes on from that player."
-        )
     later = (
         "Every later game is led by the previous winner, who may lead anything."
         if r.later_leads == "winner"
@@ -496,10 +490,6 @@ def _before_play(r: Rules) -> list[str]:
             out.append("A player who owes cards cannot claim the instant win with four 2s.")
     elif r.instant_wins:
         out.append("Instant wins are off because trading is played.")
-    if r.hidden_counts:
-        out.append(
-            "Card counts are hidden: a player says how many cards they hold only when asked."
-        )
     return out
 
 

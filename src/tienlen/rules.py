@@ -166,10 +166,6 @@ class Rules:
     """``mutual``: before the first lead, players may swap equal numbers of cards by
     agreement. ``san-jose``: from the second game, the losers give their highest cards to the
     winners, who give back unwanted ones."""
-    opening_bombs: tuple[str, ...] = ()
-    """Bombs (patterns) any seat may play out of turn as the first play of a game, without
-    the lowest card (004: "Three consecutive pairs can be played at the beginning of the
-    game without being the lead": ``pair_run3``). Empty: none."""
 
     # --- end and scoring --------------------------------------------------------------
     end_at_first_out: bool = False
@@ -191,17 +187,13 @@ class Rules:
     next deal of the match (004)."""
     chop_debts: ChopDebts = "none"
     """The last player chopped in a game owes the chopper cards at the next deal (004):
-    one per 2 chopped, plus one for each bomb on a bomb (``stacking``), doubled for each
-    (``doubling``), or one per 2 whatever the bombs (``no-stacking``); ``none``: no debts."""
+    one, plus one for each 2 beyond the first and each bomb on a bomb above it
+    (``stacking``), doubled for each (``doubling``), or one per 2 whatever the bombs
+    (``no-stacking``); ``none``: no debts. See :func:`tienlen.scoring.card_debts`."""
     debt_card: DebtCard = "highest-two"
     """Which cards pay a card debt: the debtor's highest 2s (``highest-two``; none owed
     without a 2), 2s of the debtor's choice (``any-two``), or the highest cards
     (``highest-card``)."""
-
-    # --- what players see ---------------------------------------------------------------
-    hidden_counts: bool = False
-    """Other seats' card counts are not shown (004: "When requested, a player must reveal
-    the number of cards in his or her hand": a seat sees a count only by asking)."""
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -558,7 +550,7 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
     patterns = [
         (f"chops[{i}][{j}]", p) for i, pair in enumerate(out["chops"]) for j, p in enumerate(pair)
     ]
-    for knob in ("bomb_ladder", "after_pass_bombs", "opening_bombs"):
+    for knob in ("bomb_ladder", "after_pass_bombs"):
         patterns += [(f"{knob}[{i}]", p) for i, p in enumerate(out[knob])]
     for where, text in patterns:
         try:
