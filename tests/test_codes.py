@@ -71,6 +71,16 @@ GOLDEN = [
         "hawaii.no-quad-chops-single-of-2.no-bomb-ladder",
     ),
     (Rules.preset("suited", instant_wins=()), "suited.no-instant-wins"),
+    (
+        # 004's chop debts with stacking, paid in any 2, and the loser's 2s owed.
+        Rules.preset("standard", chop_debts="stacking", debt_card="any-two", loser_owes_twos=True),
+        "standard.loser-owes-twos.chop-debts-stacking.debt-card-any-two",
+    ),
+    (
+        Rules.preset("standard", score_extras=("twos-left", "bombs-left")),
+        "standard.score-extras-twos-left.score-extras-bombs-left",
+    ),
+    (Rules.preset("proplay", score_extras=()), "proplay.no-score-extras"),
     (Rules.preset("double-deck-13", single_killer="Kd'"), "double-deck-13.single-killer-Kd~27"),
     (Rules.preset("lu", few_players_hand_size=None), "lu.few-players-hand-size-none"),
     (Rules.preset("standard", hand_size="all", players=3), "standard.players-3.hand-size-all"),

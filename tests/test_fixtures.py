@@ -34,6 +34,7 @@ from reference import public_state
 from tienlen import RULESETS, Game, IllegalMoveError, Move, Rules, classify, parse_cards, score
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.combos import why_not_beats
+from tienlen.scoring import card_debts
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +78,7 @@ STATE_KEYS = {
     "stuck",
     "winner",
     "scores",
+    "debts",
 }
 
 # Topics every preset must cover: the columns of RULES.md's bomb table and the rule knobs
@@ -403,6 +405,8 @@ def check_state(game: Game, expect: dict[str, Any]) -> None:
             got = game.winner
         elif key == "scores":
             got = list(score(game))
+        elif key == "debts":
+            got = [[d.debtor, d.creditor, d.cards] for d in card_debts(game)]
         elif key == "first_lead":
             rule = game.first_lead_rule
             got = [rule[0], rule[1].ascii()] if rule else None

@@ -209,3 +209,24 @@ def test_a_typed_seed_of_digits_is_a_number(text: str, seed: int | str) -> None:
 def test_a_number_and_its_digits_as_text_deal_differently() -> None:
     # why every reader of seeds (the apps, records) must use the one parse_seed
     assert Game("standard", seed=7).hand_masks != Game("standard", seed="7").hand_masks
+
+
+def test_card_debts_are_recorded_and_carried_to_the_next_game() -> None:
+    # 004: "The loser owes the winner a 2 if he still have a 2 in his hand when the game is
+    # finished."
+    rules = Rules.preset("standard", loser_owes_twos=True, chop_debts="stacking")
+    match = Match(rules, games=6, seed=2)
+    rng = random.Random(2)
+    seen = 0
+    for _ in range(5):
+        finish(match.game, rng)
+        result = match.record_game()
+        loser_twos = sum(1 for c in match.game.hands[result.loser] if c.rank == 12)
+        owed = [d for d in result.debts if d.reason.startswith("the loser")]
+        assert [(d.debtor, d.creditor, d.cards) for d in owed] == (
+            [(result.loser, result.winner, loser_twos)] if loser_twos else []
+        )
+        seen += len(result.debts)
+        match.new_game()
+        assert match.debts == result.debts
+    assert seen, "some game of the match should leave a debt"

@@ -131,6 +131,10 @@ OTHER_VALUES: dict[str, Any] = {
     "scoring": "per-card",
     "cong": True,
     "got_to_get_in": 2,
+    "score_extras": ("twos-left", "three-spades-last"),
+    "loser_owes_twos": True,
+    "chop_debts": "stacking",
+    "debt_card": "any-two",
 }
 INIT_FIELDS = [f.name for f in dataclasses.fields(Rules) if f.init]
 
@@ -195,6 +199,15 @@ def test_replace_works_for_every_knob(knob: str) -> None:
         (
             {"first_lead_kinds": ("pair",), "first_lead": "lowest-single"},
             "rules.first_lead_kinds: first_lead 'lowest-single' needs 'single'",
+        ),
+        ({"score_extras": ("thoi",)}, "rules.score_extras[0]: must be one of 'chop-twos'"),
+        (
+            {"chop_debts": "stacking", "trading": "san-jose"},
+            "rules.chop_debts: card debts cannot be combined with trading",
+        ),
+        (
+            {"loser_owes_twos": True, "trading": "mutual"},
+            "rules.loser_owes_twos: card debts cannot be combined with trading",
         ),
     ],
 )

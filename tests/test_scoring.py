@@ -10,7 +10,7 @@ import random
 import pytest
 
 from tienlen import RULESETS, Game, Rules, score
-from tienlen.scoring import SCHEMES, cong_seats, payments, proplay_payments
+from tienlen.scoring import SCHEMES, card_debts, cong_seats, payments, proplay_payments
 
 ANNA, BEN, CARLA, DAN = range(4)
 
@@ -230,3 +230,60 @@ def test_every_scheme_is_zero_sum_under_every_preset(name: str, scheme: str) -> 
         assert len(points) == rules.players
         if scheme != "proplay":  # the winner never loses points outside proplay's chops
             assert points[game.finish_order[0]] > 0
+
+
+# --- score extras and card debts ---------------------------------------------------------
+def test_score_extras_add_to_any_scheme() -> None:
+    # 004 Pro-Play: "If a player has an unused red 2 in his/her hand at the end of the game,
+    # 2x additional points are lost." The loser keeps 2♣ and 2♦: x + 2x, with x = 2.
+    hands = ["3s 4s 2c 2d", "5d", "6d", "7d"]
+    base = played(Rules.preset("pagat"), hands, "3s", "5d", "6d", "7d")
+    extra = played(
+        Rules.preset("pagat", score_extras=("twos-left",)), hands, "3s", "5d", "6d", "7d"
+    )
+    assert base.finish_order == extra.finish_order == (1, 2, 3, 0)
+    delta = [a - b for a, b in zip(score(extra), score(base), strict=True)]
+    assert delta == [-6, 6, 0, 0]
+    reasons = [p.reason for p in payments(extra) if p.amount != 1]
+    assert reasons == ["unused black 2 (2♣)", "unused red 2 (2♦)"]
+
+
+def test_proplay_preset_is_the_bet_plus_its_extras() -> None:
+    rules = Rules.preset("proplay")
+    assert rules.score_extras == ("twos-left", "bombs-left", "chop-twos")
+    game = played(rules, ["3s 2h", "4s", "5s 5c", "6s 6c"], "3s", "4s")
+    bare = played(
+        Rules.preset("proplay", score_extras=()), ["3s 2h", "4s", "5s 5c", "6s 6c"], "3s", "4s"
+    )
+    # Seat 0 keeps the 2♥: 2x more to the winner (seat 1) than the bet alone.
+    assert score(bare) == (-2, 6, -2, -2)
+    assert score(game) == (-6, 10, -2, -2)
+
+
+def test_chop_debts_count_the_last_chain() -> None:
+    # 004: "the last person to be chopped owes the person who chopped them card(s) in the
+    # next round"; a quad on a single 2, then a higher quad on that quad.
+    hands = ["3s 4d", "2s 9h", "5s 5c 5d 5h Kd", "7s 7c 7d 7h 8d"]
+    moves = ["3s", "2s", "5s 5c 5d 5h", "7s 7c 7d 7h", "pass", "pass", "pass", "8d"]
+    for mode, cards in (("stacking", 2), ("doubling", 2), ("no-stacking", 1)):
+        game = Game(Rules.preset("standard", chop_debts=mode), hands=hands)
+        for m in moves:
+            game.play(m)
+        while not game.is_over:
+            game.play(game.legal_moves()[0])
+        assert [tuple(d[:3]) for d in card_debts(game)] == [(2, 3, cards)], mode
+    assert card_debts(random_game(Rules.preset("standard"), 1)) == []
+
+
+def test_card_debts_need_a_finished_game() -> None:
+    with pytest.raises(ValueError, match="not over"):
+        card_debts(Game("standard", seed=1))
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_score_extras_are_zero_sum_under_every_preset(name: str) -> None:
+    extras = ("chop-twos", "twos-left", "bombs-left", "three-spades-last")
+    for seed in range(3):
+        game = random_game(Rules.preset(name, score_extras=extras), seed)
+        assert sum(score(game)) == 0
+        assert all(p.amount > 0 for p in payments(game))

@@ -456,9 +456,38 @@ def _before_play(r: Rules) -> list[str]:
             "highest to the second; at the same time the winner gives back two cards of their "
             "choice and the second one."
         )
+    debts = r.chop_debts != "none" or r.loser_owes_twos
+    if r.chop_debts != "none":
+        owed = {
+            "stacking": "one card, plus one for each 2 beyond the first and for each bomb "
+            "played on a bomb above it",
+            "doubling": "one card, doubled for each 2 beyond the first and for each bomb "
+            "played on a bomb above it",
+            "no-stacking": "one card per 2 chopped, however many bombs were played on top",
+        }[r.chop_debts]
+        out.append(
+            "Chop debts: the last player chopped in a game owes the player who chopped them "
+            f"{owed}, given at the next deal."
+        )
+    if r.loser_owes_twos:
+        out.append(
+            "The loser owes the winner one card for each 2 still in hand at the end, given at "
+            "the next deal."
+        )
+    if debts:
+        card = {
+            "highest-two": "their highest 2s (a debtor without a 2 gives nothing)",
+            "any-two": "2s of their choice (a debtor without a 2 gives nothing)",
+            "highest-card": "their highest cards",
+        }[r.debt_card]
+        out.append(
+            f"A debtor pays with {card}; the receiver gives back as many cards of their choice."
+        )
     if r.instant_wins and r.trading == "none":
         hands = _or_list([_INSTANT_WORDS[w] for w in r.instant_wins])
         out.append(f"Instant win (tới trắng): a player dealt {hands} wins at once, before play.")
+        if debts and "four-twos" in r.instant_wins:
+            out.append("A player who owes cards cannot claim the instant win with four 2s.")
     elif r.instant_wins:
         out.append("Instant wins are off because trading is played.")
     return out
@@ -474,12 +503,33 @@ def _ending(r: Rules) -> list[str]:
     else:
         out.append("The game goes on until one player is left holding cards: the loser.")
     scheme = SCHEMES[r.scoring]
+    x = PROPLAY_BET
     text = f"Scoring ({scheme.name}): {scheme.summary}."
     if r.scoring == "proplay":
         text += f" The bet x is {PROPLAY_BET} points."
     out.append(text)
     if r.cong and r.scoring in ("stake", "scorepad", "per-card"):
         out.append("Cóng: a player who has not played a card when someone goes out pays double.")
+    extras = {
+        "twos-left": (
+            f"Thối 2: a player left holding 2s pays the winner {x} points per black 2 and "
+            f"{2 * x} per red 2."
+        ),
+        "bombs-left": (
+            f"Thối hàng: a player left holding bombs pays the winner {3 * x // 2} points per "
+            f"run of pairs and {3 * x} per four of a kind."
+        ),
+        "chop-twos": (
+            f"Chopping a 2 is paid at once by the chopped player: {x} points for a black 2 "
+            f"and {3 * x // 2} for a red 2 chopped with a run of pairs, {2 * x} and {3 * x} "
+            "with another bomb; chopping a bomb earns double what it earned."
+        ),
+        "three-spades-last": (
+            f"A winner whose last play holds the 3♠ receives {x} more points from every "
+            "other player."
+        ),
+    }
+    out += [extras[e] for e in dict.fromkeys(r.score_extras)]
     if r.got_to_get_in:
         out.append(
             f"Got to Get In: when the first player goes out, each player who has not yet "

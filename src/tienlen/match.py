@@ -9,6 +9,8 @@ Between games the match applies the rotation rules (RULES.md "Deal and start"):
   otherwise every game starts as the first one does (``rules.first_lead``);
 - with ``rules.trading == "san-jose"`` every game after the first opens with the exchange,
   from the previous finish order;
+- with ``rules.chop_debts`` or ``rules.loser_owes_twos``, the cards a game leaves owed
+  (:func:`tienlen.scoring.card_debts`) are settled at the next deal;
 - with ``rules.deal_four_hands`` and two players, the two hands left unused by a fresh deal
   are the next game's hands, without reshuffling; the game after that is dealt afresh.
 
@@ -36,9 +38,10 @@ import re
 from dataclasses import dataclass
 
 from .cards import Card
+from .debts import CardDebt
 from .game import Game
 from .rules import Rules
-from .scoring import score
+from .scoring import card_debts, score
 
 __all__ = ["GameResult", "Match", "parse_seed"]
 
@@ -72,6 +75,8 @@ class GameResult:
     """The seat that dealt the game."""
     seed: int | str | None
     """The seed the game was dealt from (``None``: unseeded, or dealt from unused hands)."""
+    debts: tuple[CardDebt, ...] = ()
+    """Cards this game leaves owed, settled at the next deal (chop debts, the loser's 2s)."""
 
     @property
     def winner(self) -> int:
@@ -118,6 +123,7 @@ class Match:
             self._dealer = random.Random(f"{seed}/dealer").randrange(n)
         self._scores = [0] * n
         self._results: list[GameResult] = []
+        self._debts: tuple[CardDebt, ...] = ()
         self._number = 1
         self._game_seed = self.seed_of(1)
         self._game = Game(rules, seed=self._game_seed)
@@ -149,6 +155,11 @@ class Match:
     def game_seed(self) -> int | str | None:
         """The seed the current game was dealt from (``None`` if dealt otherwise)."""
         return self._game_seed
+
+    @property
+    def debts(self) -> tuple[CardDebt, ...]:
+        """The card debts settled at the current game's deal (from the game before)."""
+        return self._debts
 
     @property
     def games(self) -> int | None:
@@ -209,6 +220,7 @@ class Match:
         self._dealer = prev.finish_order[-1]
         leader = prev.finish_order[0] if rules.later_leads == "winner" else None
         previous = prev.finish_order if rules.trading == "san-jose" else None
+        self._debts = self._results[-1].debts
         if self._spare_hands is not None:
             self._game_seed = None
             self._game = Game(
@@ -237,6 +249,7 @@ class Match:
                     instant_win=game.instant_win,
                     dealer=self._dealer,
                     seed=self._game_seed,
+                    debts=tuple(card_debts(game)),
                 )
             )
 

@@ -28,7 +28,7 @@ from .cards import Card
 from .inputs import MAX_NAME, check_keys, fail, load_json, quote_value
 from .patterns import KINDS, parse_pattern
 
-__all__ = ["INSTANT_WINS", "MAX_COMBINATIONS", "RULESETS", "Rules", "RulesError"]
+__all__ = ["INSTANT_WINS", "MAX_COMBINATIONS", "RULESETS", "SCORE_EXTRAS", "Rules", "RulesError"]
 
 FirstLead = Literal["lowest-single", "must-include-lowest", "holder-free", "holder-may-decline"]
 LaterLeads = Literal["winner", "as-first"]
@@ -37,6 +37,9 @@ TieRule = Literal["forbid", "later-wins", "highest-distinct", "red-beats-blue"]
 Trading = Literal["none", "mutual", "san-jose"]
 Scoring = Literal["stake", "scorepad", "per-card", "winner-takes-all", "proplay"]
 Direction = Literal["clockwise", "anticlockwise"]
+ChopDebts = Literal["none", "stacking", "doubling", "no-stacking"]
+DebtCard = Literal["highest-two", "any-two", "highest-card"]
+ScoreExtra = Literal["chop-twos", "twos-left", "bombs-left", "three-spades-last"]
 
 #: The most combinations (:attr:`Rules.most_combinations`) a hand may be able to form: the
 #: engine lists them all, so rules past this (two decks dealt out to two players: about
@@ -46,6 +49,8 @@ MAX_COMBINATIONS = 3_000_000
 
 #: Instant-win hands (tới trắng) the engine knows.
 INSTANT_WINS = ("four-twos", "six-pairs", "three-triples", "dragon", "five-consecutive-pairs")
+#: Score-pad extras (``Rules.score_extras``), paid on top of the scoring scheme.
+SCORE_EXTRAS: tuple[str, ...] = get_args(ScoreExtra)
 #: Combination kinds every rule set has; ``extra_kinds`` adds the others.
 BASE_KINDS = ("single", "pair", "triple", "quad", "straight", "pair_run")
 
@@ -172,6 +177,23 @@ class Rules:
     got_to_get_in: int = 0
     """Points each player who has not played a card when the first player goes out pays that
     player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
+    score_extras: tuple[ScoreExtra, ...] = ()
+    """Score-pad extras paid on top of the scheme (see :mod:`tienlen.scoring`): chop bonuses
+    for 2s and bombs (``chop-twos``), penalties for 2s (``twos-left``, thối 2) and bombs
+    (``bombs-left``, thối hàng) still in hand at the end, and a bonus for going out with the
+    3♠ (``three-spades-last``)."""
+    loser_owes_twos: bool = False
+    """The loser owes the winner one card per 2 still in hand at the end, given at the
+    next deal of the match (004)."""
+    chop_debts: ChopDebts = "none"
+    """The last player chopped in a game owes the chopper cards at the next deal (004):
+    one, plus one for each 2 beyond the first and each bomb on a bomb above it
+    (``stacking``), doubled for each (``doubling``), or one per 2 whatever the bombs
+    (``no-stacking``); ``none``: no debts. See :func:`tienlen.scoring.card_debts`."""
+    debt_card: DebtCard = "highest-two"
+    """Which cards pay a card debt: the debtor's highest 2s (``highest-two``; none owed
+    without a 2), 2s of the debtor's choice (``any-two``), or the highest cards
+    (``highest-card``)."""
 
     # Derived, cached lookups (not knobs).
     _kinds: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -540,6 +562,12 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
             Card.parse(out["single_killer"])
         except ValueError as e:
             bad("single_killer", str(e))
+    if out["trading"] != "none":
+        # Both settle cards between the deal and the first lead; one hand-over at a time.
+        if out["chop_debts"] != "none":
+            bad("chop_debts", "card debts cannot be combined with trading")
+        if out["loser_owes_twos"]:
+            bad("loser_owes_twos", "card debts cannot be combined with trading")
     players, decks = out["players"], out["decks"]
     if out["deal_four_hands"] and (players > 4 or decks != 1):
         bad("deal_four_hands", "needs one deck and at most four players")
@@ -722,6 +750,7 @@ _PRESETS: dict[str, Rules] = {
         bomb_ladder=_PROPLAY_LADDER,
         end_at_first_out=True,
         scoring="proplay",
+        score_extras=("twos-left", "bombs-left", "chop-twos"),
     ),
     "double-deck-13": Rules(
         name="double-deck-13",

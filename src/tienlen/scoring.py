@@ -22,8 +22,17 @@ The schemes (the knob values of ``rules.scoring``):
     003: each player pays the winner 2 points, 4 if they still held every card dealt to
     them when the winner went out.
 ``proplay``
-    Pro-Play Thirteen (004) with the bet x = 2, so every amount is a whole number: see
-    :func:`proplay_payments`.
+    Pro-Play Thirteen's first-place bet (004) with x = 2, so every amount is a whole
+    number: see :func:`proplay_payments`. The preset adds the rest of its point system as
+    score extras.
+
+Score extras (``rules.score_extras``, :func:`extra_payments`) are paid on top of any scheme:
+chop bonuses (``chop-twos``), penalties for 2s (``twos-left``, thối 2) and bombs
+(``bombs-left``, thối hàng) kept to the end, and a bonus for going out with the 3♠.
+
+Card debts (:func:`card_debts`) are not points but cards a game leaves owed at the next deal
+of a match: 004's chop debts (``rules.chop_debts``) and "the loser owes the winner a 2"
+(``rules.loser_owes_twos``).
 
 Cóng (``rules.cong``, 003 "stuck with 13"): a player who had not played a single card when
 the first player went out pays double. It doubles that player's payments under ``stake``,
@@ -43,23 +52,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .cards import RANK_BITS, RANK_MASK, TWO, cards_of_mask, rank_counts
+from .cards import RANK_BITS, RANK_MASK, TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
 from .combos import Move, index, is_twos
+from .debts import CardDebt
 from .game import Game
 
 __all__ = [
     "PROPLAY_BET",
     "SCHEMES",
+    "BombPlay",
     "Payment",
     "Scheme",
+    "bomb_plays",
+    "card_debts",
     "cong_seats",
+    "extra_payments",
     "payments",
     "proplay_payments",
     "score",
 ]
 
-#: The bet ``x`` of the Pro-Play point system (004); 2 keeps 1.5x a whole number.
+#: The bet ``x`` of the Pro-Play point system (004), also the unit of the score extras;
+#: 2 keeps 1.5x a whole number.
 PROPLAY_BET = 2
+#: Both copies of the 3♠ (ids 0 and 1).
+THREE_SPADES_MASK = 0b11
 
 
 class Payment(NamedTuple):
@@ -173,50 +190,89 @@ def _winner_takes_all(game: Game) -> list[Payment]:
     ]
 
 
-def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
-    """Pro-Play Thirteen points (004), with ``bet`` as x (it must be even).
-
-    - The winner receives x from every other player, 2x from one holding over 10 cards.
-    - Each player left holding cards also pays the winner x per black 2, 2x per red 2,
-      1.5x per unused pair run (cutup) and 3x per unused quad. **(call)** These penalties go
-      to the winner (the point system is a bet with the winner), and bombs are counted
-      without sharing cards: quads first, then each maximal run of three or more
-      consecutive pairs among the remaining cards counts once; a 2 in a quad still counts
-      as a 2.
-    - Chop bonuses, paid at once by the chopped player: cutting (with a pair run) a black
-      2 earns x, bombing it (with any other bomb) 2x; a red 2 earns 1.5x and 3x. A bomb on
-      several 2s earns the sum per 2 (**call**). Cutting or bombing a bomb earns double
-      what that bomb earned (nothing if it earned nothing).
-    - "Got to Get In" is the knob ``rules.got_to_get_in`` (any scheme, see :func:`payments`);
-      not modelled: "Guaransheeds" (declared before play).
-    """
+def _bet(bet: int) -> int:
     if bet % 2:
         raise ValueError(f"the proplay bet must be even so 1.5x is whole, not {bet!r}")
-    x = bet
-    rules = game.rules
+    return bet
+
+
+def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
+    """Pro-Play Thirteen's first-place bet (004), with ``bet`` as x (it must be even): the
+    winner receives x from every other player, 2x from one holding over 10 cards.
+
+    The rest of Pro-Play's point system (penalties for 2s and bombs kept, chop bonuses) is
+    the score extras ``twos-left``, ``bombs-left`` and ``chop-twos``
+    (:func:`extra_payments`), which the ``proplay`` preset turns on; "Got to Get In" is
+    the knob ``rules.got_to_get_in`` (see :func:`payments`). Not modelled: "Guaransheeds"
+    (declared before play)."""
+    x = _bet(bet)
     order = game.finish_order
     winner = order[0]
     snap = _first_out(game)
+    return [
+        Payment(s, winner, 2 * x, "first place, doubled: over 10 cards left")
+        if snap.cards[s] > 10
+        else Payment(s, winner, x, "first place")
+        for s in order[1:]
+    ]
+
+
+# --- score-pad extras (rules.score_extras) ------------------------------------------------
+def extra_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
+    """The payments of ``rules.score_extras``, in units of ``bet`` (x, even), with the
+    amounts of 004's Pro-Play point system:
+
+    ``twos-left`` (thối 2)
+        Each player left holding cards pays the winner x per black 2 and 2x per red 2.
+    ``bombs-left`` (thối hàng)
+        Each player left holding cards pays the winner 1.5x per unused pair run (cutup)
+        and 3x per unused quad. **(call)** These penalties go to the winner (Pro-Play's
+        system is a bet with the winner), and bombs are counted without sharing cards:
+        quads first, then each maximal run of three or more consecutive pairs among the
+        remaining cards counts once; a 2 in a quad still counts as a 2.
+    ``chop-twos``
+        Chop bonuses, paid at once by the chopped player: cutting (with a pair run) a black
+        2 earns x, bombing it (with any other bomb) 2x; a red 2 earns 1.5x and 3x. A bomb on
+        several 2s earns the sum per 2 (**call**). Cutting or bombing a bomb earns double
+        what that bomb earned (nothing if it earned nothing).
+    ``three-spades-last``
+        **(call)** No seed gives an amount: a winner whose last play holds the 3♠ receives
+        x from every other player.
+    """
+    x = _bet(bet)
+    rules = game.rules
+    extras = rules.score_extras
+    order = game.finish_order
+    winner = order[0]
     pays: list[Payment] = []
-    for s in order[1:]:
-        if snap.cards[s] > 10:
-            pays.append(Payment(s, winner, 2 * x, "first place, doubled: over 10 cards left"))
-        else:
-            pays.append(Payment(s, winner, x, "first place"))
     pair_run_twos = rules.twos_in_pair_run == "top"
     for s in order[1:]:
         hand = game.hand_masks[s]
-        twos = cards_of_mask((hand >> (RANK_BITS * TWO) & RANK_MASK) << (RANK_BITS * TWO))
-        for card in twos:
-            if card.is_red:
-                pays.append(Payment(s, winner, 2 * x, f"unused red 2 ({card})"))
-            else:
-                pays.append(Payment(s, winner, x, f"unused black 2 ({card})"))
-        quads, runs = _unused_bombs(hand, rules.min_pair_run, pair_run_twos)
-        pays.extend(Payment(s, winner, 3 * x, "unused quad") for _ in range(quads))
-        pays.extend(Payment(s, winner, 3 * x // 2, "unused pair run") for _ in range(runs))
-    pays.extend(_chop_bonuses(game, x))
+        if "twos-left" in extras:
+            twos = cards_of_mask((hand >> (RANK_BITS * TWO) & RANK_MASK) << (RANK_BITS * TWO))
+            for card in twos:
+                if card.is_red:
+                    pays.append(Payment(s, winner, 2 * x, f"unused red 2 ({card})"))
+                else:
+                    pays.append(Payment(s, winner, x, f"unused black 2 ({card})"))
+        if "bombs-left" in extras:
+            quads, runs = _unused_bombs(hand, rules.min_pair_run, pair_run_twos)
+            pays.extend(Payment(s, winner, 3 * x, "unused quad") for _ in range(quads))
+            pays.extend(Payment(s, winner, 3 * x // 2, "unused pair run") for _ in range(runs))
+    if "chop-twos" in extras:
+        pays.extend(_chop_bonuses(game, x))
+    if "three-spades-last" in extras and _last_play_holds_three_spades(game, winner):
+        pays.extend(Payment(s, winner, x, "went out with the 3♠") for s in order[1:])
     return pays
+
+
+def _last_play_holds_three_spades(game: Game, seat: int) -> bool:
+    if game.instant_win is not None:
+        return False
+    for action in reversed(game.history):
+        if action.seat == seat and not action.move.is_pass and action.move.kind != "give":
+            return bool(action.move.mask & THREE_SPADES_MASK)
+    return False
 
 
 def _unused_bombs(hand: int, min_pairs: int, twos_in_runs: bool) -> tuple[int, int]:
@@ -235,49 +291,118 @@ def _unused_bombs(hand: int, min_pairs: int, twos_in_runs: bool) -> tuple[int, i
     return quads, runs
 
 
-def _chop_bonuses(game: Game, x: int) -> list[Payment]:
-    """Replay the plays to see what each bomb landed on (re-cuts are not in game.chops)."""
+# --- chops: bonuses and card debts --------------------------------------------------------
+class BombPlay(NamedTuple):
+    """A bomb that chopped another seat's play: a play of another kind, 2s, or a bomb that
+    chopped in turn (``on``: the index, in :func:`bomb_plays`, of the bomb it beat)."""
+
+    seat: int
+    victim: int
+    bomb: Move
+    target: Move
+    on: int | None
+
+
+def bomb_plays(game: Game) -> list[BombPlay]:
+    """Every chop of the game in order, re-chops (a bomb on a bomb of the same kind, which
+    ``game.chops`` leaves out) included: the plays are replayed to see each one's target."""
     rules = game.rules
     ix = index(rules)
-    quiet = replace(rules, trading="none", instant_wins=(), starter_takes_spare=False)
+    quiet = replace(
+        rules,
+        trading="none",
+        instant_wins=(),
+        starter_takes_spare=False,
+        chop_debts="none",
+        loser_owes_twos=False,
+    )
     replay = Game(quiet, hands=game.dealt, leader=game.leader)
-    earned: dict[int, int] = {}  # id(move object of a pile play) -> points it earned
-    pays: list[Payment] = []
+    out: list[BombPlay] = []
+    chopping: dict[int, int] = {}  # id(move object of a pile play) -> its index in out
     for action in game.history:
         m = action.move
         if m.kind == "give":
             continue
         top = replay.top
         if top is not None and not m.is_pass and top.seat != action.seat and ix.is_bomb(m):
-            amount, why = _chop_value(m, top.move, earned.get(id(top.move), 0), x)
-            if amount:
-                pays.append(Payment(top.seat, action.seat, amount, why))
-            earned[id(m)] = amount
+            t = top.move
+            on = chopping.get(id(t))
+            if on is not None or _has_twos(t) or (t.kind, t.size) != (m.kind, m.size):
+                chopping[id(m)] = len(out)
+                out.append(BombPlay(action.seat, top.seat, m, t, on))
         replay.apply_unchecked(m)
-    if replay.hand_masks != game.hand_masks:  # a game built mid-way: fall back
-        return [
-            Payment(c.victim, c.seat, amt, why)
-            for c in game.chops
-            for amt, why in [_chop_value(c.bomb, c.target, 0, x)]
-            if amt
-        ]
+    if replay.hand_masks != game.hand_masks:  # a game built mid-way: what game.chops knows
+        return [BombPlay(c.seat, c.victim, c.bomb, c.target, None) for c in game.chops]
+    return out
+
+
+def _has_twos(target: Move) -> bool:
+    return is_twos(target) or (target.kind == "straight" and target.top_rank == TWO)
+
+
+def _twos_in(target: Move) -> list[Card]:
+    return [c for c in cards_of_mask(target.mask) if c.rank == TWO]
+
+
+def _chop_bonuses(game: Game, x: int) -> list[Payment]:
+    plays = bomb_plays(game)
+    earned: list[int] = []
+    pays: list[Payment] = []
+    for b in plays:
+        amount, why = _chop_value(b.bomb, b.target, 0 if b.on is None else earned[b.on], x)
+        earned.append(amount)
+        if amount:
+            pays.append(Payment(b.victim, b.seat, amount, why))
     return pays
 
 
 def _chop_value(bomb: Move, target: Move, target_earned: int, x: int) -> tuple[int, str]:
     cut = bomb.kind == "pair_run"
     verb = "cutting" if cut else "bombing"
-    if is_twos(target) or (target.kind == "straight" and target.top_rank == TWO):
+    if _has_twos(target):
         total = 0
-        for card in cards_of_mask(target.mask):
-            if card.rank != TWO:
-                continue
+        for card in _twos_in(target):
             if card.is_red:
                 total += 3 * x // 2 if cut else 3 * x
             else:
                 total += x if cut else 2 * x
         return total, f"{verb} {target.describe()}"
     return 2 * target_earned, f"{verb} a bomb (double what it earned)"
+
+
+def card_debts(game: Game) -> list[CardDebt]:
+    """The cards a finished game leaves owed at the next deal of a match (004's house
+    rules, ``rules.chop_debts`` and ``rules.loser_owes_twos``), in that order.
+
+    - Chop debts: the victim of the game's last chop owes its bomber. The 2s of the play
+      at the bottom of that chain of bombs set the count (**call**: a chop of a play
+      without 2s counts as one 2); each bomb on a bomb above it adds one card
+      (``stacking``), doubles the count (``doubling``) or nothing (``no-stacking``).
+    - The loser owes the winner one card per 2 still in hand.
+    """
+    if not game.is_over:
+        raise ValueError("the game is not over: nothing is owed yet")
+    rules = game.rules
+    out: list[CardDebt] = []
+    plays = bomb_plays(game) if rules.chop_debts != "none" else []
+    if plays:
+        last = plays[-1]
+        layers, root = 1, last
+        while root.on is not None:
+            layers, root = layers + 1, plays[root.on]
+        twos = max(1, len(_twos_in(root.target)))
+        count = {
+            "no-stacking": twos,
+            "stacking": twos + layers - 1,
+            "doubling": 2 ** (twos - 1 + layers - 1),
+        }[rules.chop_debts]
+        out.append(CardDebt(last.victim, last.seat, count, "chopped last"))
+    if rules.loser_owes_twos:
+        loser, winner = game.finish_order[-1], game.finish_order[0]
+        twos = (game.hand_masks[loser] & TWOS_MASK).bit_count()
+        if twos and loser != winner:
+            out.append(CardDebt(loser, winner, twos, f"the loser kept {twos} 2(s)"))
+    return out
 
 
 SCHEMES: dict[str, Scheme] = {
@@ -298,7 +423,7 @@ SCHEMES: dict[str, Scheme] = {
         ),
         Scheme(
             "proplay",
-            "Pro-Play points: the winner collects, penalties for 2s and bombs kept, chop bonuses",
+            "Pro-Play's bet: every other player pays the winner x, 2x with over 10 cards left",
             proplay_payments,
         ),
     )
@@ -307,11 +432,14 @@ SCHEMES: dict[str, Scheme] = {
 
 
 def payments(game: Game) -> list[Payment]:
-    """Every payment of a finished game under ``game.rules.scoring``, then the Got to Get In
-    payments of ``game.rules.got_to_get_in``."""
+    """Every payment of a finished game under ``game.rules.scoring``, then those of its
+    score extras (:func:`extra_payments`) and the Got to Get In payments of
+    ``game.rules.got_to_get_in``."""
     if not game.is_over:
         raise ValueError("the game is not over: there is nothing to score yet")
     pays = SCHEMES[game.rules.scoring].payments(game)
+    if game.rules.score_extras:
+        pays += extra_payments(game)
     points = game.rules.got_to_get_in
     if points:
         winner = game.finish_order[0]
