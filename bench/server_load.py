@@ -5,10 +5,11 @@ with four client players over real WebSockets, plays every table's match at once
 actions per second, the p50/p99 latency from a client sending its action to its receiving the
 broadcast event of that action, and the server's CPU time and memory per table.
 
-    .venv/bin/python bench/server_load.py --tables 200 --games 1
+    .venv/bin/python bench/server_load.py --tables 200 --games 1 [--think 1]
 
-The clients run in this process (asyncio); each plays a uniformly random legal move as soon as
-its view says it is to act.
+The clients run in this process (asyncio); each plays a uniformly random legal move when its
+view says it is to act: at once (the server saturated: latency is then mostly queueing), or
+after a pause of ``--think`` seconds on average, like a quick player.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ def proc_rss_mib(pid: int) -> float:
 class Player:
     """One client seat: acts when its view says so, times action -> own broadcast."""
 
-    def __init__(self, ws: ClientConnection, seat: int, rng: random.Random) -> None:
+    def __init__(self, ws: ClientConnection, seat: int, rng: random.Random, think: float) -> None:
         self.ws = ws
+        self.think = think
         self.seat = seat
         self.rng = rng
         self.version = 0
@@ -91,6 +93,8 @@ class Player:
                 await self.act(view)
 
     async def act(self, view: dict[str, Any]) -> None:
+        if self.think:  # a player's pause before acting (up to twice the mean)
+            await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
         move = self.rng.choice(view["legal"])
         trades = view["trades"]
         if view["phase"] == "trading" and trades and trades[-1].get("accepted") is None:
@@ -108,7 +112,7 @@ class Player:
 
 
 async def open_table(
-    base: str, ws_base: str, n: int, games: int, preset: str, seed: int
+    base: str, ws_base: str, n: int, args: argparse.Namespace
 ) -> tuple[list[Player], ClientConnection]:
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         tokens = []
@@ -117,7 +121,7 @@ async def open_table(
             tokens.append(r.json()["token"])
         r = await http.post(
             "/api/tables",
-            json={"preset": preset, "games": games},
+            json={"preset": args.preset, "games": args.games},
             headers={"Authorization": f"Bearer {tokens[0]}"},
         )
         table = r.json()["table"]["id"]
@@ -129,14 +133,17 @@ async def open_table(
             max_size=None,
         )
         await ws.send(json.dumps({"type": "sit", "seat": i}))
-        players.append(Player(ws, i, random.Random(seed * 4 + i)))
-    # Wait for all four sits on the host's socket, then leave the reading to the players.
+        players.append(Player(ws, i, random.Random(n * 4 + i), args.think))
+    # Wait until the host's socket shows all four seats taken. Count seats, not ``sit``
+    # events: a sit handled before the host's socket joined the table reaches the host in
+    # its first ``state`` frame, not as an event (counting events stalled from 16 tables).
     host = players[0].ws
-    sat = 0
-    while sat < 4:
+    taken = 0
+    while taken < 4:
         msg = json.loads(await host.recv())
-        if msg.get("event", {}).get("kind") == "sit":
-            sat += 1
+        table_info = msg.get("table")
+        if isinstance(table_info, dict):
+            taken = sum(1 for s in table_info["seats"] if s.get("player"))
     return players, host
 
 
@@ -162,7 +169,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
         async def opened(n: int) -> tuple[list[Player], ClientConnection]:
             async with sem:
-                return await open_table(base, ws_base, n, args.games, args.preset, n)
+                return await open_table(base, ws_base, n, args)
 
         tables = await asyncio.gather(*(opened(n) for n in range(args.tables)))
         rss_open = proc_rss_mib(server.pid)
@@ -177,12 +184,16 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         for players, _ in tables:
             for p in players:
                 await p.ws.close()
+        async with httpx.AsyncClient(base_url=base) as http:
+            health = (await http.get("/api/health")).json()
         lat = sorted(x for players, _ in tables for p in players for x in p.latencies)
         actions = sum(p.actions for players, _ in tables for p in players)
         return {
             "tables": args.tables,
             "games per table": args.games,
             "preset": args.preset,
+            "think seconds (mean)": args.think,
+            "load average (1, 5, 15 min)": [round(x, 2) for x in os.getloadavg()],
             "actions": actions,
             "wall seconds": round(wall, 2),
             "actions per second": round(actions / wall, 1),
@@ -195,6 +206,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 round(rss_open, 1),
                 round(rss_end, 1),
             ],
+            "actions per commit": round(health["writes"] / max(1, health["commits"]), 2),
             "server RSS KiB per table": round((rss_end - rss_before) * 1024 / args.tables, 1),
         }
     finally:
@@ -207,6 +219,12 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--preset", default="standard")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds a client waits before acting (0: at once, the server saturated)",
+    )
     args = parser.parse_args()
     for key, value in asyncio.run(main_async(args)).items():
         print(f"{key:>42}: {value}")

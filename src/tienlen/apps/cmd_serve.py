@@ -109,6 +109,8 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         create_app(settings, server=server),
         log_level=settings.log_level,
         ws_max_size=settings.transport_cap,
+        # Frames are small JSON: compressing each costs more CPU than the bytes it saves.
+        ws_per_message_deflate=False,
         lifespan="on",
     )
     print(

@@ -55,6 +55,7 @@ from .messages import (
     parse_client,
 )
 from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
+from .writer import Writer
 
 __all__ = ["Server", "create_app"]
 
@@ -118,6 +119,7 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
+        self.writer = Writer(self.sessions)
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -208,8 +210,12 @@ class Server:
         if not _NAME.match(name):
             raise Refused("bad_name", "a name is 1-24 characters, without control characters")
         player = PlayerRow(id=secrets.token_hex(8), name=name)
-        async with self.sessions.begin() as s:
-            s.add(player)
+
+        async def store(s: AsyncSession) -> None:
+            s.add(PlayerRow(id=player.id, name=player.name))
+            await s.flush()
+
+        await self.writer.write(store)
         return player, auth.issue(self.key, player.id)
 
     # --- lobby ----------------------------------------------------------------------------
@@ -254,7 +260,8 @@ class Server:
             secret=secrets.token_hex(32),
             invite=secrets.token_urlsafe(16) if spec.private else None,
         )
-        async with self.sessions.begin() as s:
+
+        async def store(s: AsyncSession) -> None:
             s.add(
                 TableRow(
                     id=table.id,
@@ -265,6 +272,9 @@ class Server:
                     status=table.status,
                 )
             )
+            await s.flush()
+
+        await self.writer.write(store)
         self.tables[table.id] = table
         self._lobby_update(table)
         return table
@@ -405,27 +415,32 @@ class Server:
 
     async def _commit(self, table: Table, pending: list[Pending]) -> None:
         """Store the events (and finished games, ratings), then broadcast them."""
+        rows = [
+            {
+                "table_id": table.id,
+                "version": p.version,
+                "kind": p.kind,
+                "actor": p.actor,
+                "public": p.public,
+                "private": p.private,
+            }
+            for p in pending
+        ]
+        status_changed = any(p.kind in _STATUS_KINDS for p in pending)
+        status = table.status
+
+        async def store(s: AsyncSession) -> None:
+            await s.execute(insert(EventRow), rows)
+            for p in pending:
+                if p.game_row is not None:
+                    await self._store_game(s, table, p.game_row)
+            if status_changed:
+                await s.execute(
+                    update(TableRow).where(TableRow.id == table.id).values(status=status)
+                )
+
         try:
-            async with self.sessions.begin() as s:
-                rows = [
-                    {
-                        "table_id": table.id,
-                        "version": p.version,
-                        "kind": p.kind,
-                        "actor": p.actor,
-                        "public": p.public,
-                        "private": p.private,
-                    }
-                    for p in pending
-                ]
-                await s.execute(insert(EventRow), rows)
-                for p in pending:
-                    if p.game_row is not None:
-                        await self._store_game(s, table, p.game_row)
-                if any(p.kind in _STATUS_KINDS for p in pending):
-                    await s.execute(
-                        update(TableRow).where(TableRow.id == table.id).values(status=table.status)
-                    )
+            await self.writer.write(store)
         except Exception:
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:
@@ -787,7 +802,8 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(srv.tables)}
+        w = srv.writer
+        return {"ok": True, "tables": len(srv.tables), "commits": w.commits, "writes": w.writes}
 
     @app.post("/api/guest")
     async def guest(body: NewGuest, response: Response) -> dict[str, str]:

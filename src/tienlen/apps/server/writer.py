@@ -1,0 +1,76 @@
+"""One writer for the database: every write goes through it, in group commits.
+
+Tables commit each accepted action before broadcasting it. Letting every table open its own
+write transaction made SQLite writers queue on the file lock (its busy handler sleeps, and
+past the busy timeout a commit fails with "database is locked"), and cost one commit per
+action. Here writes wait in one queue; one task runs all that are waiting in a single
+transaction, so a burst of actions at many tables costs one commit. If that transaction
+fails, each write is retried alone, so only the one at fault fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+__all__ = ["Job", "Writer"]
+
+#: A write: adds or changes rows in the session it is given (it may run more than once: a
+#: retry after its group failed runs it again in a fresh session).
+Job = Callable[[AsyncSession], Awaitable[None]]
+
+
+class Writer:
+    """Runs :data:`Job` s in group commits, one transaction at a time."""
+
+    def __init__(self, sessions: async_sessionmaker[Any]) -> None:
+        self._sessions = sessions
+        self._queue: list[tuple[Job, asyncio.Future[None]]] = []
+        self._task: asyncio.Task[None] | None = None
+        self.commits = 0
+        """Transactions committed (with :attr:`writes`, how well writes are grouped)."""
+        self.writes = 0
+
+    async def write(self, job: Job) -> None:
+        """Run ``job`` in a committed transaction; raises what made it fail."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((job, done))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._drain())
+        await done
+
+    async def _drain(self) -> None:
+        while self._queue:
+            group, self._queue = self._queue, []
+            try:
+                await self._run(group)
+            except Exception as e:
+                if len(group) == 1:
+                    _settle(group[0][1], e)
+                    continue
+                for one in group:  # find the one at fault; the others still commit
+                    try:
+                        await self._run([one])
+                    except Exception as alone:
+                        _settle(one[1], alone)
+
+    async def _run(self, group: list[tuple[Job, asyncio.Future[None]]]) -> None:
+        async with self._sessions.begin() as s:
+            for job, _done in group:
+                await job(s)
+        self.commits += 1
+        self.writes += len(group)
+        for _job, done in group:
+            _settle(done, None)
+
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    if done.done():  # its waiter was cancelled
+        return
+    if error is None:
+        done.set_result(None)
+    else:
+        done.set_exception(error)
