@@ -44,6 +44,12 @@ def register(subparsers: Any) -> None:
         default=30.0,
         help="seconds a disconnected player keeps the seat before a bot takes over",
     )
+    p.add_argument(
+        "--token-days",
+        type=float,
+        default=30.0,
+        help="days a guest token stays valid (an active browser's is renewed) (%(default)s)",
+    )
     p.add_argument("--bot-workers", type=int, default=2, help="bot worker processes")
     p.add_argument(
         "--bot-pool", choices=["process", "thread"], default="process", help=argparse.SUPPRESS
@@ -70,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         grace=args.grace,
         bot_pool=args.bot_pool,
         bot_workers=args.bot_workers,
+        token_lifetime=args.token_days * 24 * 3600,
         origins=tuple(args.origin),
     )
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")

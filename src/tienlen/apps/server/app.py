@@ -8,6 +8,7 @@ import contextlib
 import logging
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -195,7 +196,7 @@ class Server:
         if not token:
             raise Refused("auth", "no token: POST /api/guest first")
         try:
-            player_id = auth.verify(self.key, token)
+            player_id = auth.verify(self.key, token).player
         except auth.TokenError as e:
             raise Refused("auth", str(e)) from None
         async with self.sessions() as s:
@@ -216,7 +217,16 @@ class Server:
             await s.flush()
 
         await self.writer.write(store)
-        return player, auth.issue(self.key, player.id)
+        return player, self.issue(player.id)
+
+    def issue(self, player_id: str) -> str:
+        """A fresh token for ``player_id``, valid for the configured lifetime."""
+        return auth.issue(self.key, player_id, lifetime=self.settings.token_lifetime)
+
+    def renewal_due(self, token: str) -> bool:
+        """Whether a valid token has less than half its lifetime left."""
+        left = auth.verify(self.key, token).expires - time.time()
+        return left < self.settings.token_lifetime / 2
 
     # --- lobby ----------------------------------------------------------------------------
     async def create_table(self, host: PlayerRow, spec: NewTable) -> Table:
@@ -763,12 +773,36 @@ def _token(request: Request | WebSocket) -> str | None:
 
 
 async def _me(request: Request) -> PlayerRow:
+    """The player making an HTTP request (from the cookie or the Bearer token)."""
     server: Server = request.app.state.server
     return await server.player_of(_token(request))
 
 
+async def _me_renewed(request: Request, response: Response) -> PlayerRow:
+    """:func:`_me`, and a browser's cookie renewed once half its lifetime has passed, so an
+    active browser keeps its identity."""
+    server: Server = request.app.state.server
+    token = _token(request)
+    player = await server.player_of(token)
+    from_cookie = token is not None and token == request.cookies.get(auth.COOKIE)
+    if from_cookie and token is not None and server.renewal_due(token):
+        _set_cookie(response, server.issue(player.id), server.settings)
+    return player
+
+
+def _set_cookie(response: Response, token: str, settings: Settings) -> None:
+    response.set_cookie(
+        auth.COOKIE,
+        token,
+        httponly=True,
+        samesite="lax",
+        secure=settings.secure_cookie,
+        max_age=int(settings.token_lifetime),
+    )
+
+
 #: The player making an HTTP request (from the cookie or the Bearer token).
-Me = Annotated[PlayerRow, Depends(_me)]
+Me = Annotated[PlayerRow, Depends(_me_renewed)]
 
 
 def _error(e: Refused) -> JSONResponse:
@@ -808,15 +842,14 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     @app.post("/api/guest")
     async def guest(body: NewGuest, response: Response) -> dict[str, str]:
         player, token = await srv.new_guest(body.name)
-        response.set_cookie(
-            auth.COOKIE,
-            token,
-            httponly=True,
-            samesite="lax",
-            secure=settings.secure_cookie,
-            max_age=400 * 24 * 3600,
-        )
+        _set_cookie(response, token, settings)
         return {"player": player.id, "name": player.name, "token": token}
+
+    @app.post("/api/token")
+    async def renew(player: Me, response: Response) -> dict[str, str]:
+        token = srv.issue(player.id)
+        _set_cookie(response, token, settings)
+        return {"player": player.id, "token": token}
 
     @app.get("/api/me")
     async def whoami(player: Me) -> dict[str, str]:

@@ -48,6 +48,8 @@ class Settings:
     origins: tuple[str, ...] = ()
     """Origins allowed besides the server's own (e.g. a client served elsewhere)."""
     secure_cookie: bool = False
+    token_lifetime: float = 30 * 24 * 3600.0
+    """Seconds a guest token is valid; an active browser's is renewed after half of it."""
 
     @property
     def url(self) -> str:
