@@ -18,7 +18,10 @@ from serverkit import (
     seated_table,
     server_settings,
 )
-from tienlen import Game, GameRecord
+from tienlen import Game, GameRecord, Rules, parse_cards
+from tienlen.apps.server.tables import ServerMatch
+from tienlen.cards import mask_of
+from tienlen.game import instant_win_of
 
 
 @pytest.fixture
@@ -84,3 +87,49 @@ def test_bots_fill_empty_seats_and_the_host_can_rematch(live: LiveServer) -> Non
     # One human: games are stored but nobody is rated.
     assert host.http.get("/api/leaderboard?rules=standard").json() == []
     assert len(host.http.get(f"/api/players/{host.id}/games").json()) == 2
+
+
+INSTANT_WINS = ["four-twos", "six-pairs", "three-triples", "dragon"]
+
+
+def instant_win_secret(rules: Rules) -> tuple[str, tuple[int, str]]:
+    """A table secret whose first deal gives some seat an instant win (found by search: the
+    server deals from the secret, so the test picks the secret, never the cards)."""
+    for i in range(5000):
+        secret = f"instant-{i}"
+        game = ServerMatch(rules, games=1, target=None, secret=secret, match=1).game
+        if game.instant_win is not None:
+            return secret, game.instant_win
+    raise AssertionError("no instant win in 5000 deals")
+
+
+def test_an_instant_win_is_shown_and_scored(live: LiveServer) -> None:
+    # RULES.md, "Instant wins (tới trắng), checked after the deal, before any play": "Four 2s
+    # (... option in `standard`), six pairs, three triples, dragon 3..A".
+    clients, sockets, table = seated_table(
+        live, ["An", "Binh", "Chi", "Dung"], options={"instant_wins": INSTANT_WINS}
+    )
+    assert live.server is not None
+    live_table = live.server.tables[table]
+    secret, (winner, hand) = instant_win_secret(live_table.rules)
+    live_table.secret = secret  # before the start: the deal comes from it
+    sockets[0].send(type="start")
+    for s in sockets:
+        s.until(lambda m: m.get("event", {}).get("kind") == "match_over")
+    kinds = [m["event"]["kind"] for m in sockets[1].frames if m["type"] == "event"]
+    assert kinds[-4:] == ["start", "deal", "game_over", "match_over"]  # no play in between
+    over = next(m for m in sockets[1].frames if m.get("event", {}).get("kind") == "game_over")
+    event = over["event"]
+    assert event["instant_win"] == hand
+    assert event["finish_order"][0] == winner
+    assert sum(event["deltas"]) == 0 and event["deltas"][winner] > 0
+    assert event["scores"] == event["deltas"]
+    # Every seat's view shows the game over with every hand, the winner's holding the win.
+    view = sockets[1].view
+    assert view is not None and view["phase"] == "over" and view["hands"] is not None
+    mask = mask_of(parse_cards(" ".join(view["hands"][winner])))
+    assert instant_win_of(mask, (hand,)) == hand
+    # The record keeps it; the table's scores are the game's.
+    record = GameRecord.from_dict(clients[0].http.get(f"/api/games/{event['record']}").json())
+    assert record.game().instant_win == (winner, hand)
+    assert sockets[1].table is not None and sockets[1].table["scores"] == event["scores"]
