@@ -59,6 +59,7 @@ __all__ = [
     "RecordError",
     "RecordedAction",
     "Step",
+    "apply_action",
     "format_text",
     "is_json",
     "load",
@@ -582,7 +583,7 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
         phase = game.phase
         leads = phase == "play" and game.top is None
         try:
-            _apply(game, action)
+            apply_action(game, action)
         except ValueError as e:
             raise RecordError(f"action {number} ({action.words()}): {e}") from None
         yield Step(number, action, leads, phase, game)
@@ -651,7 +652,10 @@ def _trade_actions(game: Game) -> list[RecordedAction]:
     return out
 
 
-def _apply(game: Game, a: RecordedAction) -> None:
+def apply_action(game: Game, a: RecordedAction) -> None:
+    """Make one recorded action in ``game`` (a record's replay, a server's live move): the
+    phase and the turn must fit it; the engine raises a ``ValueError`` in words and changes
+    nothing when it is illegal."""
     phase = game.phase
     if phase == "over":
         raise ValueError("the game is already over")

@@ -16,10 +16,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tienlen import Game, GameRecord, Match, Move, Rules, parse_cards
+from tienlen import Game, GameRecord, Match, Move, Rules
 from tienlen.cards import cards_of_mask
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
+from tienlen.record import RecordedAction, apply_action
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
@@ -30,6 +31,10 @@ _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
     | {"refuse", "game_over", "match_over", "away", "back"}
 )
+
+
+#: The actions a seat makes in a game (the record module's action kinds).
+_ACTION_KINDS = frozenset({"play", "pass", "give", "offer", "accept", "refuse"})
 
 
 class Refused(ValueError):
@@ -432,32 +437,21 @@ def move_action(game: Game, move: Move) -> tuple[str, dict[str, Any]]:
 
 
 def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
-    """Make one action in ``game``; the engine raises (a ``ValueError``) and changes nothing
-    when it is illegal."""
-    phase = game.phase
-    match kind:
-        case "play" | "give":
-            if (phase == "exchange") != (kind == "give"):
-                raise ValueError(f"you cannot {kind} cards during the {phase} phase")
-            game.play(parse_cards(" ".join(data["cards"])) if data["cards"] else "")
-        case "pass":
-            if game.pending_trade is not None:
-                raise ValueError("a trade offer awaits your answer: accept or refuse")
-            game.play("pass")
-        case "offer":
-            game.offer_trade(
-                data["partner"],
-                parse_cards(" ".join(data["cards"])),
-                parse_cards(" ".join(data["take"])),
-            )
-        case "accept":
-            game.accept_trade()
-        case "refuse":
-            if game.pending_trade is None:
-                raise ValueError("there is no trade offer to refuse")
-            game.play("pass")
-        case _:
-            raise ValueError(f"unknown action {kind!r}")
+    """Make one action (a client's or a stored event's fields) in ``game`` with the record
+    module's step; the engine raises (a ``ValueError``) and changes nothing when it is
+    illegal."""
+    if kind not in _ACTION_KINDS:
+        raise ValueError(f"unknown action {kind!r}")
+    apply_action(
+        game,
+        RecordedAction(
+            seat=data["seat"],
+            kind=kind,  # type: ignore[arg-type]
+            cards=" ".join(data.get("cards") or ()),
+            partner=data.get("partner", -1),
+            take=" ".join(data.get("take") or ()),
+        ),
+    )
 
 
 def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]) -> TableEvent:
