@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from tienlen import RULESETS, GameRecord, Rules
 from tienlen.observation import observe
 from tienlen.players.base import fallback_move
+from tienlen.rules import RulesError
 
 from . import auth, bots, web
 from .config import Settings
@@ -97,6 +98,9 @@ class NewTable(BaseModel):
     """``POST /api/tables``: a preset, the knobs changed on it, and the table's options."""
 
     model_config = ConfigDict(extra="forbid")
+    rules: Annotated[str, Field(max_length=2000)] | None = None
+    """A rules code (``Rules.code()``, e.g. ``"standard.direction-anticlockwise"``), instead
+    of ``preset`` and ``options``."""
     preset: str = "standard"
     options: dict[str, Any] = Field(default_factory=dict)
     bots: str | list[str] = "greedy"
@@ -234,15 +238,7 @@ class Server:
         bucket = self.creations.setdefault(host.id, TokenBucket(self.settings.creations))
         if not bucket.take():
             raise Refused("rate_limited", "too many tables created: wait a minute")
-        if spec.preset not in RULESETS:
-            valid = ", ".join(RULESETS)
-            raise Refused("bad_rules", f"unknown preset {spec.preset!r}; valid: {valid}")
-        if "name" in spec.options:
-            raise Refused("bad_rules", "'name' is the preset's label, not an option")
-        try:
-            rules = Rules.from_dict({**Rules.preset(spec.preset).to_dict(), **spec.options})
-        except (ValueError, TypeError) as e:
-            raise Refused("bad_rules", str(e)) from None
+        rules = rules_of(spec)
         levels = [spec.bots] * rules.players if isinstance(spec.bots, str) else spec.bots
         if len(levels) != rules.players:
             raise Refused("bad_bots", f"give one bot level or {rules.players}, not {len(levels)}")
@@ -255,8 +251,8 @@ class Server:
         games = spec.games if spec.games or spec.target else 1
         config = TableConfig(
             rules=rules,
-            preset=spec.preset,
-            options=spec.options,
+            preset=rules.name,
+            options=changed_knobs(rules),
             bots=tuple(levels),
             turn_timer=spec.turn_timer,
             games=games,
@@ -742,6 +738,30 @@ async def _rate(s: AsyncSession, rules_key: str, humans: list[tuple[str, int]]) 
     rated = model.rate(teams, ranks=[place for _p, place in humans])
     for row, team in zip(rows, rated, strict=True):
         row.mu, row.sigma, row.games = team[0].mu, team[0].sigma, row.games + 1
+
+
+def rules_of(spec: NewTable) -> Rules:
+    """The rules a new table asks for: a rules code, or a preset and the knobs changed on it
+    (read by the engine's strict readers); :class:`Refused` quotes what is wrong."""
+    try:
+        if spec.rules is not None:
+            if {"preset", "options"} & spec.model_fields_set:
+                raise Refused("bad_rules", "give a rules code or a preset with options, not both")
+            return Rules.from_code(spec.rules)
+        if spec.preset not in RULESETS:
+            valid = ", ".join(RULESETS)
+            raise Refused("bad_rules", f"unknown preset {spec.preset!r}; valid: {valid}")
+        if "name" in spec.options:
+            raise Refused("bad_rules", "'name' is the preset's label, not an option")
+        return Rules.from_dict({**spec.options, "name": spec.preset}, path="options")
+    except RulesError as e:
+        raise Refused("bad_rules", str(e)) from None
+
+
+def changed_knobs(rules: Rules) -> dict[str, Any]:
+    """The knobs of ``rules`` that differ from its preset's (``Rules.to_dict()`` values)."""
+    mine, preset = rules.to_dict(), Rules.preset(rules.name).to_dict()
+    return {k: v for k, v in mine.items() if k != "name" and v != preset.get(k)}
 
 
 def _merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -176,6 +176,9 @@ class TableInfo(_Msg):
     preset: str
     options: dict[str, Any]
     """Knobs changed from the preset."""
+    rules_code: str
+    """The rule set's code (``Rules.code()``): the preset and each changed knob, e.g.
+    ``"standard.direction-anticlockwise"``; ``POST /api/tables`` takes it as ``rules``."""
     rules_key: str
     players: int
     seats: list[SeatInfo]

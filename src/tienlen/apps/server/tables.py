@@ -216,6 +216,7 @@ class Table:
             host=self.host,
             preset=self.config.preset,
             options=dict(self.config.options),
+            rules_code=self.rules.code(),
             rules_key=rules_key(self.rules),
             players=self.rules.players,
             seats=[
