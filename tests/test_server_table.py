@@ -4,13 +4,18 @@ phases and a pike second game, all through the protocol."""
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from serverkit import (
+    HANG,
     Client,
     LiveServer,
     Socket,
@@ -237,3 +242,54 @@ def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
     records = [clients[0].http.get(f"/api/games/{e['record']}").json() for e in ends]
     assert records[0]["seed"] == records[1]["seed"]
     assert set(records[0]["hands"]).isdisjoint(records[1]["hands"])
+
+
+def test_a_finished_table_is_there_after_a_restart(make: Make) -> None:
+    first = make()
+    host = Client(first.base, "Host")
+    table = host.create(bots="random", games=1)["table"]["id"]
+    s = host.socket(table)
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=1)
+    s.batch()
+    s.send(type="start")
+    play_out({1: s})
+    before = host.http.get(f"/api/tables/{table}").json()
+    assert before["status"] == "finished"
+    first.close()
+    again = make()
+    host.http.base_url = httpx.URL(again.base)
+    host.base = again.base
+    after = host.http.get(f"/api/tables/{table}").json()
+    assert after == before
+    assert table not in {t["id"] for t in host.http.get("/api/tables").json()}  # not listed
+    s = host.socket(table)
+    state = s.until(lambda m: m["type"] == "state")
+    assert state["table"]["status"] == "finished" and state["view"]["phase"] == "over"
+    assert state["view"]["hands"] is not None
+    s.send(type="rematch")  # the host can start the next match
+    play_out({1: s})
+    final = host.http.get(f"/api/tables/{table}").json()
+    assert final["status"] == "finished" and final["match"] == 2
+
+
+def test_a_dead_bot_worker_is_replaced(make: Make) -> None:
+    live = make(bot_pool="process", bot_workers=1)
+    assert live.server is not None
+    broken = live.server.pool
+    worker = broken.submit(os.getpid).result(timeout=HANG)
+    os.kill(worker, signal.SIGKILL)  # as if the worker ran out of memory
+    deadline = time.monotonic() + HANG
+    while not getattr(broken, "_broken", False):  # the pool notices its worker died
+        assert time.monotonic() < deadline, "the pool never noticed its dead worker"
+        time.sleep(0.05)
+    host = Client(live.base, "Host")
+    table = host.create(bots="greedy", games=1)["table"]["id"]
+    s = host.socket(table)
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=0)
+    s.batch()
+    s.send(type="start")
+    play_out({0: s})  # the bots' seats play on
+    assert s.table is not None and s.table["status"] == "finished"
+    assert live.server.pool is not broken and live.server.pool_restarts == 1

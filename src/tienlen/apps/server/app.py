@@ -10,6 +10,7 @@ import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import BrokenExecutor, Executor
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -135,11 +136,13 @@ class Server:
         self.creations: dict[str, TokenBucket] = {}
         self.player_buckets: dict[str, TokenBucket] = {}
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
+        self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
-        """Migrate the schema, load the signing key, rebuild every unfinished table."""
+        """Migrate the schema, load the signing key, rebuild every table (a finished one too:
+        its final state can be seen and its host can start a rematch)."""
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
         await migrate(self.engine)
@@ -150,7 +153,7 @@ class Server:
                 s.add(row)
             self.key = row.value
         async with self.sessions() as s:
-            rows = (await s.scalars(select(TableRow).where(TableRow.status != "finished"))).all()
+            rows = (await s.scalars(select(TableRow))).all()
         for row in rows:
             table = await self._load(row)
             self.tables[table.id] = table
@@ -634,11 +637,15 @@ class Server:
         obs, legal = observe(game, seat), game.legal_moves()
         level = table.seats[seat].bot
         loop = asyncio.get_running_loop()
+        seed = bots.bot_seed(table.secret, version)
+        pool = self.pool
         try:
-            move = await loop.run_in_executor(
-                self.pool, bots.choose, level, bots.bot_seed(table.secret, version), obs, legal
-            )
-        except Exception:  # a broken worker must not stall the table: play the fallback
+            try:
+                move = await loop.run_in_executor(pool, bots.choose, level, seed, obs, legal)
+            except BrokenExecutor:  # a worker died (killed, out of memory): a fresh pool
+                self._restart_pool(pool)
+                move = await loop.run_in_executor(self.pool, bots.choose, level, seed, obs, legal)
+        except Exception:  # a broken bot must not stall the table: play the fallback
             log.exception("table %s: the %s bot failed; playing the fallback move", table.id, level)
             move = fallback_move(legal)
         async with self._lock(table.id):
@@ -646,6 +653,15 @@ class Server:
                 return
             kind, fields = move_action(game, move)
             await self._commit(table, self._action(table, seat, kind, fields, None))
+
+    def _restart_pool(self, broken: Executor) -> None:
+        """Replace the bot pool that broke (unless another table's bot turn already did)."""
+        if self.pool is not broken:
+            return
+        log.warning("the bot worker pool broke (a worker died); starting a new one")
+        broken.shutdown(wait=False, cancel_futures=True)
+        self.pool = bots.make_pool(self.settings.bot_pool, self.settings.bot_workers)
+        self.pool_restarts += 1
 
     async def _timeout(self, table: Table, version: int) -> None:
         assert table.config.turn_timer is not None
