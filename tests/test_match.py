@@ -230,3 +230,38 @@ def test_card_debts_are_recorded_and_carried_to_the_next_game() -> None:
         match.new_game()
         assert match.debts == result.debts
     assert seen, "some game of the match should leave a debt"
+
+
+def test_a_waiting_player_takes_the_losers_spot() -> None:
+    # 004 UT Pike: "a non-player must call "loser's spot" and may replace the losing player
+    # of the current game in the following game. New person must always shuffle and deal."
+    match = Match("pike", games=4, seed=4, waiting=2)
+    assert match.seating == (0, 1, 2, 3) and match.waiting == (4, 5)
+    rng = random.Random(4)
+    for _ in range(3):
+        finish(match.game, rng)
+        result = match.record_game()
+        seating, line = match.seating, match.waiting
+        game = match.new_game()
+        loser = result.loser
+        assert match.seating[loser] == line[0]  # the first in line sits in the loser's seat
+        assert match.waiting == (*line[1:], seating[loser])  # the loser waits at the end
+        assert match.dealer == loser  # the newcomer's seat deals
+        # 004: "If a player leaves the game and a new player joins, it starts by who has
+        # the lowest card again."
+        assert game.setup.leader is None
+    finish(match.game, rng)
+    assert match.is_over
+    scores = match.scores
+    assert len(scores) == 6 and sum(scores) == 0
+    for person in range(6):
+        assert scores[person] == sum(
+            r.deltas[r.seating.index(person)] for r in match.results if person in r.seating
+        )
+
+
+def test_the_losers_spot_refuses_card_hand_overs() -> None:
+    with pytest.raises(ValueError, match="loser's spot"):
+        Match(Rules.preset("pang", trading="san-jose"), waiting=1)
+    with pytest.raises(ValueError, match="waiting must be"):
+        Match("pike", waiting=-1)

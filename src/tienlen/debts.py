@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .cards import TWOS_MASK
 
-__all__ = ["CardDebt", "debt_cards"]
+__all__ = ["CardDebt", "HandOver", "Settlement", "debt_cards"]
 
 
 class CardDebt(NamedTuple):
@@ -45,3 +45,84 @@ def debt_cards(hand: int, count: int, debt_card: str) -> tuple[int, int]:
         paid |= bit
         pool &= ~bit
     return paid, 0
+
+
+class HandOver(NamedTuple):
+    """One card transfer of a settlement: ``giver`` gave ``cards`` (a bitmask) to
+    ``receiver``; ``chosen`` when the giver picked them (else the rules did)."""
+
+    giver: int
+    receiver: int
+    cards: int
+    chosen: bool
+
+
+class Settlement:
+    """The hand-over of card debts after a deal, one debt after another: the debtor pays
+    (the cards ``debt_card`` names, or 2s they choose under ``any-two``), then the creditor
+    gives back as many cards of their choice. A debt the debtor cannot pay lapses.
+
+    ``hands`` (bitmasks, one per seat) is changed in place. While :attr:`chooser` is not
+    ``None``, that seat must :meth:`give` :attr:`count` cards from :attr:`pool`."""
+
+    def __init__(self, hands: list[int], debts: tuple[CardDebt, ...], debt_card: str) -> None:
+        self.hands = hands
+        self.debts = debts
+        self.debt_card = debt_card
+        self.log: list[HandOver] = []
+        self._next = 0  # the next debt to start
+        self._debt: CardDebt | None = None
+        self._paid = 0  # cards the current debt's creditor received
+        self.chooser: int | None = None
+        self.count = 0
+        self.pool = 0
+        self._start_next()
+
+    @property
+    def done(self) -> bool:
+        """Whether every debt is settled."""
+        return self.chooser is None
+
+    def give(self, cards: int) -> None:
+        """The chooser gives ``cards`` (a bitmask of :attr:`count` cards from :attr:`pool`)."""
+        if self.chooser is None:
+            raise ValueError("no card debt is being settled")
+        if cards & ~self.pool or cards.bit_count() != self.count:
+            raise ValueError(f"give {self.count} card(s) from those allowed")
+        debt = self._debt
+        assert debt is not None
+        if self.chooser == debt.debtor:
+            self._move(debt.debtor, debt.creditor, cards, chosen=True)
+            self._paid = cards.bit_count()
+            self._ask_return()
+        else:
+            self._move(debt.creditor, debt.debtor, cards, chosen=True)
+            self._start_next()
+
+    def _move(self, giver: int, receiver: int, cards: int, *, chosen: bool) -> None:
+        self.hands[giver] &= ~cards
+        self.hands[receiver] |= cards
+        self.log.append(HandOver(giver, receiver, cards, chosen))
+
+    def _ask_return(self) -> None:
+        debt = self._debt
+        assert debt is not None
+        self.chooser, self.count, self.pool = debt.creditor, self._paid, self.hands[debt.creditor]
+
+    def _start_next(self) -> None:
+        self.chooser, self._debt = None, None
+        while self._next < len(self.debts):
+            debt = self.debts[self._next]
+            self._next += 1
+            hand = self.hands[debt.debtor]
+            paid, choose = debt_cards(hand, debt.cards, self.debt_card)
+            if not paid and not choose:
+                continue  # nothing to pay with: the debt lapses
+            self._debt = debt
+            if choose:
+                self.chooser, self.count, self.pool = debt.debtor, choose, hand & TWOS_MASK
+                return
+            self._move(debt.debtor, debt.creditor, paid, chosen=False)
+            self._paid = paid.bit_count()
+            self._ask_return()
+            return

@@ -11,6 +11,10 @@ Between games the match applies the rotation rules (RULES.md "Deal and start"):
   from the previous finish order;
 - with ``rules.chop_debts`` or ``rules.loser_owes_twos``, the cards a game leaves owed
   (:func:`tienlen.scoring.card_debts`) are settled at the next deal;
+- with people ``waiting`` (004 UT Pike's "loser's spot"), the first one in line replaces
+  the loser for the next game and the loser joins the end of the line; the newcomer deals
+  (the seat is the loser's, who deals anyway), and since "a new player joins", that game
+  starts as the first one does (004: "it starts by who has the lowest card again");
 - with ``rules.deal_four_hands`` and two players, the two hands left unused by a fresh deal
   are the next game's hands, without reshuffling; the game after that is dealt afresh.
 
@@ -77,6 +81,8 @@ class GameResult:
     """The seed the game was dealt from (``None``: unseeded, or dealt from unused hands)."""
     debts: tuple[CardDebt, ...] = ()
     """Cards this game leaves owed, settled at the next deal (chop debts, the loser's 2s)."""
+    seating: tuple[int, ...] = ()
+    """The person at each seat (people are numbered from 0; see :attr:`Match.seating`)."""
 
     @property
     def winner(self) -> int:
@@ -92,10 +98,15 @@ class GameResult:
 class Match:
     """A series of games between the same seats under ``rules``.
 
-    ``games`` ends the match after that many games; ``target`` ends it as soon as a seat
-    has that many points (003 suggests 10). With neither, the match goes on until the
-    caller stops asking for new games. ``seed`` makes the whole match reproducible.
+    ``games`` ends the match after that many games; ``target`` ends it as soon as a
+    player has that many points (003 suggests 10). With neither, the match goes on until
+    the caller stops asking for new games. ``seed`` makes the whole match reproducible.
     The first game is dealt at once: :attr:`game` is always the current game.
+
+    ``waiting`` people wait for the loser's spot (004 UT Pike): the match is then between
+    ``rules.players + waiting`` people, numbered from 0, who start seated in order with
+    the last ``waiting`` in line; :attr:`scores` and :meth:`standings` are per person.
+    Without anyone waiting, people and seats are the same numbers.
     """
 
     def __init__(
@@ -105,6 +116,7 @@ class Match:
         games: int | None = None,
         target: int | None = None,
         seed: int | str | None = None,
+        waiting: int = 0,
     ) -> None:
         if isinstance(rules, str):
             rules = Rules.preset(rules)
@@ -112,6 +124,16 @@ class Match:
             raise ValueError(f"games must be at least 1, not {games!r}")
         if target is not None and target < 1:
             raise ValueError(f"target must be at least 1 point, not {target!r}")
+        if not isinstance(waiting, int) or waiting < 0:
+            raise ValueError(f"waiting must be a number of people, 0 or more, not {waiting!r}")
+        if waiting and (
+            rules.trading == "san-jose" or rules.chop_debts != "none" or rules.loser_owes_twos
+        ):
+            # Both hand cards over between the last game's seats, which the loser has left.
+            raise ValueError(
+                "the loser's spot (waiting > 0) cannot be combined with San Jose trading "
+                "or card debts"
+            )
         self._rules = rules
         self._games = games
         self._target = target
@@ -121,7 +143,9 @@ class Match:
             self._dealer = random.SystemRandom().randrange(n)
         else:
             self._dealer = random.Random(f"{seed}/dealer").randrange(n)
-        self._scores = [0] * n
+        self._seating = tuple(range(n))
+        self._line = tuple(range(n, n + waiting))
+        self._scores = [0] * (n + waiting)
         self._results: list[GameResult] = []
         self._debts: tuple[CardDebt, ...] = ()
         self._number = 1
@@ -157,6 +181,16 @@ class Match:
         return self._game_seed
 
     @property
+    def seating(self) -> tuple[int, ...]:
+        """The person at each seat in the current game."""
+        return self._seating
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """The people waiting for the loser's spot, first in line first."""
+        return self._line
+
+    @property
     def debts(self) -> tuple[CardDebt, ...]:
         """The card debts settled at the current game's deal (from the game before)."""
         return self._debts
@@ -173,7 +207,8 @@ class Match:
 
     @property
     def scores(self) -> tuple[int, ...]:
-        """Every seat's total points over the finished games."""
+        """Every person's total points over the finished games (per seat when nobody
+        waits)."""
         self._sync()
         return tuple(self._scores)
 
@@ -192,7 +227,7 @@ class Match:
         return self._target is not None and max(self._scores) >= self._target
 
     def standings(self) -> list[tuple[int, int]]:
-        """``(seat, points)`` pairs, best first; equal points keep seat order."""
+        """``(person, points)`` pairs, best first; equal points keep the people's order."""
         scores = self.scores
         return sorted(enumerate(scores), key=lambda sp: (-sp[1], sp[0]))
 
@@ -219,6 +254,14 @@ class Match:
         self._number += 1
         self._dealer = prev.finish_order[-1]
         leader = prev.finish_order[0] if rules.later_leads == "winner" else None
+        if self._line:
+            loser = prev.finish_order[-1]
+            newcomer, *rest = self._line
+            self._line = (*rest, self._seating[loser])
+            self._seating = tuple(
+                newcomer if s == loser else p for s, p in enumerate(self._seating)
+            )
+            leader = None
         previous = prev.finish_order if rules.trading == "san-jose" else None
         self._debts = self._results[-1].debts
         if self._spare_hands is not None:
@@ -240,7 +283,7 @@ class Match:
             game = self._game
             deltas = score(game)
             for seat, d in enumerate(deltas):
-                self._scores[seat] += d
+                self._scores[self._seating[seat]] += d
             self._results.append(
                 GameResult(
                     number=self._number,
@@ -250,6 +293,7 @@ class Match:
                     dealer=self._dealer,
                     seed=self._game_seed,
                     debts=tuple(card_debts(game)),
+                    seating=self._seating,
                 )
             )
 
