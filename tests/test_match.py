@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tienlen import Game, Match, Rules
+from tienlen import Game, Match, Rules, score
 from tienlen.match import parse_seed
 
 
@@ -265,3 +265,39 @@ def test_the_losers_spot_refuses_card_hand_overs() -> None:
         Match(Rules.preset("pang", trading="san-jose"), waiting=1)
     with pytest.raises(ValueError, match="waiting must be"):
         Match("pike", waiting=-1)
+
+
+def test_guarantees_are_paid_with_the_game() -> None:
+    # 004 Pro-Play: "If the Guaransheeding player is successful, the Guaransheeding player
+    # will receive an additional point from each player in the game. If unsuccessful, the
+    # Guaransheeding player must give 2 point to each player in the game."
+    rules = Rules.preset("proplay", guarantees=True)
+    match = Match(rules, games=2, seed=8)
+    match.guarantee(0)
+    match.guarantee(1, blind=True)
+    with pytest.raises(ValueError, match="already guaranteed"):
+        match.guarantee(0)
+    finish(match.game, random.Random(8))
+    result = match.record_game()
+    winner = result.winner
+    plain = score(match.game)
+    bonus = [0, 0, 0, 0]
+    for seat, each in ((0, 1), (1, 2)):
+        for other in range(4):
+            if other == seat:
+                continue
+            amount = each if seat == winner else -2
+            bonus[seat] += amount
+            bonus[other] -= amount
+    assert result.guarantees == ((0, False), (1, True))
+    assert result.deltas == tuple(p + b for p, b in zip(plain, bonus, strict=True))
+    assert match.new_game() and match.guarantees == {}
+
+
+def test_guarantees_need_the_knob_and_an_unplayed_game() -> None:
+    with pytest.raises(ValueError, match="no guarantees"):
+        Match("proplay").guarantee(0)
+    match = Match(Rules.preset("proplay", guarantees=True), seed=1)
+    match.game.play(match.game.legal_moves()[0])
+    with pytest.raises(ValueError, match="before play begins"):
+        match.guarantee(2)

@@ -132,6 +132,7 @@ OTHER_VALUES: dict[str, Any] = {
     "cong": True,
     "got_to_get_in": 2,
     "score_extras": ("twos-left", "three-spades-last"),
+    "guarantees": True,
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",

@@ -510,6 +510,12 @@ def _ending(r: Rules) -> list[str]:
     out.append(text)
     if r.cong and r.scoring in ("stake", "scorepad", "per-card"):
         out.append("Cóng: a player who has not played a card when someone goes out pays double.")
+    if r.guarantees:
+        out.append(
+            "Guarantees (Guaransheeds): before play a player may guarantee to go out first; "
+            "made good, every other player pays them 1 point (2 if they guaranteed before "
+            "seeing their hand); failed, they pay every other player 2."
+        )
     extras = {
         "twos-left": (
             f"Thối 2: a player left holding 2s pays the winner {x} points per black 2 and "

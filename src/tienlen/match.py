@@ -45,7 +45,7 @@ from .cards import Card
 from .debts import CardDebt
 from .game import Game
 from .rules import Rules
-from .scoring import card_debts, score
+from .scoring import card_debts, guarantee_payments, score
 
 __all__ = ["GameResult", "Match", "parse_seed"]
 
@@ -81,6 +81,9 @@ class GameResult:
     """The seed the game was dealt from (``None``: unseeded, or dealt from unused hands)."""
     debts: tuple[CardDebt, ...] = ()
     """Cards this game leaves owed, settled at the next deal (chop debts, the loser's 2s)."""
+    guarantees: tuple[tuple[int, bool], ...] = ()
+    """``(seat, blind)`` for each seat that guaranteed a first place (Pro-Play's side bets;
+    their payments are in :attr:`deltas`)."""
     seating: tuple[int, ...] = ()
     """The person at each seat (people are numbered from 0; see :attr:`Match.seating`)."""
 
@@ -148,6 +151,7 @@ class Match:
         self._scores = [0] * (n + waiting)
         self._results: list[GameResult] = []
         self._debts: tuple[CardDebt, ...] = ()
+        self._guarantees: dict[int, bool] = {}
         self._number = 1
         self._game_seed = self.seed_of(1)
         self._game = Game(rules, seed=self._game_seed)
@@ -235,7 +239,28 @@ class Match:
         """The seed game ``number`` is dealt from (``None`` for an unseeded match)."""
         return None if self._seed is None else f"{self._seed}/game{number}"
 
+    @property
+    def guarantees(self) -> dict[int, bool]:
+        """The current game's guarantees: seat -> whether it was made blind (a copy)."""
+        return dict(self._guarantees)
+
     # --- transitions ------------------------------------------------------------------
+    def guarantee(self, seat: int, *, blind: bool = False) -> None:
+        """``seat`` guarantees to go out first in the current game (004 Pro-Play's
+        "Guaransheeds", under ``rules.guarantees``); ``blind`` when they have not seen
+        their hand ("Blind Guaransheeds": the caller knows, the engine cannot). Only
+        before the game's first move, once per seat. 004: "A Guaransheed must be approved
+        by all players before play begins": asking the table is the caller's part."""
+        if not self._rules.guarantees:
+            raise ValueError("these rules have no guarantees (rules.guarantees is off)")
+        if not 0 <= seat < self._rules.players:
+            raise ValueError(f"seat must be 0-{self._rules.players - 1}, not {seat!r}")
+        if self._game.history or self._game.is_over:
+            raise ValueError("a guarantee must be made before play begins")
+        if seat in self._guarantees:
+            raise ValueError(f"seat {seat} has already guaranteed this game")
+        self._guarantees[seat] = blind
+
     def record_game(self) -> GameResult:
         """Score the current game, which must be over; calling it again is harmless."""
         if not self._game.is_over:
@@ -264,6 +289,7 @@ class Match:
             leader = None
         previous = prev.finish_order if rules.trading == "san-jose" else None
         self._debts = self._results[-1].debts
+        self._guarantees = {}
         if self._spare_hands is not None:
             self._game_seed = None
             self._game = Game(
@@ -281,19 +307,23 @@ class Match:
         """Score the current game if it is over and not scored yet."""
         if self._game.is_over and len(self._results) < self._number:
             game = self._game
-            deltas = score(game)
+            deltas = list(score(game))
+            for p in guarantee_payments(game, self._guarantees):
+                deltas[p.payer] -= p.amount
+                deltas[p.payee] += p.amount
             for seat, d in enumerate(deltas):
                 self._scores[self._seating[seat]] += d
             self._results.append(
                 GameResult(
                     number=self._number,
                     finish_order=game.finish_order,
-                    deltas=deltas,
+                    deltas=tuple(deltas),
                     instant_win=game.instant_win,
                     dealer=self._dealer,
                     seed=self._game_seed,
                     debts=tuple(card_debts(game)),
                     seating=self._seating,
+                    guarantees=tuple(sorted(self._guarantees.items())),
                 )
             )
 

@@ -177,6 +177,10 @@ class Rules:
     got_to_get_in: int = 0
     """Points each player who has not played a card when the first player goes out pays that
     player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
+    guarantees: bool = False
+    """Pro-Play's side bets (004): before play a player may guarantee to go out first
+    ("Guaransheeds"), or do so before seeing their hand ("Blind Guaransheeds"); see
+    :meth:`tienlen.Match.guarantee`."""
     score_extras: tuple[ScoreExtra, ...] = ()
     """Score-pad extras paid on top of the scheme (see :mod:`tienlen.scoring`): chop bonuses
     for 2s and bombs (``chop-twos``), penalties for 2s (``twos-left``, thối 2) and bombs
