@@ -276,6 +276,12 @@ def _start(r: Rules) -> list[str]:
     if r.first_lead_kinds:
         kinds = _or_list([_KIND_WORDS[k][0] for k in r.first_lead_kinds])
         out.append(f"That opening play must be a {kinds}; no other kind may open.")
+    if r.opening_bombs:
+        bombs = _or_list([describe_pattern(b) for b in r.opening_bombs])
+        out.append(
+            f"Before the first lead of every game, each other player in turn may open out of "
+            f"turn with {bombs}, without the lowest card; play then goes on from them."
+        )
     later = (
         "Every later game is led by the previous winner, who may lead anything."
         if r.later_leads == "winner"

@@ -196,7 +196,8 @@ class Match:
 
     @property
     def debts(self) -> tuple[CardDebt, ...]:
-        """The card debts settled at the current game's deal (from the game before)."""
+        """The card debts settled at the current game's deal (from the game before; the
+        game's ``setup.debts``)."""
         return self._debts
 
     @property
@@ -293,12 +294,22 @@ class Match:
         if self._spare_hands is not None:
             self._game_seed = None
             self._game = Game(
-                rules, hands=self._spare_hands, leader=leader, previous_finish=previous
+                rules,
+                hands=self._spare_hands,
+                leader=leader,
+                previous_finish=previous,
+                debts=self._debts,
             )
             self._spare_hands = None
         else:
             self._game_seed = self.seed_of(self._number)
-            self._game = Game(rules, seed=self._game_seed, leader=leader, previous_finish=previous)
+            self._game = Game(
+                rules,
+                seed=self._game_seed,
+                leader=leader,
+                previous_finish=previous,
+                debts=self._debts,
+            )
             self._spare_hands = self._unused_for_next(self._game)
         return self._game
 

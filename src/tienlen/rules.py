@@ -166,6 +166,11 @@ class Rules:
     """``mutual``: before the first lead, players may swap equal numbers of cards by
     agreement. ``san-jose``: from the second game, the losers give their highest cards to the
     winners, who give back unwanted ones."""
+    opening_bombs: tuple[str, ...] = ()
+    """Bombs (patterns) any seat may play as the first play of a game, out of turn and
+    without the lowest card (004: "Three consecutive pairs can be played at the beginning
+    of the game without being the lead": ``pair_run3``). Before the first lead the seats
+    after the leader are asked in turn; empty: none."""
 
     # --- end and scoring --------------------------------------------------------------
     end_at_first_out: bool = False
@@ -554,7 +559,7 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
     patterns = [
         (f"chops[{i}][{j}]", p) for i, pair in enumerate(out["chops"]) for j, p in enumerate(pair)
     ]
-    for knob in ("bomb_ladder", "after_pass_bombs"):
+    for knob in ("bomb_ladder", "after_pass_bombs", "opening_bombs"):
         patterns += [(f"{knob}[{i}]", p) for i, p in enumerate(out[knob])]
     for where, text in patterns:
         try:
