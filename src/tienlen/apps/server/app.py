@@ -22,7 +22,7 @@ from tienlen import RULESETS, GameRecord, Rules
 from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 
-from . import auth, bots
+from . import auth, bots, web
 from .config import Settings
 from .db import (
     EventRow,
@@ -779,6 +779,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     app = FastAPI(title="tienlen", lifespan=lifespan)
     app.state.server = srv
+    app.include_router(web.router)  # the browser game's pages and helpers
 
     @app.exception_handler(Refused)
     async def refused(_request: Request, e: Refused) -> JSONResponse:

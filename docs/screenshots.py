@@ -1,0 +1,80 @@
+"""Screenshots of the browser game for the README: the lobby, a table mid-game (desktop and
+phone) and a finished game's replay, taken with Playwright and Debian's Chromium against a
+throw-away server. Run with ``make screenshots``; the PNGs go to docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from serverkit import Client, LiveServer, server_settings  # noqa: E402
+
+OUT = HERE / "screenshots"
+DESKTOP = {"width": 1920, "height": 1080}
+PHONE = {"width": 375, "height": 667}
+
+
+def guest(page: Page, base: str, path: str, name: str) -> None:
+    page.goto(base + path)
+    page.wait_for_selector("#page > *")
+    if page.locator("form.guest").count():
+        page.fill("form.guest input[name=name]", name)
+        page.click("form.guest button")
+
+
+def my_turn(page: Page) -> None:
+    page.wait_for_function(
+        "() => document.querySelector('#turn')?.dataset.mine === '1'"
+        " && !document.querySelector('#play')?.disabled"
+    )
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp())
+    live = LiveServer(server_settings(f"sqlite+aiosqlite:///{tmp / 'shots.db'}", tmp))
+    try:
+        for preset in ("vietcong", "pagat"):
+            Client(live.base, "Binh").create(preset=preset, games=4)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            desk = browser.new_context(viewport=DESKTOP)
+            page = desk.new_page()
+            guest(page, live.base, "/", "An")
+            page.wait_for_selector(".lobby-table")
+            page.screenshot(path=OUT / "lobby.png")
+            page.fill("#games", "3")
+            page.fill("#timer", "60")
+            page.get_by_role("button", name="Create").click()
+            page.wait_for_url(re.compile(r"/t/"))
+            page.wait_for_selector(".seat.mine")
+            page.click("#start")
+            for _ in range(3):  # a few plays in, with a selection showing its legal plays
+                my_turn(page)
+                page.click("#hint")
+                page.wait_for_function("() => document.querySelector('#note')?.textContent")
+                page.click("#play" if page.locator(".hand .selected").count() else "#pass")
+            my_turn(page)
+            page.locator(".hand button.card").first.click()
+            page.screenshot(path=OUT / "table-desktop.png")
+            phone = browser.new_context(viewport=PHONE, storage_state=desk.storage_state())
+            small = phone.new_page()
+            small.goto(page.url)
+            my_turn(small)
+            small.locator(".hand button.card").first.click()
+            small.screenshot(path=OUT / "table-phone.png", full_page=True)
+            browser.close()
+    finally:
+        live.close()
+    print(f"screenshots in {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+// The page's words in English and Vietnamese. The engine's reasons come from the server's
+// catalogue (/api/reasons), not from here: this file holds only the interface's own words.
+
+const WORDS = {
+  en: {
+    "app.title": "Tiến Lên",
+    "nav.lobby": "Lobby", "nav.rules": "Rules", "nav.leaderboard": "Leaderboard",
+    "nav.mine": "My games", "lang.switch": "Tiếng Việt",
+    "guest.prompt": "Your name at the table", "guest.go": "Enter",
+    "lobby.open": "Open tables", "lobby.none": "No open table yet: create one.",
+    "lobby.create": "Create a table", "lobby.preset": "Rule set", "lobby.bots": "Bots",
+    "lobby.players": "Players", "lobby.games": "Games in the match", "lobby.target": "Or play to points",
+    "lobby.timer": "Turn timer (seconds)", "lobby.private": "Private (invite only)",
+    "lobby.options": "More rules", "lobby.make": "Create", "lobby.join": "Join",
+    "lobby.watch": "Watch", "lobby.seats": "Seats", "lobby.status": "Status",
+    "status.waiting": "waiting", "status.playing": "playing", "status.finished": "finished",
+    "table.invite": "Invite link", "table.copy": "Copy", "table.copied": "Copied",
+    "table.sit": "Sit here", "table.stand": "Leave seat", "table.start": "Start",
+    "table.rematch": "Rematch", "table.play": "Play", "table.pass": "Pass", "table.hint": "Hint",
+    "table.clear": "Clear", "table.hand": "Your hand", "table.group": "Group", "table.give": "Give",
+    "table.offer": "Offer", "table.nooffer": "No trade", "table.accept": "Accept",
+    "table.refuse": "Refuse", "table.partner": "Partner", "table.take": "Cards you want",
+    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards",
+    "table.passed": "passed", "table.botlevel": "bot: {level}",
+    "table.botfor": "bot playing for {name}", "table.you": "you", "table.host": "host",
+    "table.place": "#{n}", "table.pile": "Pile", "table.lead": "{name} leads",
+    "table.legal": "Legal plays with your selection", "table.nolegal": "No legal play holds these cards",
+    "table.waiting": "Waiting for the host to start", "table.spectator": "You are watching",
+    "table.game": "Game {n}", "table.match": "Match {n}", "table.seconds": "{n} s",
+    "table.result": "Game {n}: finishing order and payments", "table.standings": "Standings",
+    "table.matchover": "The match is over", "table.hands": "Every hand",
+    "table.chat": "Chat", "table.say": "Say", "table.log": "Moves",
+    "table.givehelp": "Choose {n} cards to give", "table.tradehelp": "Offer a trade, or none",
+    "table.offered": "{name} offers {give} for {take}", "table.replay": "Replay",
+    "table.shortcuts": "Keys: P play, X pass, H hint, Esc clear, G group",
+    "conn.lost": "Connection lost: reconnecting…", "conn.back": "Connected again",
+    "log.play": "{name}: {cards}", "log.pass": "{name} passes", "log.sit": "{name} sits in seat {seat}",
+    "log.stand": "{name} leaves", "log.deal": "Game {n} is dealt", "log.away": "{name} is away: a bot plays",
+    "log.back": "{name} is back", "log.timeout": "{name} ran out of time",
+    "log.give": "{name} gives {cards}", "log.offer": "{name} offers a trade to {partner}",
+    "log.accept": "{name} accepts the trade", "log.refuse": "{name} refuses the trade",
+    "log.start": "The match begins", "log.gameover": "Game {n} is over",
+    "log.matchover": "The match is over", "log.chop": "{name} chops {victim}!",
+    "log.chopheo": "{name} chops {victim}'s 2 (chặt heo)!", "log.instant": "Instant win (tới trắng): {how}",
+    "result.order": "Place", "result.player": "Player", "result.delta": "Points", "result.total": "Total",
+    "kind.single": "single", "kind.pair": "pair", "kind.triple": "triple", "kind.quad": "four of a kind (tứ quý)",
+    "kind.straight": "straight", "kind.pair_run": "run of pairs (đôi thông)", "kind.triple_run": "run of triples",
+    "kind.quad_run": "consecutive quads", "kind.multi_quad": "quads together", "kind.dragon": "dragon",
+    "kind.pass": "pass", "kind.give": "give",
+    "suit.s": "spades", "suit.c": "clubs", "suit.d": "diamonds", "suit.h": "hearts",
+    "card.name": "{rank} of {suit}", "card.back": "a face-down card",
+    "game.title": "Game {id}", "game.prev": "Back", "game.next": "Forward", "game.start": "Start",
+    "game.end": "End", "game.move": "Move {n} of {total}", "game.seed": "Seed",
+    "player.title": "Player {name}", "player.games": "Finished games", "player.none": "No finished game yet.",
+    "player.place": "Place", "player.rules": "Rules", "player.when": "When", "player.delta": "Points",
+    "board.title": "Leaderboard", "board.rules": "Rule set", "board.rating": "Rating",
+    "board.games": "Games", "board.none": "Nobody is rated under these rules yet.",
+    "rules.title": "The rule sets",
+    "error.generic": "Refused: {message}",
+  },
+  vi: {
+    "app.title": "Tiến Lên",
+    "nav.lobby": "Phòng chờ", "nav.rules": "Luật chơi", "nav.leaderboard": "Bảng xếp hạng",
+    "nav.mine": "Ván của tôi", "lang.switch": "English",
+    "guest.prompt": "Tên của bạn", "guest.go": "Vào",
+    "lobby.open": "Bàn đang mở", "lobby.none": "Chưa có bàn nào: hãy tạo một bàn.",
+    "lobby.create": "Tạo bàn", "lobby.preset": "Bộ luật", "lobby.bots": "Máy",
+    "lobby.players": "Số người", "lobby.games": "Số ván", "lobby.target": "Hoặc chơi tới số điểm",
+    "lobby.timer": "Giờ mỗi lượt (giây)", "lobby.private": "Bàn riêng (cần lời mời)",
+    "lobby.options": "Luật thêm", "lobby.make": "Tạo", "lobby.join": "Vào bàn",
+    "lobby.watch": "Xem", "lobby.seats": "Ghế", "lobby.status": "Trạng thái",
+    "status.waiting": "đang chờ", "status.playing": "đang chơi", "status.finished": "đã xong",
+    "table.invite": "Lời mời", "table.copy": "Chép", "table.copied": "Đã chép",
+    "table.sit": "Ngồi đây", "table.stand": "Rời ghế", "table.start": "Bắt đầu",
+    "table.rematch": "Chơi lại", "table.play": "Đánh", "table.pass": "Bỏ lượt", "table.hint": "Gợi ý",
+    "table.clear": "Bỏ chọn", "table.hand": "Bài của bạn", "table.group": "Xếp bài", "table.give": "Đưa bài",
+    "table.offer": "Đề nghị đổi", "table.nooffer": "Không đổi", "table.accept": "Đồng ý",
+    "table.refuse": "Từ chối", "table.partner": "Đổi với", "table.take": "Lá bạn muốn lấy",
+    "table.yourturn": "Đến lượt bạn", "table.turnof": "Lượt của {name}", "table.cards": "{n} lá",
+    "table.passed": "bỏ lượt", "table.botlevel": "máy: {level}",
+    "table.botfor": "máy đánh thay {name}", "table.you": "bạn", "table.host": "chủ bàn",
+    "table.place": "về {n}", "table.pile": "Trên bàn", "table.lead": "{name} đánh trước",
+    "table.legal": "Các nước đánh được với lá đã chọn", "table.nolegal": "Không nước nào có các lá này",
+    "table.waiting": "Đang chờ chủ bàn bắt đầu", "table.spectator": "Bạn đang xem",
+    "table.game": "Ván {n}", "table.match": "Trận {n}", "table.seconds": "{n} giây",
+    "table.result": "Ván {n}: thứ tự về và điểm", "table.standings": "Bảng điểm",
+    "table.matchover": "Trận đấu đã kết thúc", "table.hands": "Bài của mọi người",
+    "table.chat": "Trò chuyện", "table.say": "Gửi", "table.log": "Các nước đi",
+    "table.givehelp": "Chọn {n} lá để đưa", "table.tradehelp": "Đề nghị đổi bài, hoặc không",
+    "table.offered": "{name} đề nghị đưa {give} lấy {take}", "table.replay": "Xem lại",
+    "table.shortcuts": "Phím: P đánh, X bỏ lượt, H gợi ý, Esc bỏ chọn, G xếp bài",
+    "conn.lost": "Mất kết nối: đang kết nối lại…", "conn.back": "Đã kết nối lại",
+    "log.play": "{name}: {cards}", "log.pass": "{name} bỏ lượt", "log.sit": "{name} ngồi ghế {seat}",
+    "log.stand": "{name} rời ghế", "log.deal": "Chia bài ván {n}", "log.away": "{name} vắng mặt: máy đánh thay",
+    "log.back": "{name} đã trở lại", "log.timeout": "{name} hết giờ",
+    "log.give": "{name} đưa {cards}", "log.offer": "{name} đề nghị đổi bài với {partner}",
+    "log.accept": "{name} đồng ý đổi", "log.refuse": "{name} từ chối đổi",
+    "log.start": "Trận đấu bắt đầu", "log.gameover": "Hết ván {n}",
+    "log.matchover": "Hết trận", "log.chop": "{name} chặt {victim}!",
+    "log.chopheo": "{name} chặt heo của {victim}!", "log.instant": "Tới trắng: {how}",
+    "result.order": "Về", "result.player": "Người chơi", "result.delta": "Điểm", "result.total": "Tổng",
+    "kind.single": "rác", "kind.pair": "đôi", "kind.triple": "sám cô", "kind.quad": "tứ quý",
+    "kind.straight": "sảnh", "kind.pair_run": "đôi thông", "kind.triple_run": "ba thông",
+    "kind.quad_run": "tứ quý liên tiếp", "kind.multi_quad": "nhiều tứ quý", "kind.dragon": "sảnh rồng",
+    "kind.pass": "bỏ lượt", "kind.give": "đưa bài",
+    "suit.s": "bích", "suit.c": "chuồn", "suit.d": "rô", "suit.h": "cơ",
+    "card.name": "{rank} {suit}", "card.back": "lá úp",
+    "game.title": "Ván {id}", "game.prev": "Lùi", "game.next": "Tới", "game.start": "Đầu",
+    "game.end": "Cuối", "game.move": "Nước {n} / {total}", "game.seed": "Hạt giống",
+    "player.title": "Người chơi {name}", "player.games": "Các ván đã xong", "player.none": "Chưa có ván nào.",
+    "player.place": "Về", "player.rules": "Luật", "player.when": "Lúc", "player.delta": "Điểm",
+    "board.title": "Bảng xếp hạng", "board.rules": "Bộ luật", "board.rating": "Hệ số",
+    "board.games": "Số ván", "board.none": "Chưa ai được xếp hạng với luật này.",
+    "rules.title": "Các bộ luật",
+    "error.generic": "Không được: {message}",
+  },
+};
+
+const KEY = "tienlen.lang";
+
+/** The language in use: the remembered choice, else the browser's, else English. */
+export function lang() {
+  const saved = localStorage.getItem(KEY);
+  if (saved === "en" || saved === "vi") return saved;
+  return (navigator.language || "").toLowerCase().startsWith("vi") ? "vi" : "en";
+}
+
+/** Switch language (remembered) and tell the page. */
+export function setLang(code) {
+  localStorage.setItem(KEY, code);
+  document.documentElement.lang = code;
+  window.dispatchEvent(new Event("tienlen-lang"));
+}
+
+/** Fill a template's {names} from params. */
+export function fill(template, params = {}) {
+  return template.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/** The interface's word for key in the language in use. */
+export function t(key, params = {}) {
+  const words = WORDS[lang()];
+  return fill(words[key] ?? WORDS.en[key] ?? key, params);
+}
+
+/** Set every [data-i18n] element's text under root. */
+export function translate(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+}
+
+let catalogue = null;
+
+/** The engine's reason catalogue (codes -> {en, vi} templates), fetched once. */
+export async function loadReasons() {
+  if (catalogue === null) {
+    try {
+      const r = await fetch("/api/reasons");
+      catalogue = r.ok ? await r.json() : {};
+    } catch {
+      catalogue = {};
+    }
+  }
+  return catalogue;
+}
+
+/** An error frame in words: the catalogue's template for its reason code, in the language
+ * in use, else the server's English message. */
+export function reasonText(error) {
+  const reason = error.reason;
+  const entry = reason && catalogue ? catalogue[reason.code] : null;
+  if (entry) return fill(entry[lang()] ?? entry.en, reason.params || {});
+  return error.message;
+}

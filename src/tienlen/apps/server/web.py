@@ -1,0 +1,205 @@
+"""The browser game: the pages ``tienlen serve`` serves, and the few read-only endpoints only
+the browser needs (knob types for the create-table form, the rules in words, hints).
+
+Every page is one shell, ``static/index.html``, whose script picks the page from the URL;
+the scripts, styles and card drawings are plain files under ``static/`` (package data, no
+build step). The browser learns legality only from the server: legal moves in the views,
+reasons in the error frames, hints from :func:`~tienlen.players.hint.hint` here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse
+
+from tienlen import RULESETS, Game, GameRecord, Rules, parse_cards
+from tienlen.describe import SUMMARIES, rules_sections
+from tienlen.observation import observe
+from tienlen.record import replay
+
+from .tables import Refused
+
+__all__ = ["STATIC", "knob_fields", "router"]
+
+#: The browser's files (package data).
+STATIC = Path(__file__).parent / "static"
+_SHELL = STATIC / "index.html"
+#: The pages; each is the shell, whose script reads the path.
+_PAGES = (
+    "/",
+    "/t/{table_id}",
+    "/games/{game_id}",
+    "/players/{player_id}",
+    "/leaderboard",
+    "/rules",
+)
+_NO_CACHE = {"Cache-Control": "no-cache"}
+
+router = APIRouter()
+
+
+def _shell() -> FileResponse:
+    return FileResponse(_SHELL, media_type="text/html", headers=_NO_CACHE)
+
+
+for _path in _PAGES:
+    router.add_api_route(_path, _shell, methods=["GET"], include_in_schema=False)
+
+
+@router.get("/static/{path:path}", include_in_schema=False)
+async def static(path: str) -> FileResponse:
+    """One of the browser's files (never anything outside ``static/``)."""
+    target = (STATIC / path).resolve()
+    if not target.is_relative_to(STATIC.resolve()) or not target.is_file():
+        raise Refused("not_found", f"no file {path[:80]!r}")
+    return FileResponse(target, headers=_NO_CACHE)
+
+
+def _field(tp: Any) -> dict[str, Any]:
+    """How the form edits a value of this type."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        return {**_field(args[0]), "optional": True} if len(args) == 1 else {"type": "json"}
+    if origin is Literal:
+        return {"type": "choice", "choices": list(get_args(tp))}
+    if tp is bool:
+        return {"type": "bool"}
+    if tp is int:
+        return {"type": "int"}
+    if tp is str:
+        return {"type": "text"}
+    return {"type": "json"}
+
+
+def knob_fields() -> list[dict[str, Any]]:
+    """Every knob of :class:`~tienlen.Rules` but the label, with what the form needs to edit
+    it: ``bool``, ``int``, ``choice`` (with ``choices``), ``text``, or ``json`` (tables).
+
+    >>> [f for f in knob_fields() if f["name"] == "direction"]
+    [{'name': 'direction', 'type': 'choice', 'choices': ['clockwise', 'anticlockwise']}]
+    """
+    hints = get_type_hints(Rules)
+    return [
+        {"name": f.name, **_field(hints[f.name])}
+        for f in dataclasses.fields(Rules)
+        if f.init and f.name != "name"
+    ]
+
+
+@router.get("/api/knobs")
+async def knobs() -> list[dict[str, Any]]:
+    """The knobs a table's ``options`` may change, and how to edit each."""
+    return knob_fields()
+
+
+@router.get("/api/rules")
+async def rules_words() -> list[dict[str, Any]]:
+    """Every preset in words, from the engine's own explanations (``tienlen.describe``)."""
+    return [
+        {
+            "preset": name,
+            "summary": SUMMARIES.get(name, ""),
+            "sections": [
+                {"heading": h, "sentences": s} for h, s in rules_sections(Rules.preset(name)) if s
+            ],
+        }
+        for name in RULESETS
+    ]
+
+
+@router.get("/api/tables/{table_id}/hint")
+async def table_hint(table_id: str, request: Request) -> dict[str, Any]:
+    """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase."""
+    from tienlen.players.hint import hint
+
+    from .app import Server, _me
+
+    player = await _me(request)
+    server: Server = request.app.state.server
+    table = server.tables.get(table_id)
+    seat = table.seat_of(player.id) if table is not None else None
+    game = table.game if table is not None else None
+    if game is None or seat is None or game.is_over or game.turn != seat:
+        raise Refused("not_your_turn", "a hint is for the seat to act")
+    if game.phase != "play":
+        raise Refused("not_playing", "hints are for the play phase")
+    move, why = hint(observe(game, seat), game.legal_moves())
+    return {"cards": [c.ascii() for c in move.cards], "why": why}
+
+
+@router.get("/api/games/{game_id}/steps")
+async def game_steps(game_id: str, request: Request) -> dict[str, Any]:
+    """A finished game replayed through the engine: every hand and the pile after each
+    action, for stepping through it move by move (the game is over: nothing is secret)."""
+    from .app import Server
+
+    server: Server = request.app.state.server
+    data = await server.game_record(game_id)
+    record = GameRecord.from_dict(data)
+    start = record.new_game()
+
+    def hands(game: Game) -> list[list[str]]:
+        return [[c.ascii() for c in h] for h in game.hands]
+
+    steps = [
+        {
+            "number": s.number,
+            "seat": s.action.seat,
+            "kind": s.action.kind,
+            "cards": [c.ascii() for c in parse_cards(s.action.cards)] if s.action.cards else [],
+            "words": s.action.words(),
+            "phase": s.phase,
+            "leads": s.leads,
+            "hands": hands(s.game),
+            "pile": [
+                {"seat": a.seat, "kind": a.move.kind, "cards": [c.ascii() for c in a.move.cards]}
+                for a in s.game.pile
+            ],
+        }
+        for s in replay(record)
+    ]
+    return {
+        "id": game_id,
+        "rules": record.rules.name,
+        "names": list(record.names or [f"S{i}" for i in range(record.rules.players)]),
+        "hands": hands(start),
+        "steps": steps,
+        "result": data.get("result"),
+        "seed": data.get("seed"),
+    }
+
+
+@router.get("/api/tables/{table_id}/groups")
+async def hand_groups(table_id: str, request: Request) -> list[list[str]]:
+    """The caller's hand split into combinations, as the heuristic bot plans it (the page's
+    Group key): each group's cards, lowest group first."""
+    from tienlen.players.bots.analysis import counts_of, planner
+
+    from .app import Server, _me
+
+    player = await _me(request)
+    server: Server = request.app.state.server
+    table = server.tables.get(table_id)
+    seat = table.seat_of(player.id) if table is not None else None
+    game = table.game if table is not None else None
+    if game is None or seat is None:
+        raise Refused("not_seated", "only a seated player's hand can be grouped")
+    left = list(game.hands[seat])
+    groups = []
+    for unit in planner(game.rules).plan(counts_of(game.hand_masks[seat])).units:
+        group = [
+            card
+            for rank in range(unit.low, unit.top + 1)
+            for card in [c for c in left if c.rank == rank][: unit.per]
+        ]
+        left = [c for c in left if c not in group]
+        groups.append([c.ascii() for c in group])
+    if left:
+        groups.append([c.ascii() for c in left])
+    return groups

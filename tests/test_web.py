@@ -1,0 +1,240 @@
+"""The browser game end to end: Playwright drives Debian's Chromium against a real server.
+
+Each test plays through the page as a person would (clicks and keys only); every WebSocket
+frame a page receives is kept and checked never to hold another seat's cards."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serverkit import HANG, Client, LiveServer, server_settings
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        "Chromium is not installed (.ci/run installs it with apt-get when it can)",
+        allow_module_level=True,
+    )
+
+Page = Any
+WAIT = HANG * 1000  # Playwright counts milliseconds
+CARD = re.compile(r"^(10|[2-9JQKA])[scdh]'?$")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    live = LiveServer(server_settings(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}", tmp_path))
+    yield live
+    live.close()
+
+
+class Player:
+    """One browser context (one guest) with its page and every frame its sockets received."""
+
+    def __init__(self, browser: Any, server: LiveServer, name: str, **context: Any) -> None:
+        self.context = browser.new_context(**context)
+        self.context.set_default_timeout(WAIT)
+        self.page: Page = self.context.new_page()
+        self.frames: list[dict[str, Any]] = []
+        self.page.on("websocket", self._watch)
+        # Shown by pytest when a test fails: what the page itself complained of.
+        self.page.on("console", lambda m: print(f"[{name} console] {m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: print(f"[{name} page error] {e}"))
+        self.base = server.base
+        self.name = name
+
+    def _watch(self, ws: Any) -> None:
+        if "/ws/tables/" in ws.url:
+            ws.on("framereceived", lambda payload: self.frames.append(json.loads(payload)))
+
+    def enter(self, path: str = "/") -> None:
+        """Open a page, giving the guest name the first time."""
+        self.page.goto(self.base + path)
+        self.page.wait_for_selector("#page > *")
+        if self.page.locator("form.guest").count():
+            self.page.fill("form.guest input[name=name]", self.name)
+            self.page.click("form.guest button")
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def players(browser: Any, server: LiveServer) -> Iterator[list[Player]]:
+    made: list[Player] = []
+
+    def make(name: str, **context: Any) -> Player:
+        made.append(Player(browser, server, name, **context))
+        return made[-1]
+
+    yield make  # type: ignore[misc]
+    for p in made:
+        p.close()
+
+
+def create_table(p: Player, *, preset: str = "standard", games: int = 1) -> str:
+    """Create a table from the lobby form; the page moves to it and takes a seat."""
+    p.enter("/")
+    p.page.select_option("#preset", preset)
+    p.page.fill("#games", str(games))
+    p.page.get_by_role("button", name="Create").click()
+    p.page.wait_for_url(re.compile(r"/t/"))
+    p.page.wait_for_selector(".seat.mine")
+    return p.page.url.split("/t/")[1].split("?")[0]
+
+
+def wait_turn_or_end(page: Page) -> str:
+    """Wait until this seat is to act or the match is over; which one."""
+    page.wait_for_function(
+        "() => document.querySelector('.table-page')?.dataset.status === 'finished'"
+        " || (document.querySelector('#turn')?.dataset.mine === '1'"
+        "     && !document.querySelector('#play')?.disabled)"
+    )
+    status = page.locator(".table-page").get_attribute("data-status")
+    return "end" if status == "finished" else "turn"
+
+
+def take_turn(page: Page) -> None:
+    """Ask for a hint, then play what it selected (or pass), by clicking."""
+    version = int(page.locator(".table-page").get_attribute("data-version") or 0)
+    page.locator("#note").evaluate("n => n.textContent = ''")
+    page.click("#hint")
+    page.wait_for_function("() => document.querySelector('#note')?.textContent")
+    if page.locator(".hand .card.selected").count():
+        page.click("#play")
+    else:
+        page.click("#pass")
+    page.wait_for_function(
+        "v => Number(document.querySelector('.table-page')?.dataset.version) > v"
+        " || document.querySelector('#error')?.textContent",
+        arg=version,
+    )
+
+
+def play_to_the_end(page: Page) -> None:
+    while wait_turn_or_end(page) == "turn":
+        take_turn(page)
+
+
+def assert_no_other_cards(frames: list[dict[str, Any]], seat: int) -> None:
+    """No frame before the hands are revealed names a card that is neither this seat's
+    nor already played in public."""
+    public: set[str] = set()
+    mine: set[str] = set()
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from strings(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from strings(v)
+
+    checked = 0
+    for f in frames:
+        view = f.get("view") or {}
+        event = f.get("event") or {}
+        if view.get("hands") or event.get("kind") == "game_over":
+            break
+        mine |= set(view.get("hand") or [])
+        if event.get("kind") == "play":
+            public |= set(event.get("cards") or [])
+        for p in [*(view.get("pile") or []), *(view.get("history") or [])]:
+            public |= set(p["cards"])
+        seen = {s for s in strings(f) if CARD.match(s)}
+        assert seen <= mine | public, (seat, seen - mine - public, f)
+        checked += 1
+    assert checked > 3
+
+
+def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
+    an = players("An")
+    create_table(an)
+    an.page.click("#start")
+    play_to_the_end(an.page)
+    result = an.page.locator("#result")
+    assert result.locator("tbody tr").count() == 4
+    assert "An" in result.inner_text()
+    assert an.page.locator("#standings").is_visible()
+    assert an.page.locator("#rematch").is_visible()  # the host may start again
+    assert_no_other_cards(an.frames, 0)
+
+
+def test_an_illegal_play_shows_the_engines_reason(players: Any) -> None:
+    an = players("An")
+    create_table(an)
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    hand = an.page.locator(".hand button.card")
+    # The lowest and the highest card together are never a combination.
+    hand.first.click()
+    hand.last.click()
+    an.page.keyboard.press("p")
+    error = an.page.locator("#error")
+    sync_api.expect(error).not_to_be_empty()
+    assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # nothing was played
+
+
+def test_the_vietnamese_interface_is_remembered(players: Any) -> None:
+    an = players("An")
+    create_table(an)
+    an.page.click("#lang")
+    sync_api.expect(an.page.locator("#start")).to_have_text("Bắt đầu")
+    an.page.reload()
+    sync_api.expect(an.page.locator("#start")).to_have_text("Bắt đầu")
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    sync_api.expect(an.page.locator("#play")).to_have_text("Đánh")
+    sync_api.expect(an.page.locator("#pass")).to_have_text("Bỏ lượt")
+    label = an.page.locator(".hand button.card").first.get_attribute("aria-label") or ""
+    assert re.search(r"(bích|chuồn|rô|cơ)$", label), label
+
+
+def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: LiveServer) -> None:
+    an = players("An")
+    an.enter("/")
+    sync_api.expect(an.page.locator(".lobby-table")).to_have_count(0)
+    made = Client(server.base, "Binh").create(preset="pagat")
+    row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
+    sync_api.expect(row).to_contain_text("pagat")
+
+
+def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:
+    an = players("An")
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    an.page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    create_table(an)
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    take_turn(an.page)
+    sockets[-1].close()
+    banner = an.page.locator("#banner")
+    sync_api.expect(banner).to_have_class("lost")
+    sync_api.expect(banner).to_have_class("ok")
+    assert len(sockets) >= 2
+    assert re.search(r"since=\d+", sockets[-1].url)
+    play_to_the_end(an.page)
+    assert an.page.locator("#result tbody tr").count() == 4
