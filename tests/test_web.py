@@ -238,3 +238,77 @@ def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:
     assert re.search(r"since=\d+", sockets[-1].url)
     play_to_the_end(an.page)
     assert an.page.locator("#result tbody tr").count() == 4
+
+
+def turn_state(page: Page) -> str:
+    """'end' (the match is over), 'turn' (this seat may act) or 'wait', without waiting."""
+    state: str = page.evaluate(
+        "() => document.querySelector('.table-page')?.dataset.status === 'finished' ? 'end'"
+        " : document.querySelector('#turn')?.dataset.mine === '1'"
+        "   && !document.querySelector('#play')?.disabled ? 'turn' : 'wait'"
+    )
+    return state
+
+
+def test_two_browser_players_one_reloading_mid_game(browser: Any, tmp_path: Path) -> None:
+    # A real grace period: the reload comes back well within it and keeps the seat.
+    settings = server_settings(f"sqlite+aiosqlite:///{tmp_path / 'two.db'}", tmp_path, grace=30)
+    live = LiveServer(settings)
+    an, binh = Player(browser, live, "An"), Player(browser, live, "Binh")
+    try:
+        table = create_table(an)
+        binh.enter(f"/t/{table}?sit=1")
+        binh.page.wait_for_selector(".seat.mine")
+        an.page.click("#start")
+        turns = {an: 0, binh: 0}
+        reloaded = False
+        while {turn_state(p.page) for p in (an, binh)} != {"end"}:
+            for p in (an, binh):
+                if turn_state(p.page) == "turn":
+                    take_turn(p.page)
+                    turns[p] += 1
+            if turns[binh] == 2 and not reloaded:
+                binh.page.reload()
+                binh.page.wait_for_selector(".seat.mine")
+                reloaded = True
+            an.page.wait_for_timeout(30)
+        assert reloaded
+        for p in (an, binh):
+            sync_api.expect(p.page.locator("#result tbody tr")).to_have_count(4)
+        # Binh kept the seat: no bot played for him, and both results name both players.
+        assert "An" in binh.page.locator("#result").inner_text()
+        assert "Binh" in an.page.locator("#result").inner_text()
+        assert not any((f.get("event") or {}).get("kind") == "away" for f in an.frames)
+        assert_no_other_cards(an.frames, 0)
+        assert_no_other_cards(binh.frames, 1)
+    finally:
+        an.close()
+        binh.close()
+        live.close()
+
+
+def test_the_phone_viewport_fits_without_overlap(players: Any) -> None:
+    an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
+    create_table(an)
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    assert an.page.evaluate("document.documentElement.scrollWidth") <= 375
+    boxes = [
+        an.page.locator(sel).bounding_box()
+        for sel in ("#play", "#pass", "#hint", "#clear", "#group")
+    ]
+    cards = an.page.locator(".hand button.card")
+    boxes += [cards.nth(i).bounding_box() for i in range(cards.count())]
+    for i, a in enumerate(boxes):
+        assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 375
+        for b in boxes[i + 1 :]:
+            assert b is not None
+            apart = (
+                a["x"] + a["width"] <= b["x"]
+                or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"]
+                or b["y"] + b["height"] <= a["y"]
+            )
+            assert apart, (a, b)
+    cards.first.tap()
+    assert cards.first.get_attribute("aria-pressed") == "true"

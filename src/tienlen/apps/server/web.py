@@ -203,3 +203,36 @@ async def hand_groups(table_id: str, request: Request) -> list[list[str]]:
     if left:
         groups.append([c.ascii() for c in left])
     return groups
+
+
+@router.get("/api/players/{player_id}")
+async def player_card(player_id: str, request: Request) -> dict[str, Any]:
+    """A player's name and ratings (one per rule set they were rated under)."""
+    from sqlalchemy import select
+
+    from .app import Server
+    from .db import PlayerRow, RatingRow
+
+    server: Server = request.app.state.server
+    async with server.sessions() as s:
+        player = await s.get(PlayerRow, player_id)
+        if player is None:
+            raise Refused("not_found", f"no player {player_id[:40]!r}")
+        ratings = (await s.scalars(select(RatingRow).where(RatingRow.player_id == player_id))).all()
+    return {
+        "player": player.id,
+        "name": player.name,
+        "ratings": sorted(
+            (
+                {
+                    "rules_key": r.rules_key,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                    "ordinal": r.mu - 3 * r.sigma,
+                    "games": r.games,
+                }
+                for r in ratings
+            ),
+            key=lambda r: -r["games"],
+        ),
+    }
