@@ -178,7 +178,7 @@ def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
     assert_no_other_cards(an.frames, 0)
 
 
-def test_an_illegal_play_shows_the_engines_reason(players: Any) -> None:
+def test_an_illegal_play_shows_the_engines_reason_in_either_language(players: Any) -> None:
     an = players("An")
     create_table(an)
     an.page.click("#start")
@@ -190,7 +190,13 @@ def test_an_illegal_play_shows_the_engines_reason(players: Any) -> None:
     an.page.keyboard.press("p")
     error = an.page.locator("#error")
     sync_api.expect(error).not_to_be_empty()
+    refusal = next(f for f in an.frames if f["type"] == "error")
+    assert refusal["code"] == "illegal"
+    assert refusal["reason"]["code"] == "not_combination"
+    assert error.inner_text() == refusal["message"]  # the engine's English words
     assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # nothing was played
+    an.page.click("#lang")
+    sync_api.expect(error).to_contain_text("không phải một bộ hợp lệ theo luật standard")
 
 
 def test_the_vietnamese_interface_is_remembered(players: Any) -> None:
@@ -215,6 +221,10 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     made = Client(server.base, "Binh").create(preset="pagat")
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
     sync_api.expect(row).to_contain_text("pagat")
+    an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
+    sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
+    Client(server.base, "Chi").create(preset="lu")
+    sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
 
 
 def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:

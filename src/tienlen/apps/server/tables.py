@@ -20,6 +20,7 @@ from tienlen import Game, GameRecord, Match, Move, Rules, parse_cards
 from tienlen.cards import cards_of_mask
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
+from tienlen.reasons import Reason, reason
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
@@ -33,11 +34,14 @@ _STATE_KINDS = frozenset(
 
 
 class Refused(ValueError):
-    """A client's request that cannot be done; ``code`` names the kind of problem."""
+    """A client's request that cannot be done; ``code`` names the kind of problem. An
+    engine's refusal (a :class:`~tienlen.reasons.Reason` as ``message``) keeps its reason
+    code and parameters, so clients translate it."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+        self.reason = message.to_dict() if isinstance(message, Reason) else None
 
 
 def rules_key(rules: Rules) -> str:
@@ -400,8 +404,8 @@ class Table:
         data: dict[str, Any] = {"seat": seat, **fields}
         try:
             act(game.copy(), kind, data)
-        except ValueError as e:  # the engine's reason, in words
-            raise Refused("illegal", str(e)) from None
+        except ValueError as e:  # the engine's reason, in words (and as a code)
+            raise Refused("illegal", e.args[0] if e.args else str(e)) from None
         public: dict[str, Any] = {"seat": seat}
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
@@ -438,11 +442,11 @@ def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
     match kind:
         case "play" | "give":
             if (phase == "exchange") != (kind == "give"):
-                raise ValueError(f"you cannot {kind} cards during the {phase} phase")
+                raise ValueError(reason("wrong_phase", action=kind, phase=phase))
             game.play(parse_cards(" ".join(data["cards"])) if data["cards"] else "")
         case "pass":
             if game.pending_trade is not None:
-                raise ValueError("a trade offer awaits your answer: accept or refuse")
+                raise ValueError(reason("offer_awaits"))
             game.play("pass")
         case "offer":
             game.offer_trade(
@@ -454,7 +458,7 @@ def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
             game.accept_trade()
         case "refuse":
             if game.pending_trade is None:
-                raise ValueError("there is no trade offer to refuse")
+                raise ValueError(reason("no_offer_to_refuse"))
             game.play("pass")
         case _:
             raise ValueError(f"unknown action {kind!r}")

@@ -20,6 +20,7 @@ from fastapi.responses import FileResponse
 from tienlen import RULESETS, Game, GameRecord, Rules, parse_cards
 from tienlen.describe import SUMMARIES, rules_sections
 from tienlen.observation import observe
+from tienlen.reasons import catalogue
 from tienlen.record import replay
 
 from .tables import Refused
@@ -236,3 +237,10 @@ async def player_card(player_id: str, request: Request) -> dict[str, Any]:
             key=lambda r: -r["games"],
         ),
     }
+
+
+@router.get("/api/reasons")
+async def reasons() -> dict[str, Any]:
+    """The catalogue the engine's refusals are worded from, in every language
+    (``tienlen.reasons``): error frames carry ``reason: {code, params}``."""
+    return catalogue()
