@@ -237,6 +237,12 @@ class RefTable:
     stuck: set[int] = field(init=False, default_factory=set)
     finish: list[int] = field(init=False, default_factory=list)
     over: bool = field(init=False, default=False)
+    # 004: "Three consecutive pairs can be played at the beginning of the game without being
+    # the lead": before the first lead, the seats after the leader, in turn, may open with
+    # one of ``rules.opening_bombs`` (or pass); then the leader leads.
+    opening: list[int] = field(init=False, default_factory=list)
+    first_leader: int = field(init=False, default=-1)
+    fresh: bool = field(init=False, default=True)  # no card played yet this game
 
     def __post_init__(self) -> None:
         self.hands = list(self.hands)
@@ -250,6 +256,20 @@ class RefTable:
             self.first_mode = None if mode == "holder-free" else mode
         else:
             self.turn = self.leader
+        if self.rules.opening_bombs:
+            self.first_leader = self.turn
+            seat = self.after(self.turn)
+            while seat != self.first_leader:
+                self.opening.append(seat)
+                seat = self.after(seat)
+            self.turn = self.opening[0]
+
+    def opens(self, move: Move) -> bool:
+        """Whether ``move`` is one of the bombs the game may open with, out of turn."""
+        return any(
+            ref_pattern(p).matches(move.kind, move.size, top_rank_of(move))
+            for p in self.rules.opening_bombs
+        )
 
     # -- helpers
     @property
@@ -271,6 +291,8 @@ class RefTable:
     def state_kind(self) -> str:
         """What kind of decision the seat to act faces (for reporting)."""
         seat = self.turn
+        if self.opening:
+            return "open-out-of-turn"
         if self.top is None:
             return "first-lead" if self.first_mode else "lead"
         if seat == self.top_seat:
@@ -296,8 +318,19 @@ class RefTable:
         if combos is None:
             combos = ref_combinations(self.hands[seat], rules)
         out: list[Move] = []
+        if self.opening:
+            out = [m for m in combos if self.opens(m)]
+            if not rules.may_finish_on_two:
+                out = [m for m in out if not self.finishes_on_two(m)]
+            return [*out, Move("pass", 0, 0)]
         if self.top is None:
             for m in combos:
+                if self.fresh and self.opens(m):
+                    # the game's first play may be one, the leader's too, without the
+                    # lowest card and whether or not bombs may lead
+                    if rules.may_finish_on_two or not self.finishes_on_two(m):
+                        out.append(m)
+                    continue
                 if self.first_mode == "lowest-single" and m.mask != 1 << self.lowest:
                     continue
                 if self.first_mode is not None and not m.mask >> self.lowest & 1:
@@ -342,6 +375,10 @@ class RefTable:
             self._play(seat, move)
 
     def _pass(self, seat: int) -> None:
+        if self.opening:  # declined to open out of turn: the next seat is asked
+            self.opening.pop(0)
+            self.turn = self.opening[0] if self.opening else self.first_leader
+            return
         if self.top is None:
             # The leader declines (holder-may-decline) or cannot lead: the next one leads.
             self.first_mode = None
@@ -362,6 +399,8 @@ class RefTable:
 
     def _play(self, seat: int, move: Move) -> None:
         assert move.mask & ~self.hands[seat] == 0, "reference: card not held"
+        self.opening.clear()
+        self.fresh = False
         self.hands[seat] &= ~move.mask
         self.stuck.clear()
         self.top, self.top_seat = move, seat

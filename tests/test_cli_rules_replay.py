@@ -317,6 +317,7 @@ def test_replay_of_a_saved_match(tmp_path: Path, capsys: pytest.CaptureFixture[s
         if match.is_over:
             break
         match.new_game()
+
     def saved() -> str:
         return MatchRecord(
             rules=match.rules,

@@ -81,6 +81,12 @@ GOLDEN = [
         "standard.score-extras-twos-left.score-extras-bombs-left",
     ),
     (Rules.preset("proplay", score_extras=()), "proplay.no-score-extras"),
+    (
+        # 004: "Three consecutive pairs can be played at the beginning of the game without
+        # being the lead."
+        Rules.preset("standard", opening_bombs=("pair_run3",)),
+        "standard.opening-bombs-pair-run3",
+    ),
     (Rules.preset("double-deck-13", single_killer="Kd'"), "double-deck-13.single-killer-Kd~27"),
     (Rules.preset("lu", few_players_hand_size=None), "lu.few-players-hand-size-none"),
     (Rules.preset("standard", hand_size="all", players=3), "standard.players-3.hand-size-all"),
@@ -124,6 +130,7 @@ ENTRIES: dict[str, Any] = {
     "chops": st.tuples(patterns, patterns),
     "bomb_ladder": patterns,
     "after_pass_bombs": patterns,
+    "opening_bombs": patterns,
     "extra_kinds": st.sampled_from([k for k in KINDS if k not in BASE_KINDS]),
     "first_lead_kinds": st.sampled_from(KINDS),
     "instant_wins": st.sampled_from(INSTANT_WINS),

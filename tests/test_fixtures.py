@@ -10,8 +10,9 @@ Case kinds:
 - ``combo``: ``cards`` form ``expect`` (a kind, or ``null`` for no combination);
 - ``beats`` / ``not_beats``: ``new`` may / may not be played on ``old`` (``locked``: a
   one-suit straight locked the pile; ``reason``: a fragment of the refusal);
-- ``game``: a deal (``hands`` or ``seed``, optional ``leader``, ``previous_finish``) and
-  ``steps`` (see :func:`run_step`).
+- ``game``: a deal (``hands`` or ``seed``, optional ``leader``, ``previous_finish``,
+  ``debts`` as ``[debtor, creditor, cards]`` from a previous game) and ``steps`` (see
+  :func:`run_step`).
 
 Every case may carry ``overrides`` (knob values replacing the preset's) and ``extend``
 (patterns appended to a tuple knob, e.g. a house-rule chop), and ``covers`` (topics; the
@@ -34,6 +35,7 @@ from reference import public_state
 from tienlen import RULESETS, Game, IllegalMoveError, Move, Rules, classify, parse_cards, score
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.combos import why_not_beats
+from tienlen.debts import CardDebt
 from tienlen.scoring import card_debts
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,7 +44,7 @@ CASE_KEYS = {
     "combo": {"cards", "expect", "size"},
     "beats": {"new", "old", "locked"},
     "not_beats": {"new", "old", "locked", "reason"},
-    "game": {"hands", "seed", "leader", "previous_finish", "steps"},
+    "game": {"hands", "seed", "leader", "previous_finish", "debts", "steps"},
 }
 COMMON_KEYS = {"kind", "source", "covers", "overrides", "extend", "note"}
 STEP_ACTIONS = {
@@ -79,6 +81,7 @@ STATE_KEYS = {
     "winner",
     "scores",
     "debts",
+    "opening",
 }
 
 # Topics every preset must cover: the columns of RULES.md's bomb table and the rule knobs
@@ -296,6 +299,7 @@ def run_game(case: dict[str, Any], rules: Rules) -> None:
         seed=case.get("seed"),
         leader=case.get("leader"),
         previous_finish=case.get("previous_finish"),
+        debts=[CardDebt(d, c, n, "owed from the last game") for d, c, n in case.get("debts", [])],
     )
     for n, step in enumerate(case["steps"]):
         try:
@@ -405,6 +409,8 @@ def check_state(game: Game, expect: dict[str, Any]) -> None:
             got = game.winner
         elif key == "scores":
             got = list(score(game))
+        elif key == "opening":
+            got = list(game.opening) if game.opening is not None else None
         elif key == "debts":
             got = [[d.debtor, d.creditor, d.cards] for d in card_debts(game)]
         elif key == "first_lead":

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tienlen import Game, Match, Rules
+from tienlen import Game, Match, Rules, score
 from tienlen.match import parse_seed
 
 
@@ -227,6 +227,77 @@ def test_card_debts_are_recorded_and_carried_to_the_next_game() -> None:
             [(result.loser, result.winner, loser_twos)] if loser_twos else []
         )
         seen += len(result.debts)
-        match.new_game()
-        assert match.debts == result.debts
+        game = match.new_game()
+        assert match.debts == result.debts == game.setup.debts  # settled at this deal
     assert seen, "some game of the match should leave a debt"
+
+
+def test_a_waiting_player_takes_the_losers_spot() -> None:
+    # 004 UT Pike: "a non-player must call "loser's spot" and may replace the losing player
+    # of the current game in the following game. New person must always shuffle and deal."
+    match = Match("pike", games=4, seed=4, waiting=2)
+    assert match.seating == (0, 1, 2, 3) and match.waiting == (4, 5)
+    rng = random.Random(4)
+    for _ in range(3):
+        finish(match.game, rng)
+        result = match.record_game()
+        seating, line = match.seating, match.waiting
+        game = match.new_game()
+        loser = result.loser
+        assert match.seating[loser] == line[0]  # the first in line sits in the loser's seat
+        assert match.waiting == (*line[1:], seating[loser])  # the loser waits at the end
+        assert match.dealer == loser  # the newcomer's seat deals
+        # 004: "If a player leaves the game and a new player joins, it starts by who has
+        # the lowest card again."
+        assert game.setup.leader is None
+    finish(match.game, rng)
+    assert match.is_over
+    scores = match.scores
+    assert len(scores) == 6 and sum(scores) == 0
+    for person in range(6):
+        assert scores[person] == sum(
+            r.deltas[r.seating.index(person)] for r in match.results if person in r.seating
+        )
+
+
+def test_the_losers_spot_refuses_card_hand_overs() -> None:
+    with pytest.raises(ValueError, match="loser's spot"):
+        Match(Rules.preset("pang", trading="san-jose"), waiting=1)
+    with pytest.raises(ValueError, match="waiting must be"):
+        Match("pike", waiting=-1)
+
+
+def test_guarantees_are_paid_with_the_game() -> None:
+    # 004 Pro-Play: "If the Guaransheeding player is successful, the Guaransheeding player
+    # will receive an additional point from each player in the game. If unsuccessful, the
+    # Guaransheeding player must give 2 point to each player in the game."
+    rules = Rules.preset("proplay", guarantees=True)
+    match = Match(rules, games=2, seed=8)
+    match.guarantee(0)
+    match.guarantee(1, blind=True)
+    with pytest.raises(ValueError, match="already guaranteed"):
+        match.guarantee(0)
+    finish(match.game, random.Random(8))
+    result = match.record_game()
+    winner = result.winner
+    plain = score(match.game)
+    bonus = [0, 0, 0, 0]
+    for seat, each in ((0, 1), (1, 2)):
+        for other in range(4):
+            if other == seat:
+                continue
+            amount = each if seat == winner else -2
+            bonus[seat] += amount
+            bonus[other] -= amount
+    assert result.guarantees == ((0, False), (1, True))
+    assert result.deltas == tuple(p + b for p, b in zip(plain, bonus, strict=True))
+    assert match.new_game() and match.guarantees == {}
+
+
+def test_guarantees_need_the_knob_and_an_unplayed_game() -> None:
+    with pytest.raises(ValueError, match="no guarantees"):
+        Match("proplay").guarantee(0)
+    match = Match(Rules.preset("proplay", guarantees=True), seed=1)
+    match.game.play(match.game.legal_moves()[0])
+    with pytest.raises(ValueError, match="before play begins"):
+        match.guarantee(2)

@@ -18,7 +18,7 @@ from dataclasses import replace
 import pytest
 
 from reference import RefTable, ref_classify, ref_combinations
-from tienlen import PASS, RULESETS, Game, IllegalMoveError, Move, Rules
+from tienlen import PASS, RULESETS, Game, IllegalMoveError, Move, Rules, deck
 from tienlen.cards import cards_of_mask, format_cards
 from tienlen.combos import classify_mask
 
@@ -39,6 +39,13 @@ VARIANTS: dict[str, Rules] = {
     "vietcong/later-wins": Rules.preset("vietcong", players=5, decks=2, tie_rule="later-wins"),
     "hawaii/no-lock/highest-distinct": Rules.preset(
         "hawaii", players=5, decks=2, pass_locks=False, tie_rule="highest-distinct"
+    ),
+    # 004: "Three consecutive pairs can be played at the beginning of the game without
+    # being the lead"; "no universal agreement on whether this applies to 3 consecutive
+    # pairs only or all chops".
+    "standard/opening-three-pairs": Rules.preset("standard", opening_bombs=("pair_run3",)),
+    "wikipedia/opening-any-chop/no-bomb-lead": Rules.preset(
+        "wikipedia", opening_bombs=("quad", "pair_run3+"), bombs_may_lead=False
     ),
 }
 VARIANT_POSITIONS = 1_500
@@ -71,6 +78,8 @@ def _compare_state(game: Game, ref: RefTable) -> None:
     assert game.stuck == frozenset(ref.stuck), where
     rule = game.first_lead_rule
     assert (rule[0] if rule else None) == ref.first_mode, where
+    opening = tuple(ref.opening) if ref.rules.opening_bombs and ref.fresh else None
+    assert game.opening == opening, where
     assert rule is None or rule[1].id == ref.lowest, where
 
 
@@ -138,6 +147,8 @@ def crosscheck(rules: Rules, positions: int, label: str, deal: Deal | None = Non
             else:
                 move = rng.choice(plays)
             assert game.why_illegal(move) is None, _describe(game, ref)
+            if ref.opening and move.mask:
+                counts["opened out of turn"] += 1
             game.play(move)
             ref.apply(move)
     return counts
@@ -156,6 +167,8 @@ def _expected_kinds(rules: Rules) -> list[str]:
         kinds.append("stack")
     if rules.straight_lock:
         kinds.append("follow-locked-straight")
+    if rules.opening_bombs:
+        kinds.append("open-out-of-turn")
     return kinds
 
 
@@ -174,6 +187,26 @@ def test_variants_match_brute_force(label: str, record_property) -> None:
     counts = crosscheck(VARIANTS[label], VARIANT_POSITIONS, label)
     record_property("reference_counts", f"{label}: {dict(sorted(counts.items()))}")
     assert counts["positions"] >= VARIANT_POSITIONS
+
+
+def _pair_runs_dealt(rules: Rules, rng: random.Random) -> tuple[list[str], int | None]:
+    """A shuffled deal in which seats 1-3 each hold a run of three pairs (5-6-7, 8-9-10,
+    J-Q-K in two suits), so openings out of turn are on offer."""
+    runs = ["5s 5c 6s 6c 7s 7c", "8d 8h 9d 9h 10d 10h", "Js Jc Qs Qc Ks Kc"]
+    held = {c for run in runs for c in run.split()}
+    rest = [c.ascii() for c in deck(1) if c.ascii() not in held]
+    rng.shuffle(rest)
+    hands = [" ".join(rest[:13])] + [
+        f"{run} {' '.join(rest[13 + 7 * i : 20 + 7 * i])}" for i, run in enumerate(runs)
+    ]
+    return hands, rng.choice([None, 0, 2])
+
+
+def test_openings_out_of_turn_match_brute_force(record_property) -> None:
+    rules = VARIANTS["standard/opening-three-pairs"]
+    counts = crosscheck(rules, VARIANT_POSITIONS, "opening", deal=_pair_runs_dealt)
+    record_property("reference_counts", f"opening: {dict(sorted(counts.items()))}")
+    assert counts["open-out-of-turn"] > 0 and counts["opened out of turn"] > 0, counts
 
 
 @pytest.mark.parametrize("preset", RULESETS)

@@ -8,6 +8,7 @@ import pytest
 
 from tienlen import Game, Rules, parse_cards
 from tienlen.cards import mask_of
+from tienlen.debts import CardDebt
 from tienlen.observation import Observation, game_from_observation, observe
 
 HANDS = ["3s 7d 9h Kc", "4c 8s 10d Ah", "5d 6s Js 2c", "6h 8c Qd 2s"]
@@ -101,3 +102,18 @@ def test_a_game_rebuilt_from_an_observation_plays_on_identically() -> None:
         game.play(move)
         rebuilt.play(move)
         assert rebuilt.turn == game.turn and rebuilt.hand_masks == game.hand_masks
+
+
+def test_card_debt_gives_are_seen_by_the_two_seats_only() -> None:
+    # 004: "The person receiving the cards can return any card of their choice to player
+    # from which it came." Seat 0 owes seat 1 a 2 and picks it; seat 1 gives one back.
+    rules = Rules.preset("standard", chop_debts="stacking", debt_card="any-two")
+    hands = ["3s 2s 2h 9d", "4c 5c 6c 7c", "3d 4d 5d 6d", "3h 4h 5h 6h"]
+    game = Game(rules, hands=hands, debts=[CardDebt(0, 1, 1, "chopped last")])
+    assert game.exchange_receiver(0) == 1
+    game.play("2h")
+    assert game.exchange_receiver(1) == 0
+    game.play("7c")
+    assert game.phase == "play" and game.give_receivers == (1, 0)
+    seen = {seat: [a.seat for a in observe(game, seat).history] for seat in range(4)}
+    assert seen == {0: [0, 1], 1: [0, 1], 2: [], 3: []}

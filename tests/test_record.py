@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tienlen import RULESETS, Game, Match, RecordError, Rules, record_of
+from tienlen.debts import CardDebt
 from tienlen.record import (
     GameRecord,
     format_text,
@@ -393,3 +394,27 @@ def test_a_text_record_whose_tags_disagree_is_refused() -> None:
     text = format_text(house_game()).replace("pike.pass-locks.cong", "pike.cong")
     with pytest.raises(RecordError, match="'rules' and 'rules_code' disagree"):
         parse_text(text)
+
+
+@pytest.mark.parametrize("form", ["json", "text"])
+def test_card_debts_travel_in_records(form: str) -> None:
+    # 004: "the last person to be chopped owes the person who chopped them card(s) in the
+    # next round": the next game's record carries what is owed, and its settlement gives.
+    rules = Rules.preset("standard", chop_debts="no-stacking", debt_card="any-two")
+    hands = ["3s 2s 2h 9d", "4c 5c 6c 7c", "3d 4d 5d 6d", "3h 4h 5h 6h"]
+    game = Game(rules, hands=hands, debts=[CardDebt(0, 1, 2, "chopped last")])
+    game.play("2s 2h")
+    game.play("4c 5c")
+    record = GameRecord.from_game(game)
+    text = record.to_json() if form == "json" else record.to_text()
+    back = GameRecord.from_json(text) if form == "json" else GameRecord.from_text(text)
+    assert [tuple(d[:3]) for d in back.debts] == [(0, 1, 2)]
+    replayed = back.game()
+    assert replayed.hand_masks == game.hand_masks and replayed.phase == "play"
+
+
+def test_a_debt_a_record_cannot_hold_is_refused() -> None:
+    data = record_of(Game("standard", seed=1))
+    data["debts"] = [[1, 1, 2]]
+    with pytest.raises(RecordError, match="cannot owe itself"):
+        GameRecord.from_dict(data)

@@ -132,6 +132,8 @@ OTHER_VALUES: dict[str, Any] = {
     "cong": True,
     "got_to_get_in": 2,
     "score_extras": ("twos-left", "three-spades-last"),
+    "guarantees": True,
+    "opening_bombs": ("pair_run3",),
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",
@@ -200,6 +202,7 @@ def test_replace_works_for_every_knob(knob: str) -> None:
             {"first_lead_kinds": ("pair",), "first_lead": "lowest-single"},
             "rules.first_lead_kinds: first_lead 'lowest-single' needs 'single'",
         ),
+        ({"opening_bombs": ("pairs3",)}, "rules.opening_bombs[0]: not a combination pattern"),
         ({"score_extras": ("thoi",)}, "rules.score_extras[0]: must be one of 'chop-twos'"),
         (
             {"chop_debts": "stacking", "trading": "san-jose"},

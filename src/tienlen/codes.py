@@ -196,6 +196,7 @@ _KNOB_WORDS: dict[str, _Word] = {
     "chops": _PATTERN,
     "bomb_ladder": _PATTERN,
     "after_pass_bombs": _PATTERN,
+    "opening_bombs": _PATTERN,
     "extra_kinds": _vocabulary(KINDS, "a combination kind:"),
     "first_lead_kinds": _vocabulary(KINDS, "a combination kind:"),
     "instant_wins": _vocabulary(INSTANT_WINS, "an instant win:"),

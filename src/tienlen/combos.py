@@ -255,6 +255,7 @@ class RulesIndex:
         self.after_pass: tuple[Pattern, ...] = tuple(
             parse_pattern(p) for p in rules.after_pass_bombs
         )
+        self.opening: tuple[Pattern, ...] = tuple(parse_pattern(p) for p in rules.opening_bombs)
         self.killer: int = Card.parse(rules.single_killer).id if rules.single_killer else -1
         self.follows = (
             rules.single_same_suit

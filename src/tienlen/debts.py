@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .cards import TWOS_MASK
 
-__all__ = ["CardDebt", "debt_cards"]
+__all__ = ["CardDebt", "HandOver", "Settlement", "debt_cards"]
 
 
 class CardDebt(NamedTuple):
@@ -45,3 +45,106 @@ def debt_cards(hand: int, count: int, debt_card: str) -> tuple[int, int]:
         paid |= bit
         pool &= ~bit
     return paid, 0
+
+
+class HandOver(NamedTuple):
+    """One card transfer of a settlement: ``giver`` gave ``cards`` (a bitmask) to
+    ``receiver``; ``chosen`` when the giver picked them (else the rules did)."""
+
+    giver: int
+    receiver: int
+    cards: int
+    chosen: bool
+
+
+class Settlement:
+    """The hand-over of card debts after a deal, one debt after another: the debtor pays
+    (the cards ``debt_card`` names, or 2s they choose under ``any-two``), then the creditor
+    gives back as many cards of their choice. A debt the debtor cannot pay lapses.
+
+    The hands (bitmasks, one per seat) are passed to :meth:`start` and :meth:`give`, which
+    change them in place. While :attr:`chooser` is not ``None``, that seat must give
+    :attr:`count` cards from :attr:`pool` to :attr:`receiver`."""
+
+    __slots__ = ("_debt", "_next", "_paid", "chooser", "count", "debt_card", "debts", "log")
+
+    def __init__(self, debts: tuple[CardDebt, ...], debt_card: str) -> None:
+        self.debts = debts
+        self.debt_card = debt_card
+        self.log: tuple[HandOver, ...] = ()
+        self._next = 0  # the next debt to start
+        self._debt: CardDebt | None = None
+        self._paid = 0  # cards the current debt's creditor received
+        self.chooser: int | None = None
+        self.count = 0
+
+    def copy(self) -> Settlement:
+        """An independent copy (for copies of a game)."""
+        out = Settlement(self.debts, self.debt_card)
+        for name in Settlement.__slots__:
+            setattr(out, name, getattr(self, name))
+        return out
+
+    @property
+    def done(self) -> bool:
+        """Whether every debt is settled."""
+        return self.chooser is None
+
+    @property
+    def receiver(self) -> int | None:
+        """The seat that receives what the chooser gives."""
+        debt = self._debt
+        if debt is None or self.chooser is None:
+            return None
+        return debt.creditor if self.chooser == debt.debtor else debt.debtor
+
+    def pool(self, hands: list[int]) -> int:
+        """The cards the chooser may give (2s when paying a debt in 2s of their choice)."""
+        if self.chooser is None:
+            return 0
+        hand = hands[self.chooser]
+        assert self._debt is not None
+        return hand & TWOS_MASK if self.chooser == self._debt.debtor else hand
+
+    def start(self, hands: list[int]) -> None:
+        """Settle what needs no choice, up to the first choice."""
+        self._start_next(hands)
+
+    def give(self, hands: list[int], cards: int) -> None:
+        """The chooser gives ``cards`` (a bitmask of :attr:`count` cards from :meth:`pool`)."""
+        debt = self._debt
+        if self.chooser is None or debt is None:
+            raise ValueError("no card debt is being settled")
+        if cards & ~self.pool(hands) or cards.bit_count() != self.count:
+            raise ValueError(f"give {self.count} card(s) from those allowed")
+        if self.chooser == debt.debtor:
+            self._move(hands, debt.debtor, debt.creditor, cards, chosen=True)
+            self._paid = cards.bit_count()
+            self.chooser, self.count = debt.creditor, self._paid
+        else:
+            self._move(hands, debt.creditor, debt.debtor, cards, chosen=True)
+            self._start_next(hands)
+
+    def _move(
+        self, hands: list[int], giver: int, receiver: int, cards: int, *, chosen: bool
+    ) -> None:
+        hands[giver] &= ~cards
+        hands[receiver] |= cards
+        self.log = (*self.log, HandOver(giver, receiver, cards, chosen))
+
+    def _start_next(self, hands: list[int]) -> None:
+        self.chooser, self._debt = None, None
+        while self._next < len(self.debts):
+            debt = self.debts[self._next]
+            self._next += 1
+            paid, choose = debt_cards(hands[debt.debtor], debt.cards, self.debt_card)
+            if not paid and not choose:
+                continue  # nothing to pay with: the debt lapses
+            self._debt = debt
+            if choose:
+                self.chooser, self.count = debt.debtor, choose
+                return
+            self._move(hands, debt.debtor, debt.creditor, paid, chosen=False)
+            self._paid = paid.bit_count()
+            self.chooser, self.count = debt.creditor, self._paid
+            return

@@ -276,6 +276,12 @@ def _start(r: Rules) -> list[str]:
     if r.first_lead_kinds:
         kinds = _or_list([_KIND_WORDS[k][0] for k in r.first_lead_kinds])
         out.append(f"That opening play must be a {kinds}; no other kind may open.")
+    if r.opening_bombs:
+        bombs = _or_list([describe_pattern(b) for b in r.opening_bombs])
+        out.append(
+            f"Before the first lead of every game, each other player in turn may open out of "
+            f"turn with {bombs}, without the lowest card; play then goes on from them."
+        )
     later = (
         "Every later game is led by the previous winner, who may lead anything."
         if r.later_leads == "winner"
@@ -510,6 +516,12 @@ def _ending(r: Rules) -> list[str]:
     out.append(text)
     if r.cong and r.scoring in ("stake", "scorepad", "per-card"):
         out.append("Cóng: a player who has not played a card when someone goes out pays double.")
+    if r.guarantees:
+        out.append(
+            "Guarantees (Guaransheeds): before play a player may guarantee to go out first; "
+            "made good, every other player pays them 1 point (2 if they guaranteed before "
+            "seeing their hand); failed, they pay every other player 2."
+        )
     extras = {
         "twos-left": (
             f"Thối 2: a player left holding 2s pays the winner {x} points per black 2 and "

@@ -37,6 +37,7 @@ from .combos import (
     parse_move,
     why_not_beats,
 )
+from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
 from .reasons import Reason, kind_param, reason
 from .rules import MAX_COMBINATIONS, Rules
@@ -80,6 +81,8 @@ class GameSetup(NamedTuple):
     """The seat given as free leader, or ``None`` when ``rules.first_lead`` applied."""
     previous_finish: tuple[int, ...] | None
     """The previous game's finish order given for a San Jose exchange, if any."""
+    debts: tuple[CardDebt, ...] = ()
+    """The card debts settled after the deal (chop debts, the loser's 2s), if any."""
 
 
 class TradeOffer(NamedTuple):
@@ -99,6 +102,8 @@ class Game:
     otherwise the deck is shuffled with ``seed`` (``None``: a cryptographic shuffle).
     ``leader`` is the seat that leads freely; ``None`` applies ``rules.first_lead``.
     ``previous_finish`` (the last game's finish order) enables the San Jose exchange.
+    ``debts`` (:class:`~tienlen.debts.CardDebt`, from the last game of a match) are settled
+    after the deal, in an ``"exchange"`` phase where needed (see :mod:`tienlen.debts`).
     """
 
     __slots__ = (
@@ -116,10 +121,13 @@ class Game:
         "_lock",
         "_locked",
         "_lowest",
+        "_opening",
         "_passed",
         "_phase",
         "_pile",
+        "_receivers",
         "_rules",
+        "_settle",
         "_setup",
         "_spare",
         "_stuck",
@@ -137,6 +145,7 @@ class Game:
         seed: int | str | None = None,
         leader: int | None = None,
         previous_finish: Sequence[int] | None = None,
+        debts: Sequence[CardDebt] = (),
     ) -> None:
         if isinstance(rules, str):
             rules = Rules.preset(rules)
@@ -150,10 +159,21 @@ class Game:
             masks, self._spare = self._deal(seed)
         if leader is not None and not 0 <= leader < n:
             raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
-        self._setup: tuple[tuple[int, ...], int | None, tuple[int, ...] | None] = (
+        debts = tuple(CardDebt(*d) for d in debts)
+        for d in debts:
+            if not (0 <= d.debtor < n and 0 <= d.creditor < n and d.debtor != d.creditor):
+                raise ValueError(f"a card debt needs two different seats 0-{n - 1}, not {d!r}")
+            if d.cards < 1:
+                raise ValueError(f"a card debt is of one card or more, not {d!r}")
+        if debts and rules.trading != "none":
+            raise ValueError("card debts cannot be settled in a game with trading")
+        self._setup: tuple[
+            tuple[int, ...], int | None, tuple[int, ...] | None, tuple[CardDebt, ...]
+        ] = (
             tuple(masks),
             leader,
             tuple(previous_finish) if previous_finish is not None else None,
+            debts,
         )
         self._first: str | None = None
         self._lowest = -1
@@ -184,13 +204,22 @@ class Game:
         self._exchange: tuple[tuple[int, int, int], ...] = ()
         self._given: tuple[int, ...] = ()
         self._exchange_done: tuple[tuple[int, int, int], ...] = ()
+        self._receivers: tuple[int, ...] = ()
+        self._settle: Settlement | None = None
+        self._opening: tuple[int, ...] | None = None
         self._phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
         elif rules.trading == "san-jose" and previous_finish is not None:
             self._start_exchange(previous_finish)
         else:
-            self._check_instant_wins()
+            self._check_instant_wins(frozenset(d.debtor for d in debts))
+            if self._phase == "play" and debts:
+                self._settle = Settlement(debts, rules.debt_card)
+                self._settle.start(self._hands)
+                self._after_settling()
+            elif self._phase == "play":
+                self._begin_play()
 
     # --- set-up -------------------------------------------------------------------------
     def _explicit_hands(self, hands: Sequence[Iterable[Card] | str]) -> list[int]:
@@ -236,16 +265,45 @@ class Game:
         self._unused = tuple(masks[n:])
         return masks[:n], spare
 
-    def _check_instant_wins(self) -> None:
+    def _check_instant_wins(self, debtors: frozenset[int] = frozenset()) -> None:
         wins = self._rules.instant_wins
         if not wins or self._rules.trading != "none":
             return
         for seat in self._seats_from(self._turn):
-            name = instant_win_of(self._hands[seat], wins)
+            # 004: "A player can only claim an instant win with four 2s when dealt the four
+            # 2s and when not owing anybody."
+            allowed = [w for w in wins if w != "four-twos"] if seat in debtors else wins
+            name = instant_win_of(self._hands[seat], allowed)
             if name:
                 self._instant = (seat, name)
                 self._end_with_winner(seat)
                 return
+
+    def _begin_play(self) -> None:
+        """The play phase starts with the leader, after the seats that may open out of turn
+        (``rules.opening_bombs``: 004, "Three consecutive pairs can be played at the
+        beginning of the game without being the lead") are asked in turn."""
+        self._phase = "play"
+        self._turn = self._leader
+        if self._rules.opening_bombs:
+            self._opening = tuple(self._seats_from(self._leader)[1:])
+            self._turn = self._opening[0] if self._opening else self._leader
+
+    def _after_settling(self) -> None:
+        settle = self._settle
+        assert settle is not None
+        self._tables = [None] * self._rules.players
+        if not settle.done:
+            self._phase = "exchange"
+            assert settle.chooser is not None
+            self._turn = settle.chooser
+            return
+        self._dealt = tuple(self._hands)
+        if self._first is not None:  # the first leader holds the lowest card, after it all
+            self._leader = next(
+                s for s in range(self._rules.players) if self._hands[s] >> self._lowest & 1
+            )
+        self._begin_play()
 
     def _start_exchange(self, previous: Sequence[int]) -> None:
         n = self._rules.players
@@ -312,9 +370,9 @@ class Game:
 
     @property
     def setup(self) -> GameSetup:
-        """The hands, leader and previous finish this game was started from."""
-        masks, leader, previous = self._setup
-        return GameSetup(tuple(cards_of_mask(h) for h in masks), leader, previous)
+        """The hands, leader, previous finish and card debts this game was started from."""
+        masks, leader, previous, debts = self._setup
+        return GameSetup(tuple(cards_of_mask(h) for h in masks), leader, previous, debts)
 
     @property
     def unused_hands(self) -> tuple[tuple[Card, ...], ...]:
@@ -386,8 +444,31 @@ class Game:
         """Leaders who passed the lead for want of a legal play, since the last play."""
         return frozenset(s for s in range(self._rules.players) if self._stuck >> s & 1)
 
+    @property
+    def give_receivers(self) -> tuple[int, ...]:
+        """The seat that received each give of :attr:`history`, in order."""
+        return self._receivers
+
+    @property
+    def hand_overs(self) -> tuple[tuple[int, int, int], ...]:
+        """Card debts' transfers so far, ``(giver, receiver, cards mask)``, in order (the
+        ones the rules chose as well as the gives)."""
+        if self._settle is None:
+            return ()
+        return tuple((h.giver, h.receiver, h.cards) for h in self._settle.log)
+
+    @property
+    def opening(self) -> tuple[int, ...] | None:
+        """Before the game's first play under ``rules.opening_bombs``: the seats still to be
+        asked whether they open out of turn (empty: the leader's turn); ``None`` after it."""
+        return self._opening
+
     def exchange_receiver(self, giver: int) -> int | None:
-        """In a San Jose exchange, the seat that receives ``giver``'s cards."""
+        """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
+        cards (for card debts: while ``giver`` is the seat to give)."""
+        settle = self._settle
+        if settle is not None and not settle.done:
+            return settle.receiver if giver == settle.chooser else None
         for g, r, _ in self._exchange_pairs():
             if g == giver:
                 return r
@@ -413,12 +494,17 @@ class Game:
         phase = self._phase
         if phase != "play":
             if phase == "exchange":
-                count = self._exchange[len(self._given)][2]
-                return [Move("give", count, m) for m in _subsets(self._hands[self._turn], count)]
+                count, pool = self._to_give()
+                return [Move("give", count, m) for m in _subsets(pool, count)]
             return [PASS] if phase == "trading" else []
         seat = self._turn
         table = self.table(seat)
         rules = self._rules
+        if self._opening:
+            moves = [m for m in table.moves if self._opens(m)]
+            if not rules.may_finish_on_two:
+                moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
+            return [*moves, PASS]
         if not self._pile:
             moves = self._leads(table)
             if self._first == "holder-may-decline" or (not moves and table.moves):
@@ -448,7 +534,29 @@ class Game:
         moves.append(PASS)
         return moves
 
+    def _to_give(self) -> tuple[int, int]:
+        """(count, cards to choose from) of the give due now in the exchange phase."""
+        settle = self._settle
+        if settle is not None and not settle.done:
+            return settle.count, settle.pool(self._hands)
+        return self._exchange[len(self._given)][2], self._hands[self._turn]
+
+    def _opens(self, m: Move) -> bool:
+        return any(p.matches(m.kind, m.size, m.top_rank) for p in index(self._rules).opening)
+
     def _leads(self, table: MoveTable) -> list[Move]:
+        moves = self._constrained_leads(table)
+        if self._opening is not None:
+            # 004: the game's first play may be an opening bomb "without being the lead or
+            # having three of spades", whatever else constrains the leader.
+            known = {m.mask for m in moves}
+            extra = [m for m in table.moves if m.mask not in known and self._opens(m)]
+            if not self._rules.may_finish_on_two:
+                extra = [m for m in extra if not _finishes_on_two(m, table.hand)]
+            moves += extra
+        return moves
+
+    def _constrained_leads(self, table: MoveTable) -> list[Move]:
         rules = self._rules
         moves = list(table.moves)
         first = self._first
@@ -507,11 +615,19 @@ class Game:
         if phase == "trading":
             return None if m.is_pass else reason("trading_actions")
         if phase == "exchange":
-            count = self._exchange[len(self._given)][2]
+            count, pool = self._to_give()
             if m.kind != "give" or m.mask.bit_count() != count:
                 return reason("give_count", count=count) if count > 1 else reason("give_one")
+            if m.mask & ~pool:
+                return reason("debt_in_twos")
             return None
         rules = self._rules
+        if self._opening:
+            if m.is_pass or self._opens(m):
+                if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+                    return reason("no_finish_on_two")
+                return None
+            return reason("opening_bombs_only")
         last = self._pile[-1] if self._pile else None
         top = last.move if last else None
         if m.is_pass:
@@ -524,6 +640,8 @@ class Game:
             return None
         if not rules.may_finish_on_two and _finishes_on_two(m, hand):
             return reason("no_finish_on_two")
+        if top is None and self._opening is not None and self._opens(m):
+            return None
         if top is None:
             first = self._first
             lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
@@ -575,13 +693,17 @@ class Game:
             self._trade_pass()
             return
         if phase == "exchange":
-            self._give(m)
+            if self._settle is not None:
+                self._give_owed(m)
+            else:
+                self._give(m)
             return
         seat = self._turn
         self._history.append(Action(seat, m))
         if m.is_pass:
             self._pass(seat)
             return
+        self._opening = None
         self._stuck = 0
         self._hands[seat] &= ~m.mask
         table = self._tables[seat]
@@ -611,6 +733,10 @@ class Game:
         self._advance(seat)
 
     def _pass(self, seat: int) -> None:
+        if self._opening:  # declined to open out of turn: the next seat is asked
+            self._opening = self._opening[1:]
+            self._turn = self._opening[0] if self._opening else self._leader
+            return
         if not self._pile:
             # Declining the first lead, or a leader with no legal play: the next leads.
             self._first = None
@@ -733,9 +859,8 @@ class Game:
         """Each seat, from the leader round the table, has one chance to offer a trade."""
         nxt = (proposer + self._rules.step) % self._rules.players
         if nxt == self._leader:
-            self._phase = "play"
             self._dealt = tuple(self._hands)
-            self._turn = self._leader
+            self._begin_play()
         else:
             self._turn = nxt
 
@@ -743,6 +868,7 @@ class Game:
     def _give(self, m: Move) -> None:
         done = len(self._given)
         self._history.append(Action(self._exchange[done][0], m))
+        self._receivers = (*self._receivers, self._exchange[done][1])
         self._given = (*self._given, m.mask)
         if len(self._given) < len(self._exchange):
             self._turn = self._exchange[len(self._given)][0]
@@ -757,8 +883,16 @@ class Game:
         self._exchange_done = self._exchange
         self._exchange = ()
         self._dealt = tuple(h)
-        self._phase = "play"
-        self._turn = self._leader
+        self._begin_play()
+
+    # --- card debts ------------------------------------------------------------------------
+    def _give_owed(self, m: Move) -> None:
+        settle = self._settle
+        assert settle is not None and settle.chooser is not None and settle.receiver is not None
+        self._history.append(Action(settle.chooser, m))
+        self._receivers = (*self._receivers, settle.receiver)
+        settle.give(self._hands, m.mask)
+        self._after_settling()
 
     # --- state from parts (determinization) ---------------------------------------------
     @classmethod
@@ -776,6 +910,7 @@ class Game:
         stuck: Iterable[int] = (),
         finish_order: Sequence[int] = (),
         leader: int = 0,
+        opening: Sequence[int] | None = None,
     ) -> Game:
         """A play-phase game built from its parts, e.g. an observation plus sampled hands.
         The history starts empty; ``pile`` is the current pile's plays."""
@@ -786,7 +921,7 @@ class Game:
         if len(g._hands) != n:
             raise ValueError(f"{len(g._hands)} hands given for {n} players")
         g._dealt = tuple(g._hands)
-        g._setup = (g._dealt, leader, None)
+        g._setup = (g._dealt, leader, None, ())
         g._tables = [None] * n
         g._unused = ()
         g._spare = 0
@@ -806,6 +941,9 @@ class Game:
         g._trade = []
         g._exchange = g._exchange_done = ()
         g._given = ()
+        g._receivers = ()
+        g._settle = None
+        g._opening = tuple(opening) if opening is not None else None
         g._phase = "over" if len(g._finish) == n else "play"
         return g
 
@@ -821,6 +959,8 @@ class Game:
         g._history = self._history[:]
         g._chops = self._chops[:]
         g._trade = self._trade[:]
+        if self._settle is not None:
+            g._settle = self._settle.copy()
         return g
 
     def __repr__(self) -> str:

@@ -11,6 +11,10 @@ Between games the match applies the rotation rules (RULES.md "Deal and start"):
   from the previous finish order;
 - with ``rules.chop_debts`` or ``rules.loser_owes_twos``, the cards a game leaves owed
   (:func:`tienlen.scoring.card_debts`) are settled at the next deal;
+- with people ``waiting`` (004 UT Pike's "loser's spot"), the first one in line replaces
+  the loser for the next game and the loser joins the end of the line; the newcomer deals
+  (the seat is the loser's, who deals anyway), and since "a new player joins", that game
+  starts as the first one does (004: "it starts by who has the lowest card again");
 - with ``rules.deal_four_hands`` and two players, the two hands left unused by a fresh deal
   are the next game's hands, without reshuffling; the game after that is dealt afresh.
 
@@ -41,7 +45,7 @@ from .cards import Card
 from .debts import CardDebt
 from .game import Game
 from .rules import Rules
-from .scoring import card_debts, score
+from .scoring import card_debts, guarantee_payments, score
 
 __all__ = ["GameResult", "Match", "parse_seed"]
 
@@ -77,6 +81,11 @@ class GameResult:
     """The seed the game was dealt from (``None``: unseeded, or dealt from unused hands)."""
     debts: tuple[CardDebt, ...] = ()
     """Cards this game leaves owed, settled at the next deal (chop debts, the loser's 2s)."""
+    guarantees: tuple[tuple[int, bool], ...] = ()
+    """``(seat, blind)`` for each seat that guaranteed a first place (Pro-Play's side bets;
+    their payments are in :attr:`deltas`)."""
+    seating: tuple[int, ...] = ()
+    """The person at each seat (people are numbered from 0; see :attr:`Match.seating`)."""
 
     @property
     def winner(self) -> int:
@@ -92,10 +101,15 @@ class GameResult:
 class Match:
     """A series of games between the same seats under ``rules``.
 
-    ``games`` ends the match after that many games; ``target`` ends it as soon as a seat
-    has that many points (003 suggests 10). With neither, the match goes on until the
-    caller stops asking for new games. ``seed`` makes the whole match reproducible.
+    ``games`` ends the match after that many games; ``target`` ends it as soon as a
+    player has that many points (003 suggests 10). With neither, the match goes on until
+    the caller stops asking for new games. ``seed`` makes the whole match reproducible.
     The first game is dealt at once: :attr:`game` is always the current game.
+
+    ``waiting`` people wait for the loser's spot (004 UT Pike): the match is then between
+    ``rules.players + waiting`` people, numbered from 0, who start seated in order with
+    the last ``waiting`` in line; :attr:`scores` and :meth:`standings` are per person.
+    Without anyone waiting, people and seats are the same numbers.
     """
 
     def __init__(
@@ -105,6 +119,7 @@ class Match:
         games: int | None = None,
         target: int | None = None,
         seed: int | str | None = None,
+        waiting: int = 0,
     ) -> None:
         if isinstance(rules, str):
             rules = Rules.preset(rules)
@@ -112,6 +127,16 @@ class Match:
             raise ValueError(f"games must be at least 1, not {games!r}")
         if target is not None and target < 1:
             raise ValueError(f"target must be at least 1 point, not {target!r}")
+        if not isinstance(waiting, int) or waiting < 0:
+            raise ValueError(f"waiting must be a number of people, 0 or more, not {waiting!r}")
+        if waiting and (
+            rules.trading == "san-jose" or rules.chop_debts != "none" or rules.loser_owes_twos
+        ):
+            # Both hand cards over between the last game's seats, which the loser has left.
+            raise ValueError(
+                "the loser's spot (waiting > 0) cannot be combined with San Jose trading "
+                "or card debts"
+            )
         self._rules = rules
         self._games = games
         self._target = target
@@ -121,9 +146,12 @@ class Match:
             self._dealer = random.SystemRandom().randrange(n)
         else:
             self._dealer = random.Random(f"{seed}/dealer").randrange(n)
-        self._scores = [0] * n
+        self._seating = tuple(range(n))
+        self._line = tuple(range(n, n + waiting))
+        self._scores = [0] * (n + waiting)
         self._results: list[GameResult] = []
         self._debts: tuple[CardDebt, ...] = ()
+        self._guarantees: dict[int, bool] = {}
         self._number = 1
         self._game_seed = self.seed_of(1)
         self._game = Game(rules, seed=self._game_seed)
@@ -157,8 +185,19 @@ class Match:
         return self._game_seed
 
     @property
+    def seating(self) -> tuple[int, ...]:
+        """The person at each seat in the current game."""
+        return self._seating
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """The people waiting for the loser's spot, first in line first."""
+        return self._line
+
+    @property
     def debts(self) -> tuple[CardDebt, ...]:
-        """The card debts settled at the current game's deal (from the game before)."""
+        """The card debts settled at the current game's deal (from the game before; the
+        game's ``setup.debts``)."""
         return self._debts
 
     @property
@@ -173,7 +212,8 @@ class Match:
 
     @property
     def scores(self) -> tuple[int, ...]:
-        """Every seat's total points over the finished games."""
+        """Every person's total points over the finished games (per seat when nobody
+        waits)."""
         self._sync()
         return tuple(self._scores)
 
@@ -192,7 +232,7 @@ class Match:
         return self._target is not None and max(self._scores) >= self._target
 
     def standings(self) -> list[tuple[int, int]]:
-        """``(seat, points)`` pairs, best first; equal points keep seat order."""
+        """``(person, points)`` pairs, best first; equal points keep the people's order."""
         scores = self.scores
         return sorted(enumerate(scores), key=lambda sp: (-sp[1], sp[0]))
 
@@ -200,7 +240,28 @@ class Match:
         """The seed game ``number`` is dealt from (``None`` for an unseeded match)."""
         return None if self._seed is None else f"{self._seed}/game{number}"
 
+    @property
+    def guarantees(self) -> dict[int, bool]:
+        """The current game's guarantees: seat -> whether it was made blind (a copy)."""
+        return dict(self._guarantees)
+
     # --- transitions ------------------------------------------------------------------
+    def guarantee(self, seat: int, *, blind: bool = False) -> None:
+        """``seat`` guarantees to go out first in the current game (004 Pro-Play's
+        "Guaransheeds", under ``rules.guarantees``); ``blind`` when they have not seen
+        their hand ("Blind Guaransheeds": the caller knows, the engine cannot). Only
+        before the game's first move, once per seat. 004: "A Guaransheed must be approved
+        by all players before play begins": asking the table is the caller's part."""
+        if not self._rules.guarantees:
+            raise ValueError("these rules have no guarantees (rules.guarantees is off)")
+        if not 0 <= seat < self._rules.players:
+            raise ValueError(f"seat must be 0-{self._rules.players - 1}, not {seat!r}")
+        if self._game.history or self._game.is_over:
+            raise ValueError("a guarantee must be made before play begins")
+        if seat in self._guarantees:
+            raise ValueError(f"seat {seat} has already guaranteed this game")
+        self._guarantees[seat] = blind
+
     def record_game(self) -> GameResult:
         """Score the current game, which must be over; calling it again is harmless."""
         if not self._game.is_over:
@@ -219,17 +280,36 @@ class Match:
         self._number += 1
         self._dealer = prev.finish_order[-1]
         leader = prev.finish_order[0] if rules.later_leads == "winner" else None
+        if self._line:
+            loser = prev.finish_order[-1]
+            newcomer, *rest = self._line
+            self._line = (*rest, self._seating[loser])
+            self._seating = tuple(
+                newcomer if s == loser else p for s, p in enumerate(self._seating)
+            )
+            leader = None
         previous = prev.finish_order if rules.trading == "san-jose" else None
         self._debts = self._results[-1].debts
+        self._guarantees = {}
         if self._spare_hands is not None:
             self._game_seed = None
             self._game = Game(
-                rules, hands=self._spare_hands, leader=leader, previous_finish=previous
+                rules,
+                hands=self._spare_hands,
+                leader=leader,
+                previous_finish=previous,
+                debts=self._debts,
             )
             self._spare_hands = None
         else:
             self._game_seed = self.seed_of(self._number)
-            self._game = Game(rules, seed=self._game_seed, leader=leader, previous_finish=previous)
+            self._game = Game(
+                rules,
+                seed=self._game_seed,
+                leader=leader,
+                previous_finish=previous,
+                debts=self._debts,
+            )
             self._spare_hands = self._unused_for_next(self._game)
         return self._game
 
@@ -238,18 +318,23 @@ class Match:
         """Score the current game if it is over and not scored yet."""
         if self._game.is_over and len(self._results) < self._number:
             game = self._game
-            deltas = score(game)
+            deltas = list(score(game))
+            for p in guarantee_payments(game, self._guarantees):
+                deltas[p.payer] -= p.amount
+                deltas[p.payee] += p.amount
             for seat, d in enumerate(deltas):
-                self._scores[seat] += d
+                self._scores[self._seating[seat]] += d
             self._results.append(
                 GameResult(
                     number=self._number,
                     finish_order=game.finish_order,
-                    deltas=deltas,
+                    deltas=tuple(deltas),
                     instant_win=game.instant_win,
                     dealer=self._dealer,
                     seed=self._game_seed,
                     debts=tuple(card_debts(game)),
+                    seating=self._seating,
+                    guarantees=tuple(sorted(self._guarantees.items())),
                 )
             )
 

@@ -56,6 +56,9 @@ class Observation:
     offered to whom and the answer (the cards, and so their number, are hidden)."""
     leader: int
     """The seat that led the first pile."""
+    opening: tuple[int, ...] | None = None
+    """Before the game's first play under ``rules.opening_bombs``, the seats still to be
+    asked whether they open out of turn (see :attr:`tienlen.Game.opening`)."""
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -93,7 +96,11 @@ def observe(game: Game, seat: int) -> Observation:
         raise ValueError(f"seat must be 0-{n - 1}, not {seat!r}")
     history = game.history
     if any(a.move.kind == "give" for a in history):
-        history = tuple(a for a in history if a.move.kind != "give" or _sees_give(game, seat, a))
+        # A give is seen by the giver and its receiver only.
+        receivers = iter(game.give_receivers)
+        history = tuple(
+            a for a in history if a.move.kind != "give" or seat in (a.seat, next(receivers))
+        )
     trades = tuple(
         t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0) for t in game.trades
     )
@@ -114,12 +121,8 @@ def observe(game: Game, seat: int) -> Observation:
         history=history,
         trades=trades,
         leader=game.leader,
+        opening=game.opening,
     )
-
-
-def _sees_give(game: Game, seat: int, action: Action) -> bool:
-    """A San Jose give is seen by the giver and by its receiver."""
-    return seat == action.seat or seat == game.exchange_receiver(action.seat)
 
 
 def game_from_observation(obs: Observation, hands: Sequence[int]) -> Game:
@@ -137,4 +140,5 @@ def game_from_observation(obs: Observation, hands: Sequence[int]) -> Game:
         stuck=obs.stuck,
         finish_order=obs.finish_order,
         leader=obs.leader,
+        opening=obs.opening,
     )

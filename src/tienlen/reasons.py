@@ -58,6 +58,11 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "give exactly {count} cards back",
         "vi": "hãy đưa lại đúng {count} lá",
     },
+    "debt_in_twos": {"en": "pay the card debt with 2s", "vi": "hãy trả nợ bài bằng heo"},
+    "opening_bombs_only": {
+        "en": "before the first lead only an opening bomb may be played out of turn",
+        "vi": "trước nước đầu tiên chỉ được đánh bom mở đầu ngoài lượt",
+    },
     "must_lead": {
         "en": "you lead this pile: play something (passing is not allowed)",
         "vi": "bạn đánh trước vòng này: hãy đánh (không được bỏ lượt)",

@@ -36,6 +36,7 @@ from typing import Any, Literal, NamedTuple
 
 from .cards import CardParseError, format_cards, parse_cards
 from .combos import PASS_WORDS, format_move
+from .debts import CardDebt
 from .game import Game, TradeOffer
 from .inputs import (
     MAX_ACTIONS,
@@ -138,6 +139,8 @@ class GameRecord:
     """The seat that led freely, if one was set (otherwise ``rules.first_lead`` applied)."""
     previous_finish: tuple[int, ...] | None = None
     """The previous game's finish order, for a San Jose exchange."""
+    debts: tuple[CardDebt, ...] = ()
+    """Card debts from the previous game, settled after the deal."""
     seed: int | str | None = None
     names: tuple[str, ...] | None = None
     finish_order: tuple[int, ...] | None = None
@@ -166,6 +169,7 @@ class GameRecord:
             actions=tuple(_actions_of(game)),
             leader=setup.leader,
             previous_finish=setup.previous_finish,
+            debts=setup.debts,
             seed=seed,
             names=tuple(names) if names is not None else None,
             finish_order=game.finish_order if over else None,
@@ -187,6 +191,8 @@ class GameRecord:
             out["leader"] = self.leader
         if self.previous_finish is not None:
             out["previous_finish"] = list(self.previous_finish)
+        if self.debts:
+            out["debts"] = [[d.debtor, d.creditor, d.cards] for d in self.debts]
         if self.hands is not None:
             out["hands"] = list(self.hands)
         out["actions"] = [_action_to_json(a) for a in self.actions]
@@ -244,6 +250,7 @@ class GameRecord:
             previous = _seats_from(
                 data["previous_finish"], f"{path}.previous_finish", n, every=True
             )
+        debts = _debts_from(data["debts"], f"{path}.debts", n) if given("debts") else ()
         hands = None
         if given("hands"):
             hands = tuple(
@@ -301,6 +308,7 @@ class GameRecord:
             actions=actions,
             leader=leader,
             previous_finish=previous,
+            debts=debts,
             seed=seed,
             names=names,
             finish_order=finish,
@@ -337,6 +345,10 @@ class GameRecord:
             tags.append(("Leader", f"S{self.leader}"))
         if self.previous_finish is not None:
             tags.append(("PreviousFinish", _seats(self.previous_finish)))
+        if self.debts:
+            tags.append(
+                ("Debts", " ".join(f"S{d.debtor}>S{d.creditor}x{d.cards}" for d in self.debts))
+            )
         if self.hands is not None:
             tags.extend((f"Seat{i}", _notation(h, ascii) or "-") for i, h in enumerate(self.hands))
         if self.finish_order is not None:
@@ -447,6 +459,8 @@ class GameRecord:
             data["leader"] = _seat(tags["Leader"], where["Leader"])
         if "PreviousFinish" in tags:
             data["previous_finish"] = _seat_list(tags["PreviousFinish"], where["PreviousFinish"])
+        if "Debts" in tags:
+            data["debts"] = [_debt_text(t, where["Debts"]) for t in tags["Debts"].split()]
         actions, finish = _parse_body(body)
         data["actions"] = [_action_to_json(a) for a in actions]
         if "Finish" in tags:
@@ -489,6 +503,7 @@ class GameRecord:
                 seed=self.seed if self.hands is None else None,
                 leader=self.leader,
                 previous_finish=self.previous_finish,
+                debts=self.debts,
             )
         except ValueError as e:
             raise RecordError(f"the record's deal cannot start a game: {e}") from None
@@ -591,14 +606,14 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
 # --- helpers ---------------------------------------------------------------------------------
 _TAG = re.compile(r'^\[(\w+)\s+(".*")\]$')
 _TAG_NAME = re.compile(
-    r"^(Format|Version|Rules|Players|Knobs|Seed|Leader|PreviousFinish|Finish|Scores|"
+    r"^(Format|Version|Rules|Players|Knobs|Seed|Leader|PreviousFinish|Debts|Finish|Scores|"
     r"InstantWin|RulesCode|Name[0-7]|Seat[0-7])$"
 )
 _SEAT = re.compile(r"^S(\d{1,2})$")
 _NUMBER = re.compile(r"^\d+\.$")
 #: The JSON fields a record may have besides format, version and rules.
 _OPTIONAL = (
-    *("rules", "rules_code", "seed", "names", "leader", "previous_finish", "hands"),
+    *("rules", "rules_code", "seed", "names", "leader", "previous_finish", "debts", "hands"),
     *("actions", "result"),
 )
 #: Longest card text (a hand or a play) in a record.
@@ -784,6 +799,38 @@ def _seat_from(value: Any, path: str, players: int) -> int:
     if type(value) is not int or not 0 <= value < players:
         fail(RecordError, path, f"must be a seat from 0 to {players - 1}, not {quote_value(value)}")
     return value
+
+
+#: The reason a card debt read from a record gives (records keep who owes whom how many).
+_DEBT_REASON = "owed from the previous game"
+_DEBT = re.compile(r"^S(\d{1,2})>S(\d{1,2})x(\d{1,3})$")
+
+
+def _debts_from(value: Any, path: str, players: int) -> tuple[CardDebt, ...]:
+    """``[[debtor, creditor, cards], ...]``: two different seats and 1-52 cards each."""
+    out = []
+    for i, item in enumerate(expect_list(value, path, error=RecordError, limit=2 * players)):
+        where = f"{path}[{i}]"
+        debtor, creditor, cards = expect_list(item, where, error=RecordError, limit=3, length=3)
+        d = _seat_from(debtor, f"{where}[0]", players)
+        c = _seat_from(creditor, f"{where}[1]", players)
+        if d == c:
+            fail(RecordError, where, f"a seat cannot owe itself: {quote_value(item)}")
+        if type(cards) is not int or not 1 <= cards <= 52:
+            fail(RecordError, f"{where}[2]", f"must be 1 to 52 cards, not {quote_value(cards)}")
+        out.append(CardDebt(d, c, cards, _DEBT_REASON))
+    return tuple(out)
+
+
+def _debt_text(text: str, where: str) -> list[int]:
+    m = _DEBT.match(text)
+    if m is None:
+        fail(
+            RecordError,
+            where,
+            f"write a debt as S<debtor>>S<creditor>x<cards>, not {quote_value(text)}",
+        )
+    return [int(g) for g in m.groups()]
 
 
 def _seats_from(value: Any, path: str, players: int, *, every: bool = False) -> tuple[int, ...]:

@@ -166,6 +166,11 @@ class Rules:
     """``mutual``: before the first lead, players may swap equal numbers of cards by
     agreement. ``san-jose``: from the second game, the losers give their highest cards to the
     winners, who give back unwanted ones."""
+    opening_bombs: tuple[str, ...] = ()
+    """Bombs (patterns) any seat may play as the first play of a game, out of turn and
+    without the lowest card (004: "Three consecutive pairs can be played at the beginning
+    of the game without being the lead": ``pair_run3``). Before the first lead the seats
+    after the leader are asked in turn; empty: none."""
 
     # --- end and scoring --------------------------------------------------------------
     end_at_first_out: bool = False
@@ -177,6 +182,10 @@ class Rules:
     got_to_get_in: int = 0
     """Points each player who has not played a card when the first player goes out pays that
     player, on top of the scheme (Pro-Play's "Got to Get In": 2); 0: none."""
+    guarantees: bool = False
+    """Pro-Play's side bets (004): before play a player may guarantee to go out first
+    ("Guaransheeds"), or do so before seeing their hand ("Blind Guaransheeds"); see
+    :meth:`tienlen.Match.guarantee`."""
     score_extras: tuple[ScoreExtra, ...] = ()
     """Score-pad extras paid on top of the scheme (see :mod:`tienlen.scoring`): chop bonuses
     for 2s and bombs (``chop-twos``), penalties for 2s (``twos-left``, thối 2) and bombs
@@ -550,7 +559,7 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
     patterns = [
         (f"chops[{i}][{j}]", p) for i, pair in enumerate(out["chops"]) for j, p in enumerate(pair)
     ]
-    for knob in ("bomb_ladder", "after_pass_bombs"):
+    for knob in ("bomb_ladder", "after_pass_bombs", "opening_bombs"):
         patterns += [(f"{knob}[{i}]", p) for i, p in enumerate(out[knob])]
     for where, text in patterns:
         try:

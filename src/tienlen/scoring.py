@@ -48,7 +48,7 @@ there, and cóng is decided then in every scheme.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -67,6 +67,7 @@ __all__ = [
     "card_debts",
     "cong_seats",
     "extra_payments",
+    "guarantee_payments",
     "payments",
     "proplay_payments",
     "score",
@@ -203,8 +204,8 @@ def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
     The rest of Pro-Play's point system (penalties for 2s and bombs kept, chop bonuses) is
     the score extras ``twos-left``, ``bombs-left`` and ``chop-twos``
     (:func:`extra_payments`), which the ``proplay`` preset turns on; "Got to Get In" is
-    the knob ``rules.got_to_get_in`` (see :func:`payments`). Not modelled: "Guaransheeds"
-    (declared before play)."""
+    the knob ``rules.got_to_get_in`` (see :func:`payments`); "Guaransheeds" are declared
+    through the match (:func:`guarantee_payments`)."""
     x = _bet(bet)
     order = game.finish_order
     winner = order[0]
@@ -368,6 +369,26 @@ def _chop_value(bomb: Move, target: Move, target_earned: int, x: int) -> tuple[i
                 total += x if cut else 2 * x
         return total, f"{verb} {target.describe()}"
     return 2 * target_earned, f"{verb} a bomb (double what it earned)"
+
+
+def guarantee_payments(game: Game, guarantees: Mapping[int, bool]) -> list[Payment]:
+    """Pro-Play's Guaransheeds (004) for a finished game: ``guarantees`` maps each seat that
+    guaranteed a first place to whether it did so blind. A seat that goes out first receives
+    one point from every other player (two when blind: "that player will receive two
+    additional points from each player in the game"); one that does not gives two points
+    to every other player."""
+    if not game.is_over:
+        raise ValueError("the game is not over: there is nothing to score yet")
+    winner = game.finish_order[0]
+    pays: list[Payment] = []
+    for seat, blind in sorted(guarantees.items()):
+        kind = "blind guarantee" if blind else "guarantee"
+        others = [s for s in game.finish_order if s != seat]
+        if seat == winner:
+            pays += [Payment(s, seat, 2 if blind else 1, f"{kind} made good") for s in others]
+        else:
+            pays += [Payment(seat, s, 2, f"{kind} failed") for s in others]
+    return pays
 
 
 def card_debts(game: Game) -> list[CardDebt]:
