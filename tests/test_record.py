@@ -418,3 +418,11 @@ def test_a_debt_a_record_cannot_hold_is_refused() -> None:
     data["debts"] = [[1, 1, 2]]
     with pytest.raises(RecordError, match="cannot owe itself"):
         GameRecord.from_dict(data)
+
+
+def test_a_seed_holding_a_unicode_line_break_survives_the_text_form() -> None:
+    # str.splitlines() also breaks at U+0085 and U+2028: the text form's lines end at "\n" only.
+    for seed in ("\x85", "a\u2028b", "x\x0cy"):
+        game = Game(Rules.preset("standard"), seed=seed)
+        assert read(format_text(game, seed=seed)).seed == seed
+        round_trip(game, seed=seed)

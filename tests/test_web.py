@@ -178,7 +178,7 @@ def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
     assert_no_other_cards(an.frames, 0)
 
 
-def test_an_illegal_play_shows_the_engines_reason(players: Any) -> None:
+def test_an_illegal_play_shows_the_engines_reason_in_either_language(players: Any) -> None:
     an = players("An")
     create_table(an)
     an.page.click("#start")
@@ -190,7 +190,13 @@ def test_an_illegal_play_shows_the_engines_reason(players: Any) -> None:
     an.page.keyboard.press("p")
     error = an.page.locator("#error")
     sync_api.expect(error).not_to_be_empty()
+    refusal = next(f for f in an.frames if f["type"] == "error")
+    assert refusal["code"] == "illegal"
+    assert refusal["reason"]["code"] == "not_combination"
+    assert error.inner_text() == refusal["message"]  # the engine's English words
     assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # nothing was played
+    an.page.click("#lang")
+    sync_api.expect(error).to_contain_text("không phải một bộ hợp lệ theo luật standard")
 
 
 def test_the_vietnamese_interface_is_remembered(players: Any) -> None:
@@ -215,6 +221,10 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     made = Client(server.base, "Binh").create(preset="pagat")
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
     sync_api.expect(row).to_contain_text("pagat")
+    an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
+    sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
+    Client(server.base, "Chi").create(preset="lu")
+    sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
 
 
 def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:
@@ -238,3 +248,77 @@ def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:
     assert re.search(r"since=\d+", sockets[-1].url)
     play_to_the_end(an.page)
     assert an.page.locator("#result tbody tr").count() == 4
+
+
+def turn_state(page: Page) -> str:
+    """'end' (the match is over), 'turn' (this seat may act) or 'wait', without waiting."""
+    state: str = page.evaluate(
+        "() => document.querySelector('.table-page')?.dataset.status === 'finished' ? 'end'"
+        " : document.querySelector('#turn')?.dataset.mine === '1'"
+        "   && !document.querySelector('#play')?.disabled ? 'turn' : 'wait'"
+    )
+    return state
+
+
+def test_two_browser_players_one_reloading_mid_game(browser: Any, tmp_path: Path) -> None:
+    # A real grace period: the reload comes back well within it and keeps the seat.
+    settings = server_settings(f"sqlite+aiosqlite:///{tmp_path / 'two.db'}", tmp_path, grace=30)
+    live = LiveServer(settings)
+    an, binh = Player(browser, live, "An"), Player(browser, live, "Binh")
+    try:
+        table = create_table(an)
+        binh.enter(f"/t/{table}?sit=1")
+        binh.page.wait_for_selector(".seat.mine")
+        an.page.click("#start")
+        turns = {an: 0, binh: 0}
+        reloaded = False
+        while {turn_state(p.page) for p in (an, binh)} != {"end"}:
+            for p in (an, binh):
+                if turn_state(p.page) == "turn":
+                    take_turn(p.page)
+                    turns[p] += 1
+            if turns[binh] == 2 and not reloaded:
+                binh.page.reload()
+                binh.page.wait_for_selector(".seat.mine")
+                reloaded = True
+            an.page.wait_for_timeout(30)
+        assert reloaded
+        for p in (an, binh):
+            sync_api.expect(p.page.locator("#result tbody tr")).to_have_count(4)
+        # Binh kept the seat: no bot played for him, and both results name both players.
+        assert "An" in binh.page.locator("#result").inner_text()
+        assert "Binh" in an.page.locator("#result").inner_text()
+        assert not any((f.get("event") or {}).get("kind") == "away" for f in an.frames)
+        assert_no_other_cards(an.frames, 0)
+        assert_no_other_cards(binh.frames, 1)
+    finally:
+        an.close()
+        binh.close()
+        live.close()
+
+
+def test_the_phone_viewport_fits_without_overlap(players: Any) -> None:
+    an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
+    create_table(an)
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    assert an.page.evaluate("document.documentElement.scrollWidth") <= 375
+    boxes = [
+        an.page.locator(sel).bounding_box()
+        for sel in ("#play", "#pass", "#hint", "#clear", "#group")
+    ]
+    cards = an.page.locator(".hand button.card")
+    boxes += [cards.nth(i).bounding_box() for i in range(cards.count())]
+    for i, a in enumerate(boxes):
+        assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 375
+        for b in boxes[i + 1 :]:
+            assert b is not None
+            apart = (
+                a["x"] + a["width"] <= b["x"]
+                or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"]
+                or b["y"] + b["height"] <= a["y"]
+            )
+            assert apart, (a, b)
+    cards.first.tap()
+    assert cards.first.get_attribute("aria-pressed") == "true"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 from .cards import (
     ACE,
@@ -24,6 +24,7 @@ from .cards import (
     parse_cards,
 )
 from .patterns import Pattern, parse_pattern
+from .reasons import kind_param, kind_words, reason
 from .rules import Rules
 
 __all__ = [
@@ -149,36 +150,28 @@ def parse_move(text: str, rules: Rules, *, give: bool = False) -> Move:
     mask = mask_of(parse_cards(text))
     shown = text if len(text) <= 60 else text[:57] + "..."
     if not mask:
-        raise MoveParseError(f"no cards in {shown!r}: write cards (3s 4s 5d) or pass")
+        raise MoveParseError(reason("no_cards", text=repr(shown)))
     if give:
         return Move("give", mask.bit_count(), mask)
     move = classify_mask(mask, rules)
     if move is None:
-        raise MoveParseError(f"{shown!r} is not a combination under the {rules.name} rules")
+        raise MoveParseError(reason("not_combination", cards=repr(shown), rules=rules.name))
     return move
 
 
 def describe_kind(kind: str, size: int, top_rank: int = -1, top: Card | None = None) -> str:
-    """Words for a combination kind, e.g. ``"3-pair run"``; with a top card, more precise."""
-    rank = f"{RANKS[top_rank]}s" if top_rank >= 0 else ""
-    match kind:
-        case "pass":
-            return "pass"
-        case "single":
-            return f"single {top}" if top else "single"
-        case "pair" | "triple" | "quad":
-            return f"{kind} of {rank}" if rank else kind
-        case "straight":
-            return f"{size}-card straight" + (f" to {top}" if top else "")
-        case "pair_run" | "triple_run":
-            unit = "pair" if kind == "pair_run" else "triple"
-            return f"{size}-{unit} run" + (f" to {top}" if top else "")
-        case "quad_run":
-            return f"{size} consecutive quads"
-        case "multi_quad":
-            return f"{size} quads"
-        case _:
-            return kind
+    """Words for a combination kind, e.g. ``"3-pair run"``; with a top card, more precise
+    (the English of :data:`tienlen.reasons.KINDS`)."""
+    return kind_words(_kind(kind, size, top_rank, top))
+
+
+def _kind(kind: str, size: int, top_rank: int = -1, top: Card | None = None) -> dict[str, Any]:
+    """A combination as a reason parameter."""
+    return kind_param(kind, size, RANKS[top_rank] if top_rank >= 0 else "", str(top) if top else "")
+
+
+def _move(m: Move) -> dict[str, Any]:
+    return _kind(m.kind, m.size, m.top_rank, m.top)
 
 
 def classify(cards: Iterable[Card], rules: Rules) -> Move | None:
@@ -320,34 +313,30 @@ def why_not_beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -
             if new_rung < old_rung:
                 return None
             if new_rung > old_rung:
-                return f"a {new.describe()} is a weaker bomb than a {old.describe()}"
+                return reason("weaker_bomb", new=_move(new), old=_move(old))
     if rules.triple_beats_ace and new.kind == "triple" and old.kind == "single" and old_rank == ACE:
         return None
     if new.kind == "single" and old.kind == "single":
         if old.top_id == ix.killer:
-            return f"nothing beats the single {old.top}"
+            return reason("unbeatable_single", card=str(old.top))
         if new.top_id == ix.killer:
             return None
     if new.kind != old.kind or new.size != old.size:
-        what = describe_kind(old.kind, old.size)
+        what = _kind(old.kind, old.size)
         if is_twos(old) and ix.bombs:
-            return f"a {what} of 2s can only be beaten by higher 2s or a bomb that chops it"
-        return f"a {what} can only be beaten by a higher {what}"
+            return reason("twos_need_bomb", what=what)
+        return reason("same_kind", what=what)
     if locked and new.kind == "straight" and not is_one_suit(new):
-        return (
-            "the pile is locked by a one-suit straight: only a higher one-suit straight may follow"
-        )
+        return reason("straight_locked")
     if ix.follows and old_rank != TWO and new_rank != TWO:
-        reason = _why_not_follows(new, old, rules)
-        if reason:
-            return reason
+        why = _why_not_follows(new, old, rules)
+        if why:
+            return why
     new_key, old_key = new.top_id >> 1, old.top_id >> 1
     if new_key > old_key:
         return None
     if new_key < old_key:
-        return (
-            f"{new.top} is lower than {old.top}: play a higher {describe_kind(old.kind, old.size)}"
-        )
+        return reason("lower", card=str(new.top), top=str(old.top), what=_kind(old.kind, old.size))
     return _why_not_tie(new, old, rules)
 
 
@@ -362,12 +351,14 @@ def _why_not_tie(new: Move, old: Move, rules: Rules) -> str | None:
     if tie == "later-wins":
         return None
     if tie == "red-beats-blue":
-        return None if new.top_id > old.top_id else f"{new.top} (blue back) does not beat {old.top}"
+        if new.top_id > old.top_id:
+            return None
+        return reason("blue_tie", card=str(new.top), top=str(old.top))
     if tie == "highest-distinct":
         a = sorted((c.id >> 1 for c in new.cards), reverse=True)
         b = sorted((c.id >> 1 for c in old.cards), reverse=True)
-        return None if a > b else "a tie must be broken by a higher distinct card"
-    return f"{new.top} only ties {old.top}: a tie does not beat"
+        return None if a > b else reason("distinct_tie")
+    return reason("tie", card=str(new.top), top=str(old.top))
 
 
 def _colours(mask: int) -> tuple[int, ...]:
@@ -388,18 +379,18 @@ def _suits(mask: int) -> frozenset[int]:
 def _why_not_follows(new: Move, old: Move, rules: Rules) -> str | None:
     kind = new.kind
     if kind == "single" and rules.single_same_suit and new.top.suit != old.top.suit:  # type: ignore[union-attr]
-        return f"a single must be beaten by a higher card of the same suit ({old.top})"
+        return reason("single_same_suit", card=str(old.top))
     if kind == "pair" and rules.pair_same_colours and _colours(new.mask) != _colours(old.mask):
-        return "a pair must be beaten by a pair of the same colours"
+        return reason("pair_same_colours")
     if kind == "triple" and rules.triple_same_suits and _suits(new.mask) != _suits(old.mask):
-        return "a triple must be beaten by a triple of the same suits"
+        return reason("triple_same_suits")
     if kind == "straight" and rules.straight_above and _lowest_rank(new) <= old.top_rank:
-        return "a straight must be beaten by one that starts above the other's top card"
+        return reason("straight_above")
     if kind == "pair_run":
         if rules.pair_run_same_colours and _colours(new.mask) != _colours(old.mask):
-            return "a pair run must be beaten by one with the same colours"
+            return reason("pair_run_same_colours")
         if rules.pair_run_above and _lowest_rank(new) <= old.top_rank:
-            return "a pair run must be beaten by one that starts above the other's top pair"
+            return reason("pair_run_above")
     return None
 
 

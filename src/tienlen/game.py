@@ -31,7 +31,6 @@ from .combos import (
     Move,
     MoveParseError,
     classify_mask,
-    describe_kind,
     index,
     is_one_suit,
     is_twos,
@@ -40,13 +39,20 @@ from .combos import (
 )
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
+from .reasons import Reason, kind_param, reason
 from .rules import MAX_COMBINATIONS, Rules
 
 __all__ = ["Action", "Chop", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
 
 class IllegalMoveError(ValueError):
-    """A move the rules do not allow now; the message says why. The game is unchanged."""
+    """A move the rules do not allow now; the message says why (in English), ``reason`` has
+    its stable code and parameters for translation (:mod:`tienlen.reasons`). The game is
+    unchanged."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.reason: Reason | None = message if isinstance(message, Reason) else None
 
 
 class Action(NamedTuple):
@@ -587,17 +593,15 @@ class Game:
             try:
                 return parse_move(move, self._rules, give=self._phase == "exchange")
             except MoveParseError as e:
-                raise IllegalMoveError(str(e)) from None
+                raise IllegalMoveError(e.args[0]) from None
         else:
             cards = mask_of(move)
         if self._phase == "exchange":
             return Move("give", cards.bit_count(), cards)
         classified = classify_mask(cards, self._rules)
         if classified is None:
-            raise IllegalMoveError(
-                f"{format_cards(cards_of_mask(cards))} is not a combination under "
-                f"the {self._rules.name} rules"
-            )
+            shown = format_cards(cards_of_mask(cards))
+            raise IllegalMoveError(reason("not_combination", cards=shown, rules=self._rules.name))
         return classified
 
     def _why_illegal(self, m: Move) -> str | None:
@@ -605,25 +609,25 @@ class Game:
         seat = self._turn
         hand = self._hands[seat]
         if phase == "over":
-            return "the game is over"
+            return reason("game_over")
         if m.mask & ~hand:
-            return f"you do not hold {format_cards(cards_of_mask(m.mask & ~hand))}"
+            return reason("not_held", cards=format_cards(cards_of_mask(m.mask & ~hand)))
         if phase == "trading":
-            return None if m.is_pass else "during trading use offer_trade, accept_trade or pass"
+            return None if m.is_pass else reason("trading_actions")
         if phase == "exchange":
             count, pool = self._to_give()
             if m.kind != "give" or m.mask.bit_count() != count:
-                return f"give exactly {count} card{'s' if count > 1 else ''} back"
+                return reason("give_count", count=count) if count > 1 else reason("give_one")
             if m.mask & ~pool:
-                return "pay the card debt with 2s"
+                return reason("debt_in_twos")
             return None
         rules = self._rules
         if self._opening:
             if m.is_pass or self._opens(m):
                 if not rules.may_finish_on_two and _finishes_on_two(m, hand):
-                    return "you may not go out on a 2"
+                    return reason("no_finish_on_two")
                 return None
-            return "before the first lead only an opening bomb may be played out of turn"
+            return reason("opening_bombs_only")
         last = self._pile[-1] if self._pile else None
         top = last.move if last else None
         if m.is_pass:
@@ -632,45 +636,40 @@ class Game:
                 and self._first != "holder-may-decline"
                 and self._leads(self.table(seat))
             ):
-                return "you lead this pile: play something (passing is not allowed)"
+                return reason("must_lead")
             return None
         if not rules.may_finish_on_two and _finishes_on_two(m, hand):
-            return "you may not go out on a 2"
+            return reason("no_finish_on_two")
         if top is None and self._opening is not None and self._opens(m):
             return None
         if top is None:
             first = self._first
             lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
             if first == "lowest-single" and m.mask != 1 << self._lowest:
-                return f"the first play must be {lowest} on its own"
+                return reason("first_alone", card=str(lowest))
             if first is not None and not m.mask >> self._lowest & 1:
-                return f"the first play must include {lowest}"
+                return reason("first_include", card=str(lowest))
             if (
                 first is not None
                 and rules.first_lead_kinds
                 and m.kind not in rules.first_lead_kinds
             ):
-                *most, last_kind = [k.replace("_", " ") for k in rules.first_lead_kinds]
-                kinds = f"{', '.join(most)} or {last_kind}" if most else last_kind
-                return f"the first play must be a {kinds}, not a {describe_kind(m.kind, m.size)}"
+                kind = kind_param(m.kind, m.size)
+                return reason("first_kinds", kinds=list(rules.first_lead_kinds), kind=kind)
             if not rules.bombs_may_lead and index(rules).is_bomb(m):
-                return "a bomb may not be led"
+                return reason("bomb_lead")
             return None
         if last is not None and seat == last.seat:
             own = last.move
             if (m.kind, m.size) != (own.kind, own.size):
-                what = describe_kind(own.kind, own.size)
-                return (
-                    f"stacking: on your own {what} you may only play a higher {what}, "
-                    "not a bomb or another kind"
-                )
+                return reason("stacking", what=kind_param(own.kind, own.size))
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
             if not (is_twos(top) and ix.is_bomb(m) and after):
                 if ix.after_pass:
-                    return "you passed this round: only a bomb may be played now"
-                return "you passed this round: wait for the next pile"
+                    return reason("passed_bombs_only")
+                return reason("passed_wait")
         return why_not_beats(m, top, rules, locked=self._lock)
 
     def play(self, move: Move | str | Iterable[Card]) -> Move:
@@ -678,9 +677,9 @@ class Game:
         ``"pass"``) or cards. Returns the move as classified. Raises
         :class:`IllegalMoveError` (a ``ValueError``) and changes nothing if it is illegal."""
         m = self._to_move(move)
-        reason = self._why_illegal(m)
-        if reason is not None:
-            raise IllegalMoveError(reason)
+        why = self._why_illegal(m)
+        if why is not None:
+            raise IllegalMoveError(why)
         self._apply(m)
         return m
 
@@ -820,18 +819,17 @@ class Game:
         """Trading phase: the seat to act offers ``give`` (own cards) for ``take`` (the
         partner's); the partner answers with :meth:`accept_trade` or a pass."""
         if self._phase != "trading" or self.pending_trade is not None:
-            raise IllegalMoveError("no trade can be offered now")
+            raise IllegalMoveError(reason("no_trade_now"))
         g = mask_of(parse_cards(give) if isinstance(give, str) else give)
         t = mask_of(parse_cards(take) if isinstance(take, str) else take)
         seat = self._turn
         if partner == seat or not 0 <= partner < self._rules.players:
-            raise IllegalMoveError(f"seat {partner!r} cannot be a trading partner")
+            raise IllegalMoveError(reason("bad_partner", seat=repr(partner)))
         if not g or g.bit_count() != t.bit_count():
-            raise IllegalMoveError("a trade swaps the same number of cards each way")
+            raise IllegalMoveError(reason("trade_counts"))
         if g & ~self._hands[seat]:
-            raise IllegalMoveError(
-                f"you do not hold {format_cards(cards_of_mask(g & ~self._hands[seat]))}"
-            )
+            missing = format_cards(cards_of_mask(g & ~self._hands[seat]))
+            raise IllegalMoveError(reason("not_held", cards=missing))
         self._trade.append(TradeOffer(seat, partner, g, t))
         self._turn = partner
 
@@ -839,9 +837,9 @@ class Game:
         """Trading phase: the partner accepts the pending offer (they must hold the cards)."""
         offer = self.pending_trade
         if offer is None or self._phase != "trading":
-            raise IllegalMoveError("there is no trade offer to accept")
+            raise IllegalMoveError(reason("no_offer_to_accept"))
         if offer.take & ~self._hands[offer.partner]:
-            raise IllegalMoveError("you do not hold the cards asked for: refuse (pass) instead")
+            raise IllegalMoveError(reason("asked_not_held"))
         h = self._hands
         h[offer.proposer] = (h[offer.proposer] & ~offer.give) | offer.take
         h[offer.partner] = (h[offer.partner] & ~offer.take) | offer.give

@@ -51,6 +51,7 @@ from .inputs import (
     quote_value,
 )
 from .match import parse_seed
+from .reasons import reason
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
 __all__ = [
@@ -386,7 +387,7 @@ class GameRecord:
         where: dict[str, str] = {}
         body: list[str] = []
         for lineno, raw in enumerate(
-            decode(text, error=RecordError, what="record").splitlines(), 1
+            decode(text, error=RecordError, what="record").split("\n"), 1
         ):
             line = raw.strip()
             if not line or line.startswith(";"):
@@ -679,17 +680,17 @@ def apply_action(game: Game, a: RecordedAction) -> None:
     match a.kind:
         case "play":
             if phase != "play":
-                raise ValueError(f"a play during the {phase} phase")
+                raise ValueError(reason("wrong_phase", action="play", phase=phase))
             game.play(a.cards)
         case "give":
             if phase != "exchange":
-                raise ValueError(f"a give during the {phase} phase")
+                raise ValueError(reason("wrong_phase", action="give", phase=phase))
             game.play(a.cards)
         case "pass":
             if phase not in ("play", "trading"):
-                raise ValueError(f"a pass during the {phase} phase")
+                raise ValueError(reason("wrong_phase", action="pass", phase=phase))
             if game.pending_trade is not None:
-                raise ValueError("a trade offer awaits an answer: accept or refuse")
+                raise ValueError(reason("offer_awaits"))
             game.play("pass")
         case "offer":
             game.offer_trade(a.partner, a.cards, a.take)
@@ -697,7 +698,7 @@ def apply_action(game: Game, a: RecordedAction) -> None:
             game.accept_trade()
         case "refuse":
             if game.pending_trade is None:
-                raise ValueError("there is no trade offer to refuse")
+                raise ValueError(reason("no_offer_to_refuse"))
             game.play("pass")
 
 

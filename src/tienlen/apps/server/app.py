@@ -969,7 +969,11 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
                 try:
                     await srv.handle(conn, srv.tables.get(table.id, table), text)
                 except Refused as e:
-                    conn.send(ErrorMsg(code=e.code, message=str(e), version=table.version))
+                    conn.send(
+                        ErrorMsg(
+                            code=e.code, message=str(e), reason=e.reason, version=table.version
+                        )
+                    )
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:

@@ -326,6 +326,9 @@ class ErrorMsg(_Msg):
     type: Literal["error"] = "error"
     code: str
     message: str
+    reason: dict[str, Any] | None = None
+    """For an engine's refusal: ``{"code", "params"}``, to word it from the catalogue
+    (``GET /api/reasons``; ``tienlen.reasons``) in the reader's language."""
     version: int | None = None
 
 

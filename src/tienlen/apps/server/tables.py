@@ -20,6 +20,7 @@ from tienlen import Game, GameRecord, Match, Move, Rules
 from tienlen.cards import cards_of_mask
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
+from tienlen.reasons import Reason
 from tienlen.record import RecordedAction, apply_action
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
@@ -38,11 +39,14 @@ _ACTION_KINDS = frozenset({"play", "pass", "give", "offer", "accept", "refuse"})
 
 
 class Refused(ValueError):
-    """A client's request that cannot be done; ``code`` names the kind of problem."""
+    """A client's request that cannot be done; ``code`` names the kind of problem. An
+    engine's refusal (a :class:`~tienlen.reasons.Reason` as ``message``) keeps its reason
+    code and parameters, so clients translate it."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+        self.reason = message.to_dict() if isinstance(message, Reason) else None
 
 
 def rules_key(rules: Rules) -> str:
@@ -406,8 +410,8 @@ class Table:
         data: dict[str, Any] = {"seat": seat, **fields}
         try:
             act(game.copy(), kind, data)
-        except ValueError as e:  # the engine's reason, in words
-            raise Refused("illegal", str(e)) from None
+        except ValueError as e:  # the engine's reason, in words (and as a code)
+            raise Refused("illegal", e.args[0] if e.args else str(e)) from None
         public: dict[str, Any] = {"seat": seat}
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":

@@ -20,6 +20,7 @@ from fastapi.responses import FileResponse
 from tienlen import RULESETS, Game, GameRecord, Rules, parse_cards
 from tienlen.describe import SUMMARIES, rules_sections
 from tienlen.observation import observe
+from tienlen.reasons import catalogue
 from tienlen.record import replay
 
 from .tables import Refused
@@ -203,3 +204,43 @@ async def hand_groups(table_id: str, request: Request) -> list[list[str]]:
     if left:
         groups.append([c.ascii() for c in left])
     return groups
+
+
+@router.get("/api/players/{player_id}")
+async def player_card(player_id: str, request: Request) -> dict[str, Any]:
+    """A player's name and ratings (one per rule set they were rated under)."""
+    from sqlalchemy import select
+
+    from .app import Server
+    from .db import PlayerRow, RatingRow
+
+    server: Server = request.app.state.server
+    async with server.sessions() as s:
+        player = await s.get(PlayerRow, player_id)
+        if player is None:
+            raise Refused("not_found", f"no player {player_id[:40]!r}")
+        ratings = (await s.scalars(select(RatingRow).where(RatingRow.player_id == player_id))).all()
+    return {
+        "player": player.id,
+        "name": player.name,
+        "ratings": sorted(
+            (
+                {
+                    "rules_key": r.rules_key,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                    "ordinal": r.mu - 3 * r.sigma,
+                    "games": r.games,
+                }
+                for r in ratings
+            ),
+            key=lambda r: -r["games"],
+        ),
+    }
+
+
+@router.get("/api/reasons")
+async def reasons() -> dict[str, Any]:
+    """The catalogue the engine's refusals are worded from, in every language
+    (``tienlen.reasons``): error frames carry ``reason: {code, params}``."""
+    return catalogue()

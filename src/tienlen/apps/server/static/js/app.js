@@ -38,10 +38,11 @@ async function main() {
   document.documentElement.lang = lang();
   nav();
   translate();
-  window.addEventListener("tienlen-lang", () => {
+  window.addEventListener("tienlen-lang", async () => {
     translate();
     document.title = t("app.title");
-    if (current && current.rerender) current.rerender();
+    // A page that mounts itself again hands back its new self.
+    if (current && current.rerender) current = (await current.rerender()) || current;
   });
   for (const [pattern, load] of PAGES) {
     const m = location.pathname.match(pattern);

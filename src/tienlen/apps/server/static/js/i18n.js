@@ -1,5 +1,5 @@
-// The page's words in English and Vietnamese. The engine's reasons come from the server's
-// catalogue (/api/reasons), not from here: this file holds only the interface's own words.
+// The page's words in English and Vietnamese. The engine's reasons are worded from the
+// server's catalogue (/api/reasons, the tables of tienlen.reasons), not from here.
 
 const WORDS = {
   en: {
@@ -150,7 +150,7 @@ export function translate(root = document) {
 
 let catalogue = null;
 
-/** The engine's reason catalogue (codes -> {en, vi} templates), fetched once. */
+/** The engine's reason catalogue (tienlen.reasons, from /api/reasons), fetched once. */
 export async function loadReasons() {
   if (catalogue === null) {
     try {
@@ -163,11 +163,36 @@ export async function loadReasons() {
   return catalogue;
 }
 
-/** An error frame in words: the catalogue's template for its reason code, in the language
+// The same rules as tienlen.reasons: {name} as is, {name:kind} a combination, {name:kinds}
+// a list of kind names joined with "or".
+function kindWords(value, code) {
+  const forms = catalogue.kinds[value.kind];
+  if (!forms) return value.kind;
+  const form = value.top && forms.top ? forms.top : value.rank && forms.rank ? forms.rank : forms.plain;
+  return fillReason(form[code] ?? form.en, value, code);
+}
+
+function kindsWords(kinds, code) {
+  const words = kinds.map((k) => (catalogue.kind_names[k] || {})[code] || k.replace(/_/g, " "));
+  const last = words.pop();
+  return words.length ? `${words.join(", ")} ${catalogue.or[code] || "or"} ${last}` : last;
+}
+
+function fillReason(template, params, code) {
+  return template.replace(/\{(\w+)(?::(\w+))?\}/g, (m, name, form) => {
+    if (!(name in params)) return m;
+    if (form === "kind") return kindWords(params[name], code);
+    if (form === "kinds") return kindsWords([...params[name]], code);
+    return String(params[name]);
+  });
+}
+
+/** An error frame in words: the catalogue's template for its reason code in the language
  * in use, else the server's English message. */
 export function reasonText(error) {
   const reason = error.reason;
-  const entry = reason && catalogue ? catalogue[reason.code] : null;
-  if (entry) return fill(entry[lang()] ?? entry.en, reason.params || {});
-  return error.message;
+  const entry = reason && catalogue && catalogue.reasons ? catalogue.reasons[reason.code] : null;
+  if (!entry) return error.message;
+  const code = lang();
+  return fillReason(entry[code] ?? entry.en, reason.params || {}, code);
 }

@@ -103,6 +103,7 @@ export async function mount(root) {
   };
 
   let socket = null;
+  let stopped = false;
   const connect = () => {
     socket = new WebSocket(wsUrl("/ws/lobby"));
     socket.onmessage = (ev) => {
@@ -116,12 +117,13 @@ export async function mount(root) {
       }
       render();
     };
-    socket.onclose = () => setTimeout(connect, 2000);
+    socket.onclose = () => { if (!stopped) setTimeout(connect, 2000); };
   };
   connect();
 
   root.replaceChildren(h("section", { class: "lobby" },
     h("div", { class: "open" }, h("h2", {}, t("lobby.open")), empty, list), form));
   render();
-  return { rerender: () => mount(root) };
+  // A language switch draws the page again, with a fresh socket.
+  return { rerender: () => { stopped = true; socket.close(); return mount(root); } };
 }

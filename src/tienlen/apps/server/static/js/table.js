@@ -100,7 +100,7 @@ export async function mount(root, tableId) {
       case "error":
         if (st.socket && msg.code && st.version === 0 && !st.table) st.fatal = msg.message;
         if (msg.code === "stale") send({ type: "sync", version: st.version });
-        else st.error = reasonText(msg);
+        else st.error = msg; // worded at each render, so a language switch rewords it
         break;
       default:
         return;
@@ -491,7 +491,7 @@ export async function mount(root, tableId) {
           st.seat !== null ? h("ol", { class: "my-seat" }, seatBox(st.seat)) : null,
           handBox(),
           legalBox(),
-          h("p", { class: "error", id: "error", role: "alert" }, st.error),
+          h("p", { class: "error", id: "error", role: "alert" }, st.error ? reasonText(st.error) : ""),
           h("p", { class: "note", id: "note", role: "status" }, st.note),
           controlBox())),
       h("aside", { class: "side" },

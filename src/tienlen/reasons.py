@@ -1,0 +1,314 @@
+"""Why a move is refused: stable codes with parameters, and one catalogue of their words in
+English and Vietnamese that every app (terminal, server, browser) translates from.
+
+A :class:`Reason` is a ``str`` (its English text, so code that prints or compares reasons
+keeps working) that also carries its ``code`` and ``params``:
+
+>>> r = reason("not_held", cards="2♥")
+>>> str(r), r.code, r.params
+('you do not hold 2♥', 'not_held', {'cards': '2♥'})
+>>> r.text("vi")
+'bạn không có 2♥'
+
+A template names its parameters in braces. ``{name}`` is the value as it is (cards are
+written in suit symbols, which need no translation); ``{name:kind}`` is a combination, given
+as ``{"kind", "size", "rank", "top"}`` (see :func:`kind_param`) and worded by :data:`KINDS`;
+``{name:kinds}`` is a list of kind names worded by :data:`KIND_NAMES` and joined with "or".
+The browser reads the same tables (``GET /api/reasons``) and applies the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "KINDS",
+    "KIND_NAMES",
+    "LANGUAGES",
+    "REASONS",
+    "Reason",
+    "catalogue",
+    "kind_param",
+    "kind_words",
+    "reason",
+]
+
+LANGUAGES = ("en", "vi")
+
+#: Every reason code and its template in each language.
+REASONS: dict[str, dict[str, str]] = {
+    "game_over": {"en": "the game is over", "vi": "ván đã kết thúc"},
+    "not_held": {"en": "you do not hold {cards}", "vi": "bạn không có {cards}"},
+    "no_cards": {
+        "en": "no cards in {text}: write cards (3s 4s 5d) or pass",
+        "vi": "không có lá nào trong {text}: hãy ghi các lá (3s 4s 5d) hoặc bỏ lượt",
+    },
+    "not_combination": {
+        "en": "{cards} is not a combination under the {rules} rules",
+        "vi": "{cards} không phải một bộ hợp lệ theo luật {rules}",
+    },
+    "trading_actions": {
+        "en": "during trading use offer_trade, accept_trade or pass",
+        "vi": "trong lúc đổi bài chỉ được đề nghị đổi, đồng ý hoặc bỏ qua",
+    },
+    "give_one": {"en": "give exactly 1 card back", "vi": "hãy đưa lại đúng 1 lá"},
+    "give_count": {
+        "en": "give exactly {count} cards back",
+        "vi": "hãy đưa lại đúng {count} lá",
+    },
+    "debt_in_twos": {"en": "pay the card debt with 2s", "vi": "hãy trả nợ bài bằng heo"},
+    "opening_bombs_only": {
+        "en": "before the first lead only an opening bomb may be played out of turn",
+        "vi": "trước nước đầu tiên chỉ được đánh bom mở đầu ngoài lượt",
+    },
+    "must_lead": {
+        "en": "you lead this pile: play something (passing is not allowed)",
+        "vi": "bạn đánh trước vòng này: hãy đánh (không được bỏ lượt)",
+    },
+    "no_finish_on_two": {
+        "en": "you may not go out on a 2",
+        "vi": "không được về bằng heo (thối 2)",
+    },
+    "first_alone": {
+        "en": "the first play must be {card} on its own",
+        "vi": "nước đầu tiên phải là {card} đánh lẻ",
+    },
+    "first_include": {
+        "en": "the first play must include {card}",
+        "vi": "nước đầu tiên phải có {card}",
+    },
+    "first_kinds": {
+        "en": "the first play must be a {kinds:kinds}, not a {kind:kind}",
+        "vi": "nước đầu tiên phải là {kinds:kinds}, không phải {kind:kind}",
+    },
+    "bomb_lead": {"en": "a bomb may not be led", "vi": "không được mở vòng bằng bom"},
+    "stacking": {
+        "en": "stacking: on your own {what:kind} you may only play a higher {what:kind}, "
+        "not a bomb or another kind",
+        "vi": "chồng bài: trên {what:kind} của chính bạn chỉ được đánh {what:kind} cao hơn, "
+        "không được chặt hay đánh kiểu khác",
+    },
+    "passed_bombs_only": {
+        "en": "you passed this round: only a bomb may be played now",
+        "vi": "bạn đã bỏ lượt vòng này: giờ chỉ được chặt",
+    },
+    "passed_wait": {
+        "en": "you passed this round: wait for the next pile",
+        "vi": "bạn đã bỏ lượt vòng này: hãy chờ vòng sau",
+    },
+    "weaker_bomb": {
+        "en": "a {new:kind} is a weaker bomb than a {old:kind}",
+        "vi": "{new:kind} là bom yếu hơn {old:kind}",
+    },
+    "unbeatable_single": {
+        "en": "nothing beats the single {card}",
+        "vi": "không gì chặn được lá {card}",
+    },
+    "twos_need_bomb": {
+        "en": "a {what:kind} of 2s can only be beaten by higher 2s or a bomb that chops it",
+        "vi": "{what:kind} heo chỉ chặn được bằng heo cao hơn hoặc bom chặt heo",
+    },
+    "same_kind": {
+        "en": "a {what:kind} can only be beaten by a higher {what:kind}",
+        "vi": "{what:kind} chỉ chặn được bằng {what:kind} cao hơn",
+    },
+    "straight_locked": {
+        "en": "the pile is locked by a one-suit straight: only a higher one-suit straight "
+        "may follow",
+        "vi": "vòng bị khóa bởi sảnh đồng chất: chỉ sảnh đồng chất cao hơn được đánh tiếp",
+    },
+    "single_same_suit": {
+        "en": "a single must be beaten by a higher card of the same suit ({card})",
+        "vi": "lá lẻ phải bị chặn bằng lá cao hơn cùng chất ({card})",
+    },
+    "pair_same_colours": {
+        "en": "a pair must be beaten by a pair of the same colours",
+        "vi": "đôi phải bị chặn bằng đôi cùng màu",
+    },
+    "triple_same_suits": {
+        "en": "a triple must be beaten by a triple of the same suits",
+        "vi": "sám cô phải bị chặn bằng sám cô cùng chất",
+    },
+    "straight_above": {
+        "en": "a straight must be beaten by one that starts above the other's top card",
+        "vi": "sảnh phải bị chặn bằng sảnh bắt đầu trên lá cao nhất của sảnh kia",
+    },
+    "pair_run_same_colours": {
+        "en": "a pair run must be beaten by one with the same colours",
+        "vi": "đôi thông phải bị chặn bằng đôi thông cùng màu",
+    },
+    "pair_run_above": {
+        "en": "a pair run must be beaten by one that starts above the other's top pair",
+        "vi": "đôi thông phải bị chặn bằng đôi thông bắt đầu trên đôi cao nhất của kia",
+    },
+    "lower": {
+        "en": "{card} is lower than {top}: play a higher {what:kind}",
+        "vi": "{card} thấp hơn {top}: hãy đánh {what:kind} cao hơn",
+    },
+    "blue_tie": {
+        "en": "{card} (blue back) does not beat {top}",
+        "vi": "{card} (lưng xanh) không chặn được {top}",
+    },
+    "distinct_tie": {
+        "en": "a tie must be broken by a higher distinct card",
+        "vi": "hòa thì phải có một lá khác cao hơn",
+    },
+    "tie": {
+        "en": "{card} only ties {top}: a tie does not beat",
+        "vi": "{card} chỉ hòa {top}: hòa thì không chặn được",
+    },
+    "no_trade_now": {"en": "no trade can be offered now", "vi": "giờ không thể đề nghị đổi bài"},
+    "bad_partner": {
+        "en": "seat {seat} cannot be a trading partner",
+        "vi": "ghế {seat} không thể đổi bài",
+    },
+    "trade_counts": {
+        "en": "a trade swaps the same number of cards each way",
+        "vi": "đổi bài phải đổi cùng số lá mỗi bên",
+    },
+    "no_offer_to_accept": {
+        "en": "there is no trade offer to accept",
+        "vi": "không có đề nghị đổi bài nào để đồng ý",
+    },
+    "no_offer_to_refuse": {
+        "en": "there is no trade offer to refuse",
+        "vi": "không có đề nghị đổi bài nào để từ chối",
+    },
+    "asked_not_held": {
+        "en": "you do not hold the cards asked for: refuse (pass) instead",
+        "vi": "bạn không có các lá được hỏi: hãy từ chối",
+    },
+    "offer_awaits": {
+        "en": "a trade offer awaits your answer: accept or refuse",
+        "vi": "một đề nghị đổi bài đang chờ bạn: đồng ý hoặc từ chối",
+    },
+    "wrong_phase": {
+        "en": "you cannot {action} cards during the {phase} phase",
+        "vi": "không thể {action} trong giai đoạn {phase}",
+    },
+}
+
+#: How a combination is worded: ``plain`` without its top, ``top`` with it (``{rank}`` the
+#: top rank, ``{top}`` the top card, ``{size}`` the kind's size).
+KINDS: dict[str, dict[str, dict[str, str]]] = {
+    "pass": {"plain": {"en": "pass", "vi": "bỏ lượt"}},
+    "single": {
+        "plain": {"en": "single", "vi": "rác"},
+        "top": {"en": "single {top}", "vi": "lá {top}"},
+    },
+    "pair": {
+        "plain": {"en": "pair", "vi": "đôi"},
+        "rank": {"en": "pair of {rank}s", "vi": "đôi {rank}"},
+    },
+    "triple": {
+        "plain": {"en": "triple", "vi": "sám cô"},
+        "rank": {"en": "triple of {rank}s", "vi": "sám cô {rank}"},
+    },
+    "quad": {
+        "plain": {"en": "quad", "vi": "tứ quý"},
+        "rank": {"en": "quad of {rank}s", "vi": "tứ quý {rank}"},
+    },
+    "straight": {
+        "plain": {"en": "{size}-card straight", "vi": "sảnh {size} lá"},
+        "top": {"en": "{size}-card straight to {top}", "vi": "sảnh {size} lá đến {top}"},
+    },
+    "pair_run": {
+        "plain": {"en": "{size}-pair run", "vi": "{size} đôi thông"},
+        "top": {"en": "{size}-pair run to {top}", "vi": "{size} đôi thông đến {top}"},
+    },
+    "triple_run": {
+        "plain": {"en": "{size}-triple run", "vi": "{size} ba thông"},
+        "top": {"en": "{size}-triple run to {top}", "vi": "{size} ba thông đến {top}"},
+    },
+    "quad_run": {"plain": {"en": "{size} consecutive quads", "vi": "{size} tứ quý liên tiếp"}},
+    "multi_quad": {"plain": {"en": "{size} quads", "vi": "{size} tứ quý"}},
+}
+
+#: Kind names on their own (lists of kinds, e.g. the kinds a first play may take).
+KIND_NAMES: dict[str, dict[str, str]] = {
+    "single": {"en": "single", "vi": "rác"},
+    "pair": {"en": "pair", "vi": "đôi"},
+    "triple": {"en": "triple", "vi": "sám cô"},
+    "quad": {"en": "quad", "vi": "tứ quý"},
+    "straight": {"en": "straight", "vi": "sảnh"},
+    "pair_run": {"en": "pair run", "vi": "đôi thông"},
+    "triple_run": {"en": "triple run", "vi": "ba thông"},
+    "quad_run": {"en": "quad run", "vi": "tứ quý liên tiếp"},
+    "multi_quad": {"en": "multi quad", "vi": "nhiều tứ quý"},
+    "dragon": {"en": "dragon", "vi": "sảnh rồng"},
+}
+_OR = {"en": "or", "vi": "hoặc"}
+_FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
+
+
+def kind_param(kind: str, size: int, rank: str = "", top: str = "") -> dict[str, Any]:
+    """A combination as a reason parameter (``rank`` and ``top`` as text, or empty)."""
+    return {"kind": kind, "size": size, "rank": rank, "top": top}
+
+
+def kind_words(value: Mapping[str, Any], lang: str = "en") -> str:
+    """A combination in words: ``{"kind": "straight", "size": 3, "top": "5♦"}`` →
+    ``"3-card straight to 5♦"``; a kind with no entry is its own name."""
+    forms = KINDS.get(value["kind"])
+    if forms is None:
+        return str(value["kind"])
+    if value.get("top") and "top" in forms:
+        form = forms["top"]
+    elif value.get("rank") and "rank" in forms:
+        form = forms["rank"]
+    else:
+        form = forms["plain"]
+    return _fill(form.get(lang, form["en"]), value, lang)
+
+
+def _kinds_words(kinds: list[str], lang: str) -> str:
+    words = [KIND_NAMES.get(k, {}).get(lang) or k.replace("_", " ") for k in kinds]
+    *most, last = words
+    return f"{', '.join(most)} {_OR.get(lang, 'or')} {last}" if most else last
+
+
+def _fill(template: str, params: Mapping[str, Any], lang: str) -> str:
+    def field(m: re.Match[str]) -> str:
+        name, form = m.group(1), m.group(2)
+        value = params[name]
+        if form == "kind":
+            return kind_words(value, lang)
+        if form == "kinds":
+            return _kinds_words(list(value), lang)
+        return str(value)
+
+    return _FIELD.sub(field, template)
+
+
+class Reason(str):
+    """A refusal: its English text as a ``str``, with a stable ``code`` and ``params``."""
+
+    code: str
+    params: dict[str, Any]
+
+    def __new__(cls, code: str, params: Mapping[str, Any]) -> Reason:
+        self = super().__new__(cls, _fill(REASONS[code]["en"], params, "en"))
+        self.code = code
+        self.params = dict(params)
+        return self
+
+    def text(self, lang: str = "en") -> str:
+        """The reason in ``lang`` (``en`` or ``vi``; English for any other)."""
+        template = REASONS[self.code]
+        return _fill(template.get(lang, template["en"]), self.params, lang)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"code", "params"}``, JSON-ready (for error frames)."""
+        return {"code": self.code, "params": self.params}
+
+
+def reason(code: str, **params: Any) -> Reason:
+    """The :class:`Reason` ``code`` with these parameters."""
+    return Reason(code, params)
+
+
+def catalogue() -> dict[str, Any]:
+    """Every table the words come from, JSON-ready (``GET /api/reasons``)."""
+    return {"reasons": REASONS, "kinds": KINDS, "kind_names": KIND_NAMES, "or": _OR}
