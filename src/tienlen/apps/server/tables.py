@@ -14,14 +14,14 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from tienlen import Game, GameRecord, Match, Move, Rules
 from tienlen.cards import cards_of_mask
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
 from tienlen.reasons import Reason
-from tienlen.record import RecordedAction, apply_action
+from tienlen.record import ActionKind, RecordedAction, apply_action
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
@@ -32,10 +32,6 @@ _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
     | {"refuse", "game_over", "match_over", "away", "back"}
 )
-
-
-#: The actions a seat makes in a game (the record module's action kinds).
-_ACTION_KINDS = frozenset({"play", "pass", "give", "offer", "accept", "refuse"})
 
 
 class Refused(ValueError):
@@ -445,7 +441,7 @@ def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
     """Make one action (a client's or a stored event's fields) in ``game`` with the record
     module's step; the engine raises (a ``ValueError``) and changes nothing when it is
     illegal."""
-    if kind not in _ACTION_KINDS:
+    if kind not in get_args(ActionKind):
         raise ValueError(f"unknown action {kind!r}")
     apply_action(
         game,
