@@ -32,11 +32,11 @@ import sys
 import time
 import weakref
 from collections.abc import Sequence
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, get_args
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import Move, format_move, parse_move
-from tienlen.game import Action, TradeOffer
+from tienlen.game import TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
     MAX_LINE,
@@ -52,6 +52,7 @@ from tienlen.inputs import (
 )
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
+from tienlen.position import Action, Phase
 from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
 from tienlen.text import NAME_CHARS, printable
 
@@ -113,6 +114,7 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
             for t in obs.trades
         ],
         "leader": obs.leader,
+        "opening": list(obs.opening) if obs.opening is not None else None,
         "rules": obs.rules.to_dict(),
     }
 
@@ -134,7 +136,7 @@ _OBSERVATION_FIELDS = (
     "leader",
     "rules",
 )
-_PHASES = ("trading", "exchange", "play", "over")
+_PHASES = get_args(Phase)
 _FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
 #: Longest card text in a message (two decks' worth of notation).
 _CARDS_TEXT = 1000
@@ -146,7 +148,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     naming the field and quoting the bad value."""
     err = ProtocolError
     obj = expect_object(
-        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades")
+        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades", "opening")
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -236,12 +238,17 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 accepted,
             )
         )
+    opening = None
+    if obj.get("opening") is not None:
+        opening = seats("opening")
+    me = seat(obj["seat"], f"{path}.seat")
+    hand = mask(obj["hand"], f"{path}.hand")
     return Observation(
-        seat=seat(obj["seat"], f"{path}.seat"),
+        seat=me,
         rules=rules,
         phase=phase,
         turn=seat(obj["turn"], f"{path}.turn"),
-        hand_mask=mask(obj["hand"], f"{path}.hand"),
+        hands=tuple(hand if s == me else None for s in range(n)),
         card_counts=counts,
         pile=actions("pile"),
         passed=frozenset(seats("passed")),
@@ -253,6 +260,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         history=actions("history"),
         trades=tuple(trades),
         leader=seat(obj["leader"], f"{path}.leader"),
+        opening=opening,
     )
 
 

@@ -257,7 +257,7 @@ class Table:
             game=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),
-            phase=obs.phase,  # type: ignore[arg-type]
+            phase=obs.phase,
             turn=obs.turn,
             hand=None if seat is None else _ids(obs.hand),
             card_counts=list(obs.card_counts),
