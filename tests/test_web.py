@@ -381,3 +381,25 @@ def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: L
     binh.page.click("#lang")
     sync_api.expect(binh.page.locator(".pad h1")).to_have_text("Sổ điểm")
     sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(3)
+
+
+def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:
+    """The rules page and the create-table form word the engine's descriptions from their
+    codes, in the language chosen."""
+    an = players("An")
+    an.enter("/rules")
+    standard = an.page.locator("article#standard")
+    run = "A run of pairs has at least 3 consecutive pairs; it may not hold 2s."
+    sync_api.expect(standard).to_contain_text(run)
+    an.page.click("#lang")
+    sync_api.expect(standard.locator("h3").first).to_have_text("Chia bài")
+    sync_api.expect(standard).to_contain_text(
+        "Đôi thông có ít nhất 3 đôi liên tiếp; không được có heo."
+    )
+    assert run not in standard.inner_text()
+    an.enter("/")
+    an.page.select_option("#preset", "proplay")
+    an.page.locator("details.about summary").click()
+    about = an.page.locator("#about-rules")
+    sync_api.expect(about).to_contain_text("Thối 2: người còn giữ heo cuối ván")
+    sync_api.expect(about).to_contain_text("thang bom")
