@@ -98,6 +98,11 @@ class Settlement:
             return None
         return debt.creditor if self.chooser == debt.debtor else debt.debtor
 
+    @property
+    def paying(self) -> bool:
+        """Whether the chooser is a debtor paying (rather than a creditor giving back)."""
+        return self._debt is not None and self.chooser == self._debt.debtor
+
     def pool(self, hands: list[int]) -> int:
         """The cards the chooser may give (2s when paying a debt in 2s of their choice)."""
         if self.chooser is None:
