@@ -67,6 +67,8 @@ const WORDS = {
     "pad.chopon": "On the bomb of chop", "pad.chopn": "chop {n}",
     "pad.threespades": "The winner went out with the 3♠", "pad.instant": "Instant win (tới trắng)",
     "pad.save": "Add the game", "pad.delete": "Delete game {n}",
+    "pad.guarantees": "Guarantees (to go out first)", "pad.noguarantee": "none",
+    "pad.guarantee": "guaranteed", "pad.blind": "guaranteed blind",
     "error.generic": "Refused: {message}",
   },
   vi: {
@@ -134,6 +136,8 @@ const WORDS = {
     "pad.chopon": "Chặt lại lần chặt", "pad.chopn": "lần {n}",
     "pad.threespades": "Người thắng về bằng 3♠", "pad.instant": "Tới trắng",
     "pad.save": "Ghi ván", "pad.delete": "Xoá ván {n}",
+    "pad.guarantees": "Cam kết về nhất", "pad.noguarantee": "không",
+    "pad.guarantee": "có cam kết", "pad.blind": "cam kết khi chưa xem bài",
     "error.generic": "Không được: {message}",
   },
 };
