@@ -253,6 +253,11 @@ def _deal(r: Rules) -> list[str]:
         elif r.starter_takes_spare:
             out.append("If exactly one card is left over, the first leader takes it.")
     out.append("The first dealer is chosen at random; after that the loser deals.")
+    if r.hidden_counts:
+        out.append(
+            "Card counts are hidden: during play a player may ask another how many cards they "
+            "hold, and the answer is told to the whole table."
+        )
     return out
 
 

@@ -226,7 +226,9 @@ class GameView(_Msg):
     turn: int
     hand: list[str] | None = None
     """Your cards (``None`` for a spectator; every hand in ``hands`` once the game is over)."""
-    card_counts: list[int]
+    card_counts: list[int | None]
+    """Cards each seat holds; ``None`` where the rules hide a count (``hidden_counts``) and
+    it was not asked (see the engine's ``Game.shown_counts``)."""
     pile: list[Play]
     passed: list[int]
     locked_out: list[int]
