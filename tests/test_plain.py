@@ -221,7 +221,7 @@ def test_play_option_errors_are_clear(capsys: object) -> None:
 def test_hidden_card_counts_show_as_a_question_mark_until_asked() -> None:
     # 004: "When requested, a player must reveal the number of cards in his or her hand."
     settings = make_settings(rules=Rules.preset("standard", hidden_counts=True), seed=5)
-    lines, ctl = scripted_lines(settings)
+    lines, _ = scripted_lines(settings)
     first = MatchController(settings)
     while first.bot_to_act:
         first.step_bot()

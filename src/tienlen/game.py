@@ -480,16 +480,17 @@ class Game:
         """Every card count asked for and answered, in order (``rules.hidden_counts``)."""
         return self._asks
 
-    def shown_counts(self, seat: int) -> tuple[int | None, ...]:
-        """The card counts ``seat`` sees: every count, unless ``rules.hidden_counts``; then its
-        own, those of the seats that are out (none) and those still as the last answer to an
-        ask gave them, ``None`` for the others; every count once the game is over (the hands
-        are laid down for the score)."""
+    def shown_counts(self, seat: int | None) -> tuple[int | None, ...]:
+        """The card counts ``seat`` sees (``None``: a spectator): every count, unless
+        ``rules.hidden_counts``; then its own, those of the seats that are out (none) and
+        those still as the last answer to an ask gave them, ``None`` for the others; every
+        count once the game is over (the hands are laid down for the score)."""
         counts = [m.bit_count() for m in self._hands]
         if not self._rules.hidden_counts or self._phase == "over":
             return tuple(counts)
         shown: list[int | None] = [None] * len(counts)
-        shown[seat] = counts[seat]
+        if seat is not None:
+            shown[seat] = counts[seat]
         for s in self._finish:
             shown[s] = 0
         for ask in self._asks:

@@ -110,6 +110,15 @@ class RefuseMsg(_Msg):
     version: Version
 
 
+class AskMsg(_Msg):
+    """Ask seat ``partner`` how many cards it holds (rules with ``hidden_counts``; any seat,
+    out of turn, during play): the answer is a public ``ask`` event."""
+
+    type: Literal["ask"]
+    partner: int
+    version: Version
+
+
 class ChatMsg(_Msg):
     """Say something at the table."""
 
@@ -141,6 +150,7 @@ ClientMessage = Annotated[
     | OfferMsg
     | AcceptMsg
     | RefuseMsg
+    | AskMsg
     | ChatMsg
     | SyncMsg
     | PingMsg,
@@ -262,6 +272,7 @@ class TableEvent(_Msg):
         "offer",
         "accept",
         "refuse",
+        "ask",
         "game_over",
         "match_over",
         "away",
@@ -276,6 +287,8 @@ class TableEvent(_Msg):
     cards: list[str] | None = None
     partner: int | None = None
     take: list[str] | None = None
+    count: int | None = None
+    """For ``ask``: how many cards seat ``partner`` held when ``seat`` asked."""
     text: str | None = None
     game: int | None = None
     commitment: str | None = None
