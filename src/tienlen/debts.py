@@ -81,8 +81,12 @@ class Settlement:
     def copy(self) -> Settlement:
         """An independent copy (for copies of a game)."""
         out = Settlement(self.debts, self.debt_card)
-        for name in Settlement.__slots__:
-            setattr(out, name, getattr(self, name))
+        out.log = self.log
+        out._next = self._next
+        out._debt = self._debt
+        out._paid = self._paid
+        out.chooser = self.chooser
+        out.count = self.count
         return out
 
     @property
