@@ -485,9 +485,9 @@ class Game:
         ``rules.hidden_counts``; then its own, those of the seats that are out (none) and
         those still as the last answer to an ask gave them, ``None`` for the others; every
         count once the game is over (the hands are laid down for the score)."""
-        counts = [m.bit_count() for m in self._hands]
         if not self._rules.hidden_counts or self._phase == "over":
-            return tuple(counts)
+            return tuple([m.bit_count() for m in self._hands])
+        counts = [m.bit_count() for m in self._hands]
         shown: list[int | None] = [None] * len(counts)
         if seat is not None:
             shown[seat] = counts[seat]

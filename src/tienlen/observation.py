@@ -133,13 +133,19 @@ def observe(game: Game, seat: int) -> Observation:
     n = game.rules.players
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0-{n - 1}, not {seat!r}")
-    history = game.history
+    history = full = game.history
     if any(a.move.kind == "give" for a in history):
         # A give is seen by the giver and its receiver only.
         receivers = iter(game.give_receivers)
         history = tuple(
             a for a in history if a.move.kind != "give" or seat in (a.seat, next(receivers))
         )
+    asks = game.asks
+    if asks and len(history) != len(full):
+        # ``at`` counts the observer's history: the gives hidden from it all come before
+        # play, and so before every ask.
+        hidden = len(full) - len(history)
+        asks = tuple(a._replace(at=a.at - hidden) for a in asks)
     trades = tuple(
         t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0) for t in game.trades
     )
@@ -161,16 +167,8 @@ def observe(game: Game, seat: int) -> Observation:
         trades=trades,
         leader=game.leader,
         opening=game.opening,
-        asks=_asks_seen(game, len(game.history) - len(history)),
+        asks=asks,
     )
-
-
-def _asks_seen(game: Game, hidden: int) -> tuple[CountAsk, ...]:
-    """The game's asks, with ``at`` counting the observer's history: the gives hidden from
-    it (``hidden`` of them) all come before play, and so before every ask."""
-    if not hidden:
-        return game.asks
-    return tuple(a._replace(at=a.at - hidden) for a in game.asks)
 
 
 def game_from_observation(obs: Observation, hands: Sequence[int]) -> Game:
