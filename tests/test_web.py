@@ -355,6 +355,28 @@ def test_no_layout_overlap_from_phone_to_desktop(players: Any) -> None:
     assert cards.first.get_attribute("aria-pressed") == "true"
 
 
+def test_hidden_card_counts_show_a_question_mark_and_can_be_asked(players: Any) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    an = players("An")
+    an.enter("/")
+    an.page.click("details summary")
+    an.page.check("#knob-hidden_counts")
+    an.page.get_by_role("button", name="Create").click()
+    an.page.wait_for_url(re.compile(r"/t/"))
+    an.page.wait_for_selector(".seat.mine")
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    seat = an.page.locator('.seat[data-seat="2"]')
+    sync_api.expect(seat.locator(".count")).to_have_text("? cards")
+    seat.locator("button.ask").click()
+    answer = an.page.locator('.seat[data-seat="2"] .count')
+    sync_api.expect(answer).to_have_text(re.compile(r"^\d+ cards$"))
+    asked = next(f["event"] for f in an.frames if f.get("event", {}).get("kind") == "ask")
+    assert answer.inner_text() == f"{asked['count']} cards" and asked["partner"] == 2
+    sync_api.expect(an.page.locator('.seat[data-seat="1"] .count')).to_have_text("? cards")
+    assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # still An's turn
+
+
 def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: LiveServer) -> None:
     """A pad filled in on a phone for three games played with real cards: the standings
     shown are the engine's scoring of what was entered."""
