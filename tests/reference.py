@@ -508,5 +508,6 @@ def public_state(game: Any) -> tuple[Any, ...]:
         game.instant_win,
         game.trades,
         game.pending_trade,
+        game.asks,
         game.unused_hands,
     )

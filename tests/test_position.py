@@ -73,7 +73,9 @@ def test_made_up_states_read_back(
         turn=players - 1,
         leader=0,
         hands=hands,
-        card_counts=tuple(1 if h is not None else 7 for h in hands),
+        card_counts=tuple(
+            1 if h is not None else 7 if s % 3 else None for s, h in enumerate(hands)
+        ),
         passed=chosen,
         locked_out=chosen,
         stuck=chosen,

@@ -176,6 +176,21 @@ def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
     assert an.page.locator("#standings").is_visible()
     assert an.page.locator("#rematch").is_visible()  # the host may start again
     assert_no_other_cards(an.frames, 0)
+    # Three bots of one level, told apart by name.
+    bots = an.page.locator(".opponents .seat-name").all_inner_texts()
+    assert len(set(bots)) == 3 and all("greedy" in b for b in bots), bots
+    # The move list's numbers past 9 are written in full, inside the list.
+    numbers = an.page.locator("#log .n")
+    assert numbers.count() >= 10
+    log = an.page.locator("#log").bounding_box()
+    first = int(numbers.first.inner_text().rstrip("."))
+    for i in range(numbers.count()):
+        n = numbers.nth(i)
+        assert n.inner_text() == f"{first + i}."
+        box = n.bounding_box()
+        assert log is not None and box is not None and box["x"] >= log["x"]
+        assert n.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert first + numbers.count() - 1 >= 10
 
 
 def test_an_illegal_play_shows_the_engines_reason_in_either_language(players: Any) -> None:
@@ -297,28 +312,247 @@ def test_two_browser_players_one_reloading_mid_game(browser: Any, tmp_path: Path
         live.close()
 
 
-def test_the_phone_viewport_fits_without_overlap(players: Any) -> None:
+def apart(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes do not overlap."""
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+SIZES = [(375, 667), (768, 1024), (1280, 800), (1920, 1080)]
+
+
+def test_no_layout_overlap_from_phone_to_desktop(players: Any) -> None:
+    """One table mid-game at a phone, a tablet, a laptop and a desktop size: nothing sticks
+    out sideways, and neither the controls, cards and seats nor the page's blocks overlap."""
     an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
     create_table(an)
     an.page.click("#start")
     assert wait_turn_or_end(an.page) == "turn"
-    assert an.page.evaluate("document.documentElement.scrollWidth") <= 375
-    boxes = [
-        an.page.locator(sel).bounding_box()
-        for sel in ("#play", "#pass", "#hint", "#clear", "#group")
-    ]
+    for width, height in SIZES:
+        an.page.set_viewport_size({"width": width, "height": height})
+        an.page.wait_for_function(f"() => window.innerWidth === {width}")
+        assert an.page.evaluate("document.documentElement.scrollWidth") <= width, width
+        groups = [
+            "#play, #pass, #hint, #clear, #group, .hand button.card, .opponents .seat",
+            ".felt, .side > section, .table-head",
+        ]
+        for selector in groups:
+            items = an.page.locator(selector)
+            boxes = [items.nth(i).bounding_box() for i in range(items.count())]
+            assert len(boxes) >= 3, selector
+            for i, one in enumerate(boxes):
+                assert one is not None and one["x"] >= 0 and one["x"] + one["width"] <= width
+                for other in boxes[i + 1 :]:
+                    assert other is not None
+                    assert apart(one, other), (width, selector, one, other)
+    an.page.set_viewport_size({"width": 375, "height": 667})
     cards = an.page.locator(".hand button.card")
-    boxes += [cards.nth(i).bounding_box() for i in range(cards.count())]
-    for i, a in enumerate(boxes):
-        assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 375
-        for b in boxes[i + 1 :]:
-            assert b is not None
-            apart = (
-                a["x"] + a["width"] <= b["x"]
-                or b["x"] + b["width"] <= a["x"]
-                or a["y"] + a["height"] <= b["y"]
-                or b["y"] + b["height"] <= a["y"]
-            )
-            assert apart, (a, b)
     cards.first.tap()
     assert cards.first.get_attribute("aria-pressed") == "true"
+
+
+def test_hidden_card_counts_show_a_question_mark_and_can_be_asked(players: Any) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    an = players("An")
+    an.enter("/")
+    an.page.click("details summary")
+    an.page.check("#knob-hidden_counts")
+    an.page.get_by_role("button", name="Create").click()
+    an.page.wait_for_url(re.compile(r"/t/"))
+    an.page.wait_for_selector(".seat.mine")
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    seat = an.page.locator('.seat[data-seat="2"]')
+    sync_api.expect(seat.locator(".count")).to_have_text("? cards")
+    seat.locator("button.ask").click()
+    answer = an.page.locator('.seat[data-seat="2"] .count')
+    sync_api.expect(answer).to_have_text(re.compile(r"^\d+ cards$"))
+    asked = next(f["event"] for f in an.frames if f.get("event", {}).get("kind") == "ask")
+    assert answer.inner_text() == f"{asked['count']} cards" and asked["partner"] == 2
+    sync_api.expect(an.page.locator('.seat[data-seat="1"] .count')).to_have_text("? cards")
+    assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # still An's turn
+
+
+def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: LiveServer) -> None:
+    """A pad filled in on a phone for three games played with real cards: the standings
+    shown are the engine's scoring of what was entered."""
+    from tienlen import Rules
+    from tienlen.scoring import Outcome, score_outcome
+
+    an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
+    an.enter("/pads")
+    page = an.page
+    names = ["An", "Binh", "Chi", "Dung"]
+    for i, name in enumerate(names):
+        page.fill(f"#pad-name-{i}", name)
+    code = "lu.cong"  # per card left, doubled for cóng
+    page.fill("#pad-code", code)
+    page.click("#pad-create")
+    page.wait_for_url(re.compile(r"/pads/[\w-]{20,}$"))
+    games = [  # (finishing order, cards held when the first went out, cóng seats)
+        ((1, 3, 0, 2), (1, 0, 13, 2), {2}),
+        ((0, 1, 2, 3), (0, 4, 6, 9), set()),
+        ((2, 0, 3, 1), (3, 13, 0, 5), {1}),
+    ]
+    for number, (order, left, cong) in enumerate(games, 1):
+        for place, seat in enumerate(order, 1):
+            page.select_option(f"#place-{place}", str(seat))
+        for seat, n in enumerate(left):
+            page.fill(f"#left-{seat}", str(n))
+        for seat in cong:
+            page.check(f"#cong-{seat}")
+        page.click("#pad-add")
+        sync_api.expect(page.locator(".pad")).to_have_attribute("data-games", str(number))
+    rules = Rules.from_code(code)
+    totals = [0] * 4
+    for order, left, cong in games:
+        got = score_outcome(rules, Outcome(order=order, cards_left=left, cong=frozenset(cong)))
+        totals = [t + d for t, d in zip(totals, got, strict=True)]
+    assert totals[2] != 0  # the cóng doubling shows in the figures
+    rows = page.locator("#pad-standings tbody tr")
+    shown = {
+        rows.nth(i).locator("td").nth(1).inner_text(): int(
+            rows.nth(i).locator("td.points").inner_text()
+        )
+        for i in range(rows.count())
+    }
+    assert shown == dict(zip(names, totals, strict=True))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # A bad entry is refused in words and changes nothing.
+    page.select_option("#place-1", "0")
+    page.select_option("#place-2", "0")
+    page.click("#pad-add")
+    sync_api.expect(page.locator("#pad-error")).to_contain_text("each of the 4 seats once")
+    assert page.locator(".pad").get_attribute("data-games") == "3"
+    # The link is the pad: another browser opens it, in Vietnamese.
+    binh = players("Binh")
+    binh.page.goto(page.url)
+    binh.page.click("#lang")
+    sync_api.expect(binh.page.locator(".pad h1")).to_have_text("Sổ điểm")
+    sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(3)
+
+
+def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:
+    """The rules page and the create-table form word the engine's descriptions from their
+    codes, in the language chosen."""
+    an = players("An")
+    an.enter("/rules")
+    standard = an.page.locator("article#standard")
+    run = "A run of pairs has at least 3 consecutive pairs; it may not hold 2s."
+    sync_api.expect(standard).to_contain_text(run)
+    an.page.click("#lang")
+    sync_api.expect(standard.locator("h3").first).to_have_text("Chia bài")
+    sync_api.expect(standard).to_contain_text(
+        "Đôi thông có ít nhất 3 đôi liên tiếp; không được có heo."
+    )
+    assert run not in standard.inner_text()
+    an.enter("/")
+    an.page.select_option("#preset", "proplay")
+    an.page.locator("details.about summary").click()
+    about = an.page.locator("#about-rules")
+    sync_api.expect(about).to_contain_text("Thối 2: người còn giữ heo cuối ván")
+    sync_api.expect(about).to_contain_text("thang bom")
+
+
+def hand_cards(page: Page) -> list[str]:
+    cards: list[str] = page.locator(".hand button.card").evaluate_all(
+        "bs => bs.map(b => b.dataset.card)"
+    )
+    return cards
+
+
+def test_keyboard_only_play_drag_chat_and_a_dom_without_hidden_cards(players: Any) -> None:
+    """A whole game played from the keyboard alone; cards dragged into another order; a chat
+    line; and mid-game the page's DOM holds no card but this seat's and the played ones."""
+    an = players("An")
+    create_table(an)
+    page = an.page
+    page.focus("#start")
+    page.keyboard.press("Enter")
+    assert wait_turn_or_end(page) == "turn"
+    # Drag the last card to the front.
+    before = hand_cards(page)
+    page.drag_and_drop(".hand button.card >> nth=-1", ".hand button.card >> nth=0")
+    after = hand_cards(page)
+    assert after[0] == before[-1] and sorted(after) == sorted(before)
+    # Arrow keys move between cards, Space selects, Escape clears.
+    page.focus(".hand button.card >> nth=0")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press(" ")
+    second = page.locator(".hand button.card").nth(1)
+    sync_api.expect(second).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Escape")
+    sync_api.expect(page.locator(".hand button.card.selected")).to_have_count(0)
+    # Nothing in the DOM names an opponent's card: their hands are backs, and every card
+    # the page names is in this hand or on the table.
+    dom = page.evaluate(
+        "() => [...document.querySelectorAll('*')].flatMap(e =>"
+        " [...e.attributes].map(a => a.value))"
+    )
+    named = {v for v in dom if CARD.match(v)}
+    played = {c for f in an.frames for c in (f.get("event") or {}).get("cards") or []}
+    assert named and named <= set(hand_cards(page)) | played, named - set(hand_cards(page))
+    suits = str.maketrans("♠♣♦♥", "scdh")
+    text = page.locator("body").inner_text()
+    written = {m.translate(suits) for m in re.findall(r"(?:10|[2-9JQKA])[♠♣♦♥]", text)}
+    assert written <= set(hand_cards(page)) | played, written - set(hand_cards(page)) - played
+    backs = page.locator(".opponents .card")
+    assert backs.count() == 3
+    for i in range(3):
+        assert backs.nth(i).get_attribute("data-card") is None
+        assert not re.search(r"(?:10|[2-9JQKA])[♠♣♦♥]", backs.nth(i).inner_html())
+    # Chat.
+    page.fill("#chat-text", "chúc may mắn")
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator(".chat-lines")).to_contain_text("chúc may mắn")
+    page.focus(".hand button.card >> nth=0")
+    # The rest of the game: H asks for a hint (it selects), P plays it, X passes.
+    while wait_turn_or_end(page) == "turn":
+        version = int(page.locator(".table-page").get_attribute("data-version") or 0)
+        page.locator("#note").evaluate("n => n.textContent = ''")
+        page.keyboard.press("h")
+        page.wait_for_function("() => document.querySelector('#note')?.textContent")
+        page.keyboard.press("p" if page.locator(".hand .card.selected").count() else "x")
+        page.wait_for_function(
+            "v => Number(document.querySelector('.table-page')?.dataset.version) > v"
+            " || document.querySelector('#error')?.textContent",
+            arg=version,
+        )
+    sync_api.expect(page.locator("#result tbody tr")).to_have_count(4)
+
+
+def test_mutual_trading_has_its_own_controls(players: Any) -> None:
+    an = players("An")
+    an.enter("/")
+    page = an.page
+    page.locator("details:not(.about) summary").click()
+    page.select_option("#knob-trading", "mutual")
+    page.fill("#games", "1")
+    page.get_by_role("button", name="Create").click()
+    page.wait_for_selector(".seat.mine")
+    page.click("#start")
+    offer = page.get_by_role("button", name="Offer")
+    refuse = page.get_by_role("button", name="Refuse")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some(b =>"
+        " ['Offer', 'Refuse'].includes(b.textContent))"
+    )
+    if refuse.count():  # a bot offered first: these are the answer's controls
+        sync_api.expect(page.get_by_role("button", name="Accept")).to_be_visible()
+        refuse.click()
+        sync_api.expect(offer).to_be_visible()
+    mine = hand_cards(page)
+    page.locator(".hand button.card").first.click()
+    page.select_option("#partner", "1")
+    wanted = next(c for c in ("2h", "2d", "Ah", "Ad", "Kh") if c not in mine)
+    page.fill("#take", wanted)
+    offer.click()
+    log = page.locator("#log")
+    sync_api.expect(log).to_contain_text("An offers a trade to Bot 2 (greedy)")
+    sync_api.expect(log).to_contain_text(
+        re.compile(r"Bot 2 \(greedy\) (accepts|refuses) the trade")
+    )

@@ -58,7 +58,8 @@ class PlayState:
     """Where a deal stands: the one definition of the play-state fields.
 
     ``hands`` holds each seat's cards as a bitmask where known, ``None`` where hidden;
-    ``card_counts`` holds how many cards every seat has either way.
+    ``card_counts`` holds how many cards every seat has either way (``None`` where that is
+    hidden too: ``rules.hidden_counts``).
     """
 
     phase: Phase = "play"
@@ -69,8 +70,8 @@ class PlayState:
     """The seat that led (or had to lead) the first pile."""
     hands: tuple[int | None, ...]
     """Every seat's cards as a bitmask (see :mod:`tienlen.cards`), ``None`` if hidden."""
-    card_counts: tuple[int, ...]
-    """Cards held by every seat."""
+    card_counts: tuple[int | None, ...]
+    """Cards held by every seat; ``None`` for a count not shown (``rules.hidden_counts``)."""
     pile: tuple[Action, ...] = ()
     """Plays of the current pile, oldest first; empty when the seat to act leads."""
     passed: frozenset[int] = frozenset()
@@ -100,7 +101,7 @@ class PlayState:
         if len(self.hands) > 10:
             raise ValueError(f"the notation writes seats as one digit, not {len(self.hands)}")
         hands = "/".join(
-            _cards(h) or "-" if h is not None else f"?{c}"
+            _cards(h) or "-" if h is not None else f"?{'' if c is None else c}"
             for h, c in zip(self.hands, self.card_counts, strict=True)
         )
         pile = ",".join(f"{a.seat}:{_cards(a.move.mask)}" for a in self.pile) or "-"
@@ -216,14 +217,16 @@ def parse_position(text: str, rules: Rules | str) -> PlayState:
             f"{len(hand_texts)} hands in {hands_text!r} for {n} players ({rules.name})"
         )
     hands: list[int | None] = []
-    counts: list[int] = []
+    counts: list[int | None] = []
     seen = 0
     for h in hand_texts:
         if h.startswith("?"):
-            if not h[1:].isdigit() or len(h) > 4:
-                raise PositionSyntaxError(f"a hidden hand is '?' and a card count, not {h!r}")
+            if not (h[1:].isdigit() or h == "?") or len(h) > 4:
+                raise PositionSyntaxError(
+                    f"a hidden hand is '?' and its card count if known, not {h!r}"
+                )
             hands.append(None)
-            counts.append(int(h[1:]))
+            counts.append(int(h[1:]) if h != "?" else None)
             continue
         mask = 0 if h == "-" else _read_cards(h, "hand")
         if mask & seen:

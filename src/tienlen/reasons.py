@@ -58,6 +58,14 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "give exactly {count} cards back",
         "vi": "hãy đưa lại đúng {count} lá",
     },
+    "debt_one": {
+        "en": "give exactly 1 card to pay the card debt",
+        "vi": "hãy đưa đúng 1 lá để trả nợ bài",
+    },
+    "debt_count": {
+        "en": "give exactly {count} cards to pay the card debt",
+        "vi": "hãy đưa đúng {count} lá để trả nợ bài",
+    },
     "debt_in_twos": {"en": "pay the card debt with 2s", "vi": "hãy trả nợ bài bằng heo"},
     "opening_bombs_only": {
         "en": "before the first lead only an opening bomb may be played out of turn",
@@ -183,6 +191,18 @@ REASONS: dict[str, dict[str, str]] = {
     "offer_awaits": {
         "en": "a trade offer awaits your answer: accept or refuse",
         "vi": "một đề nghị đổi bài đang chờ bạn: đồng ý hoặc từ chối",
+    },
+    "counts_shown": {
+        "en": "card counts are shown under these rules: there is nothing to ask",
+        "vi": "luật này cho xem số lá của mọi người: không cần hỏi",
+    },
+    "ask_in_play": {
+        "en": "card counts can be asked once play has started",
+        "vi": "chỉ được hỏi số lá khi đã bắt đầu đánh",
+    },
+    "bad_ask": {
+        "en": "seat {seat} cannot be asked for its card count",
+        "vi": "không thể hỏi số lá của ghế {seat}",
     },
     "wrong_phase": {
         "en": "you cannot {action} cards during the {phase} phase",

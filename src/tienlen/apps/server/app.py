@@ -25,7 +25,7 @@ from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 from tienlen.rules import RulesError
 
-from . import auth, bots, web
+from . import auth, bots, pads, web
 from .config import Settings
 from .db import (
     EventRow,
@@ -41,6 +41,7 @@ from .db import (
 from .limits import TokenBucket
 from .messages import (
     AcceptMsg,
+    AskMsg,
     ClientMessage,
     ErrorMsg,
     EventMsg,
@@ -135,6 +136,8 @@ class Server:
         self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.creations: dict[str, TokenBucket] = {}
         self.player_buckets: dict[str, TokenBucket] = {}
+        self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
+        self.pad_locks: dict[str, asyncio.Lock] = {}
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
@@ -392,11 +395,14 @@ class Server:
                 raise Refused("bad_status", f"the table is {table.status}")
             first = self._applied(table, Pending(msg.type, {}, actor=conn.player))
             return [first, table.deal_event(), *table.followups()]
-        assert isinstance(msg, PlayMsg | PassMsg | GiveMsg | OfferMsg | AcceptMsg | RefuseMsg)
+        assert isinstance(
+            msg, PlayMsg | PassMsg | GiveMsg | OfferMsg | AcceptMsg | RefuseMsg | AskMsg
+        )
         if seat is None:
             raise Refused("not_seated", "spectators cannot play")
         version = msg.version
-        if version < table.state_version or version > table.version:
+        # An ask depends on nothing the client saw: its answer is the count when it arrives.
+        if msg.type != "ask" and (version < table.state_version or version > table.version):
             raise Refused(
                 "stale",
                 f"you saw version {version}, the game is at version "
@@ -865,6 +871,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     app = FastAPI(title="tienlen", lifespan=lifespan)
     app.state.server = srv
     app.include_router(web.router)  # the browser game's pages and helpers
+    app.include_router(pads.router)  # score pads for games with real cards
 
     @app.exception_handler(Refused)
     async def refused(_request: Request, e: Refused) -> JSONResponse:

@@ -5,13 +5,13 @@ const WORDS = {
   en: {
     "app.title": "Tiến Lên",
     "nav.lobby": "Lobby", "nav.rules": "Rules", "nav.leaderboard": "Leaderboard",
-    "nav.mine": "My games", "lang.switch": "Tiếng Việt",
+    "nav.mine": "My games", "nav.pad": "Score pad", "lang.switch": "Tiếng Việt",
     "guest.prompt": "Your name at the table", "guest.go": "Enter",
     "lobby.open": "Open tables", "lobby.none": "No open table yet: create one.",
     "lobby.create": "Create a table", "lobby.preset": "Rule set", "lobby.bots": "Bots",
     "lobby.players": "Players", "lobby.games": "Games in the match", "lobby.target": "Or play to points",
     "lobby.timer": "Turn timer (seconds)", "lobby.private": "Private (invite only)",
-    "lobby.options": "More rules", "lobby.make": "Create", "lobby.join": "Join",
+    "lobby.options": "More rules", "lobby.about": "These rules in words", "lobby.make": "Create", "lobby.join": "Join",
     "lobby.watch": "Watch", "lobby.seats": "Seats", "lobby.status": "Status",
     "status.waiting": "waiting", "status.playing": "playing", "status.finished": "finished",
     "table.invite": "Invite link", "table.copy": "Copy", "table.copied": "Copied",
@@ -20,7 +20,7 @@ const WORDS = {
     "table.clear": "Clear", "table.hand": "Your hand", "table.group": "Group", "table.give": "Give",
     "table.offer": "Offer", "table.nooffer": "No trade", "table.accept": "Accept",
     "table.refuse": "Refuse", "table.partner": "Partner", "table.take": "Cards you want",
-    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards",
+    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards", "table.hidden": "? cards", "table.ask": "ask",
     "table.passed": "passed", "table.botlevel": "bot: {level}",
     "table.botfor": "bot playing for {name}", "table.you": "you", "table.host": "host",
     "table.place": "#{n}", "table.pile": "Pile", "table.lead": "{name} leads",
@@ -39,6 +39,7 @@ const WORDS = {
     "log.back": "{name} is back", "log.timeout": "{name} ran out of time",
     "log.give": "{name} gives {cards}", "log.offer": "{name} offers a trade to {partner}",
     "log.accept": "{name} accepts the trade", "log.refuse": "{name} refuses the trade",
+    "log.ask": "{name} asks {partner}: {n} cards",
     "log.start": "The match begins", "log.gameover": "Game {n} is over",
     "log.matchover": "The match is over", "log.chop": "{name} chops {victim}!",
     "log.chopheo": "{name} chops {victim}'s 2 (chặt heo)!", "log.instant": "Instant win (tới trắng): {how}",
@@ -56,18 +57,31 @@ const WORDS = {
     "board.title": "Leaderboard", "board.rules": "Rule set", "board.rating": "Rating",
     "board.games": "Games", "board.none": "Nobody is rated under these rules yet.",
     "rules.title": "The rule sets",
+    "pad.title": "Score pad", "pad.intro": "Playing with a real deck? Keep the score here: the server scores every game with the engine's own rules.",
+    "pad.name": "Player {n}", "pad.code": "Or a rules code", "pad.create": "Start the pad",
+    "pad.link": "Share this link", "pad.rules": "Rules: {rules} (scoring: {scoring})",
+    "pad.games": "Games", "pad.nogames": "No game entered yet.", "pad.add": "Game {n}",
+    "pad.order": "Finishing order", "pad.place": "Place {n}", "pad.cardsleft": "Cards held when the first player went out",
+    "pad.cong": "Cóng (had not played a card when the first player went out)", "pad.hands": "Cards left at the end (e.g. 2h 2c)",
+    "pad.chops": "Chops", "pad.addchop": "Add a chop", "pad.chopby": "Chopper", "pad.chopof": "Chopped",
+    "pad.chopcut": "with a run of pairs (đôi thông)", "pad.redtwos": "Red 2s chopped", "pad.blacktwos": "Black 2s chopped",
+    "pad.chopon": "On the bomb of chop", "pad.chopn": "chop {n}",
+    "pad.threespades": "The winner went out with the 3♠", "pad.instant": "Instant win (tới trắng)",
+    "pad.save": "Add the game", "pad.delete": "Delete game {n}",
+    "pad.guarantees": "Guarantees (to go out first)", "pad.noguarantee": "none",
+    "pad.guarantee": "guaranteed", "pad.blind": "guaranteed blind",
     "error.generic": "Refused: {message}",
   },
   vi: {
     "app.title": "Tiến Lên",
     "nav.lobby": "Phòng chờ", "nav.rules": "Luật chơi", "nav.leaderboard": "Bảng xếp hạng",
-    "nav.mine": "Ván của tôi", "lang.switch": "English",
+    "nav.mine": "Ván của tôi", "nav.pad": "Sổ điểm", "lang.switch": "English",
     "guest.prompt": "Tên của bạn", "guest.go": "Vào",
     "lobby.open": "Bàn đang mở", "lobby.none": "Chưa có bàn nào: hãy tạo một bàn.",
     "lobby.create": "Tạo bàn", "lobby.preset": "Bộ luật", "lobby.bots": "Máy",
     "lobby.players": "Số người", "lobby.games": "Số ván", "lobby.target": "Hoặc chơi tới số điểm",
     "lobby.timer": "Giờ mỗi lượt (giây)", "lobby.private": "Bàn riêng (cần lời mời)",
-    "lobby.options": "Luật thêm", "lobby.make": "Tạo", "lobby.join": "Vào bàn",
+    "lobby.options": "Luật thêm", "lobby.about": "Giải thích bộ luật này", "lobby.make": "Tạo", "lobby.join": "Vào bàn",
     "lobby.watch": "Xem", "lobby.seats": "Ghế", "lobby.status": "Trạng thái",
     "status.waiting": "đang chờ", "status.playing": "đang chơi", "status.finished": "đã xong",
     "table.invite": "Lời mời", "table.copy": "Chép", "table.copied": "Đã chép",
@@ -76,7 +90,7 @@ const WORDS = {
     "table.clear": "Bỏ chọn", "table.hand": "Bài của bạn", "table.group": "Xếp bài", "table.give": "Đưa bài",
     "table.offer": "Đề nghị đổi", "table.nooffer": "Không đổi", "table.accept": "Đồng ý",
     "table.refuse": "Từ chối", "table.partner": "Đổi với", "table.take": "Lá bạn muốn lấy",
-    "table.yourturn": "Đến lượt bạn", "table.turnof": "Lượt của {name}", "table.cards": "{n} lá",
+    "table.yourturn": "Đến lượt bạn", "table.turnof": "Lượt của {name}", "table.cards": "{n} lá", "table.hidden": "? lá", "table.ask": "hỏi",
     "table.passed": "bỏ lượt", "table.botlevel": "máy: {level}",
     "table.botfor": "máy đánh thay {name}", "table.you": "bạn", "table.host": "chủ bàn",
     "table.place": "về {n}", "table.pile": "Trên bàn", "table.lead": "{name} đánh trước",
@@ -95,6 +109,7 @@ const WORDS = {
     "log.back": "{name} đã trở lại", "log.timeout": "{name} hết giờ",
     "log.give": "{name} đưa {cards}", "log.offer": "{name} đề nghị đổi bài với {partner}",
     "log.accept": "{name} đồng ý đổi", "log.refuse": "{name} từ chối đổi",
+    "log.ask": "{name} hỏi {partner}: {n} lá",
     "log.start": "Trận đấu bắt đầu", "log.gameover": "Hết ván {n}",
     "log.matchover": "Hết trận", "log.chop": "{name} chặt {victim}!",
     "log.chopheo": "{name} chặt heo của {victim}!", "log.instant": "Tới trắng: {how}",
@@ -112,6 +127,19 @@ const WORDS = {
     "board.title": "Bảng xếp hạng", "board.rules": "Bộ luật", "board.rating": "Hệ số",
     "board.games": "Số ván", "board.none": "Chưa ai được xếp hạng với luật này.",
     "rules.title": "Các bộ luật",
+    "pad.title": "Sổ điểm", "pad.intro": "Chơi bằng bộ bài thật? Ghi điểm ở đây: máy chủ tính điểm từng ván theo đúng luật của trò chơi.",
+    "pad.name": "Người chơi {n}", "pad.code": "Hoặc mã luật", "pad.create": "Mở sổ điểm",
+    "pad.link": "Chia sẻ đường dẫn này", "pad.rules": "Luật: {rules} (cách tính điểm: {scoring})",
+    "pad.games": "Các ván", "pad.nogames": "Chưa ghi ván nào.", "pad.add": "Ván {n}",
+    "pad.order": "Thứ tự về", "pad.place": "Về {n}", "pad.cardsleft": "Số lá còn lại khi người đầu tiên về",
+    "pad.cong": "Cóng (chưa đánh lá nào khi người đầu tiên về)", "pad.hands": "Bài còn lại cuối ván (vd. 2h 2c)",
+    "pad.chops": "Chặt", "pad.addchop": "Thêm một lần chặt", "pad.chopby": "Người chặt", "pad.chopof": "Bị chặt",
+    "pad.chopcut": "bằng đôi thông", "pad.redtwos": "Số heo đỏ bị chặt", "pad.blacktwos": "Số heo đen bị chặt",
+    "pad.chopon": "Chặt lại lần chặt", "pad.chopn": "lần {n}",
+    "pad.threespades": "Người thắng về bằng 3♠", "pad.instant": "Tới trắng",
+    "pad.save": "Ghi ván", "pad.delete": "Xoá ván {n}",
+    "pad.guarantees": "Cam kết về nhất", "pad.noguarantee": "không",
+    "pad.guarantee": "có cam kết", "pad.blind": "cam kết khi chưa xem bài",
     "error.generic": "Không được: {message}",
   },
 };
@@ -195,4 +223,47 @@ export function reasonText(error) {
   if (!entry) return error.message;
   const code = lang();
   return fillReason(entry[code] ?? entry.en, reason.params || {}, code);
+}
+
+let phrases = null;
+
+/** The engine's catalogue of rule descriptions (tienlen.describe, /api/descriptions), once. */
+export async function loadPhrases() {
+  if (phrases === null) {
+    try {
+      const r = await fetch("/api/descriptions");
+      phrases = r.ok ? await r.json() : { phrases: {}, or: {} };
+    } catch {
+      phrases = { phrases: {}, or: {} };
+    }
+  }
+  return phrases;
+}
+
+// The same rules as tienlen.describe: {name} is the parameter worded in the language (a
+// {code, params} phrase or a {join, items} list in turn), {name:cap} with a capital first.
+function paramText(value, code) {
+  if (value && typeof value === "object") {
+    if ("join" in value) {
+      const words = value.items.map((i) => phraseText(i, code));
+      if (value.join === "comma") return words.join(", ");
+      if (value.join === "ladder") return words.map((w, i) => `(${i + 1}) ${w}`).join("; ");
+      const last = words.pop();
+      return words.length ? `${words.join(", ")} ${phrases.or[code] || "or"} ${last}` : last;
+    }
+    return phraseText(value, code);
+  }
+  return String(value);
+}
+
+/** A rule description ({code, params}) in the language in use (or ``code``). */
+export function phraseText(phrase, code = lang()) {
+  const entry = phrases && phrases.phrases[phrase.code];
+  if (!entry) return phrase.code;
+  const params = phrase.params || {};
+  return (entry[code] ?? entry.en).replace(/\{(\w+)(?::(cap))?\}/g, (m, name, form) => {
+    if (!(name in params)) return m;
+    const text = paramText(params[name], code);
+    return form === "cap" ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  });
 }
