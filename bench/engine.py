@@ -7,19 +7,30 @@ Prints, per figure, the median of several repeats:
 - random self-play games per second, with full legal-move generation at every turn,
   the moves applied unchecked (as a search would) and, separately, through the
   validating ``Game.play``.
+
+``--compare build/compiled`` (what ``make bench`` runs) measures the interpreted source and
+the compiled engine (``make compiled``) alternately, one fresh process per repeat and form,
+and prints both medians and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from tienlen import RULESETS, Game, Rules
+from tienlen import COMPILED, RULESETS, Game, Rules
 from tienlen.cards import deck, mask_of
 from tienlen.movegen import MoveTable, combinations_of, table_for
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def fixed_hands(count: int, seed: int = 2026) -> list[int]:
@@ -64,6 +75,59 @@ def play_random_games(rules: Rules, games: int, seed: int, *, checked: bool) -> 
     return games
 
 
+def measure(rules: Rules, hands: list[int], games: int, repeats: int) -> dict[str, float]:
+    """The median of ``repeats`` runs of each figure for ``rules``."""
+    sample = hands if rules.decks == 1 else []
+    out = {"leads": float("nan"), "per_lead": float("nan")}
+    if sample:
+        out["leads"], _ = time_it(lambda: bench_leads(rules, sample), repeats)
+        out["per_lead"] = statistics.mean(len(combinations_of(h, rules)) for h in sample)
+    out["games"], _ = time_it(lambda: play_random_games(rules, games, 1, checked=False), repeats)
+    out["checked"], _ = time_it(lambda: play_random_games(rules, games, 1, checked=True), repeats)
+    return out
+
+
+def child_run(form: str, args: argparse.Namespace, name: str) -> dict[str, float]:
+    """One repeat measured in a fresh process running the ``form`` engine."""
+    path = str(ROOT / "src") if form == "interpreted" else args.compare
+    command = [sys.executable, __file__, "--child", "--rules", name, "--repeats", "1"]
+    command += ["--hands", str(args.hands), "--games", str(args.games)]
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    figures: dict[str, float] = json.loads(done.stdout)
+    if bool(figures.pop("compiled")) != (form == "compiled"):
+        raise SystemExit(f"the {form} run did not load the {form} engine (PYTHONPATH={path})")
+    return figures
+
+
+def compare(args: argparse.Namespace, names: tuple[str, ...]) -> None:
+    """Interpreted and compiled runs alternating (one fresh process per repeat and form,
+    so both see the same machine load), medians and their ratio."""
+    forms = ("interpreted", "compiled")
+    header = ("rules", "engine", "lead gens/s", "games/s", "games/s (play)")
+    print(f"{header[0]:<15} {header[1]:<12} {header[2]:>12} {header[3]:>9} {header[4]:>15}")
+    for name in names:
+        runs: dict[str, list[dict[str, float]]] = {form: [] for form in forms}
+        for _ in range(args.repeats):
+            for form in forms:
+                runs[form].append(child_run(form, args, name))
+        medians = {
+            form: {k: statistics.median(r[k] for r in runs[form]) for k in runs[form][0]}
+            for form in forms
+        }
+        for form in forms:
+            m = medians[form]
+            print(
+                f"{name:<15} {form:<12} {m['leads']:>12,.0f} {m['games']:>9,.0f} "
+                f"{m['checked']:>15,.0f}"
+            )
+        ratio = {k: medians["compiled"][k] / medians["interpreted"][k] for k in medians["compiled"]}
+        print(
+            f"{name:<15} {'ratio':<12} {ratio['leads']:>11.2f}x {ratio['games']:>8.2f}x "
+            f"{ratio['checked']:>14.2f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="standard", help="preset to measure (default standard)")
@@ -71,29 +135,34 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=2000, help="fixed leading hands per repeat")
     parser.add_argument("--games", type=int, default=500, help="random games per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="repeats (the median is shown)")
+    parser.add_argument(
+        "--compare",
+        metavar="DIR",
+        help="also measure the compiled engine installed in DIR (make compiled: build/compiled), "
+        "alternating with the interpreted source, and print the ratio",
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     hands = fixed_hands(args.hands)
-    names = RULESETS if args.all else (args.rules,)
+    names = tuple(RULESETS) if args.all else (args.rules,)
+    if args.child:
+        figures: dict[str, float | bool] = {"compiled": COMPILED}
+        figures.update(measure(Rules.preset(args.rules), hands, args.games, args.repeats))
+        print(json.dumps(figures))
+        return
+    if args.compare:
+        compare(args, names)
+        return
+    print(f"engine: {'compiled' if COMPILED else 'interpreted'}")
     header = ("rules", "lead gens/s", "moves/lead", "games/s", "games/s (play)")
     print(f"{header[0]:<15} {header[1]:>12} {header[2]:>10} {header[3]:>9} {header[4]:>15}")
     for name in names:
-        rules = Rules.preset(name)
-        sample = hands if rules.decks == 1 else []
-        if sample:
-            leads, _ = time_it(lambda: bench_leads(rules, sample), args.repeats)  # noqa: B023
-            per = statistics.mean(len(combinations_of(h, rules)) for h in sample)
-        else:
-            leads, per = float("nan"), float("nan")
-        fast, _ = time_it(
-            lambda: play_random_games(rules, args.games, 1, checked=False),  # noqa: B023
-            args.repeats,
+        m = measure(Rules.preset(name), hands, args.games, args.repeats)
+        print(
+            f"{name:<15} {m['leads']:>12,.0f} {m['per_lead']:>10.1f} {m['games']:>9,.0f} "
+            f"{m['checked']:>15,.0f}"
         )
-        checked, _ = time_it(
-            lambda: play_random_games(rules, args.games, 1, checked=True),  # noqa: B023
-            args.repeats,
-        )
-        print(f"{name:<15} {leads:>12,.0f} {per:>10.1f} {fast:>9,.0f} {checked:>15,.0f}")
 
 
 if __name__ == "__main__":

@@ -133,6 +133,55 @@ def test_rules_diff_hawaii_akita_and_a_code(capsys: pytest.CaptureFixture[str]) 
     ]
 
 
+def test_rules_diff_names_004s_house_rules_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    # 004's table settles chop debts, the loser's 2s and score-pad extras before the deal.
+    house = (
+        "standard.opening-bombs-pair-run3.score-extras-chop-twos.score-extras-three-spades-last"
+        ".loser-owes-twos.chop-debts-doubling.debt-card-highest-card"
+    )
+    rc, out, _ = run(capsys, "rules", "diff", "standard", house)
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0] == f"standard → {house}: 5 rules differ"
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "- opening_bombs",
+        "- score_extras",
+        "- loser_owes_twos",
+        "- chop_debts",
+        "- debt_card",
+    ]
+    assert lines[1] == (
+        "- opening_bombs: (no such rule) → Before the first lead of every game, each other "
+        "player in turn may open out of turn with a run of exactly 3 pairs, without the lowest "
+        "card; play then goes on from them."
+    )
+    assert lines[2].startswith(
+        "- score_extras: (no such rule) → Chopping a 2 is paid at once by the chopped player: "
+        "2 points for a black 2 and 3 for a red 2 chopped with a run of pairs"
+    )
+    assert lines[2].endswith(
+        "A winner whose last play holds the 3♠ receives 2 more points from every other player."
+    )
+    assert lines[3].startswith(
+        "- loser_owes_twos: (no such rule) → The loser owes the winner one card for each 2 "
+        "still in hand at the end, given at the next deal."
+    )
+    assert lines[4].startswith(
+        "- chop_debts: (no such rule) → Chop debts: the last player chopped in a game owes the "
+        "player who chopped them one card, doubled for each 2 beyond the first and for each "
+        "bomb played on a bomb above it, given at the next deal."
+    )
+    assert lines[5] == (
+        "- debt_card: …with their highest 2s (a debtor without a 2 gives nothing); the receiver "
+        "gives… → …with their highest cards; the receiver gives…"
+    )
+    # The other way round, every rule goes back to none.
+    _, back, _ = run(capsys, "rules", "diff", house, "standard")
+    assert back.splitlines()[0] == f"{house} → standard: 5 rules differ"
+    assert "- loser_owes_twos: The loser owes the winner" in back
+    assert back.splitlines()[3].endswith("→ (no such rule)")
+
+
 def test_rules_diff_of_equal_rules_and_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rules", "diff", "pang", "pang")
     assert (rc, out) == (0, "pang and pang are the same rules.\n")

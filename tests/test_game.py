@@ -21,6 +21,7 @@ from tienlen import (
     parse_cards,
 )
 from tienlen.cards import mask_of
+from tienlen.debts import CardDebt
 from tienlen.game import instant_win_of
 from tienlen.observation import game_from_observation, observe
 
@@ -469,6 +470,23 @@ def test_copies_are_independent() -> None:
     other.offer_trade(1, "9h", "Kd")
     other.accept_trade()
     assert trading.trades == () and trading.hands != other.hands
+
+
+def test_copies_are_independent_while_card_debts_are_settled() -> None:
+    # 004: "the last person to be chopped owes the person who chopped them card(s) in the
+    # next round": seat 0 owes seat 1 a 2 of its choice; a copy settles it, the game waits.
+    rules = Rules.preset("standard", chop_debts="stacking", debt_card="any-two")
+    hands = ["3s 2s 2h 9d", "4c 5c 6c 7c", "3d 4d 5d 6d", "3h 4h 5h 6h"]
+    game = Game(rules, hands=hands, debts=[CardDebt(0, 1, 1, "chopped last")])
+    twin = game.copy()
+    twin.play("2h")
+    twin.play("7c")
+    given = ((0, 1, mask_of(parse_cards("2h"))), (1, 0, mask_of(parse_cards("7c"))))
+    assert twin.phase == "play" and twin.hand_overs == given
+    assert game.phase == "exchange" and game.exchange_receiver(0) == 1
+    assert game.hand_overs == () and game.hand_masks[0] == mask_of(parse_cards(hands[0]))
+    game.play("2s")
+    assert game.exchange_receiver(1) == 0 and twin.hand_masks[0] != game.hand_masks[0]
 
 
 def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:

@@ -64,6 +64,41 @@ def test_exchange_and_trading_observations_survive_the_trip() -> None:
     assert observation_from_json(observation_to_json(obs)) == obs
 
 
+def test_the_opening_bombs_phase_is_sent_and_read_back() -> None:
+    # 004: "Three consecutive pairs can be played at the beginning of the game without
+    # being the lead": before the first lead the seats after the leader are asked in turn.
+    rules = Rules.preset("standard", opening_bombs=("pair_run3",))
+    hands = ["3s 4s 9h", "5c 5d 6c 6d 7c 7d", "8d 2h Jd", "Kd Ks Qc"]
+    game = Game(rules, hands=hands)
+    assert game.opening == (1, 2, 3) and game.turn == 1
+    obs = observe(game, 1)
+    sent = observation_to_json(obs)
+    assert sent["opening"] == [1, 2, 3]
+    assert observation_from_json(json.loads(json.dumps(sent))) == obs
+    game.play("pass")
+    assert observation_to_json(observe(game, 2))["opening"] == [2, 3]
+    game.play("pass")
+    game.play("pass")
+    assert game.opening == () and game.turn == 0  # the leader's turn, still before the first play
+    sent = observation_to_json(observe(game, 0))
+    assert sent["opening"] == []
+    assert observation_from_json(sent).opening == ()
+    game.play("3s")
+    sent = observation_to_json(observe(game, 1))
+    assert sent["opening"] is None
+    assert observation_from_json(sent).opening is None
+    # A host that does not send it (older hosts) means no opening phase.
+    del sent["opening"]
+    assert observation_from_json(sent).opening is None
+    bad = observation_to_json(obs)
+    bad["opening"] = [1, 7]
+    with pytest.raises(ProtocolError, match=r"observation\.opening\[1\]"):
+        observation_from_json(bad)
+    bad["opening"] = [2, 2]
+    with pytest.raises(ProtocolError, match="names a seat twice"):
+        observation_from_json(bad)
+
+
 def test_a_full_game_through_the_example_bot_program() -> None:
     with example() as bot:
         assert bot.name == "example-lowest"

@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from tienlen import Game, IllegalMoveError, parse_cards
+from tienlen import Game, IllegalMoveError, Rules, parse_cards
 from tienlen.combos import describe_kind
+from tienlen.debts import CardDebt
 from tienlen.reasons import KINDS, LANGUAGES, REASONS, Reason, kind_param, kind_words
 
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -97,3 +98,21 @@ def test_every_refusal_in_a_game_has_a_code(seed: int) -> None:
                 assert isinstance(why, Reason), why
                 assert why.text("vi") != str(why)
         game.play(legal[-1] if len(legal) > 1 else legal[0])
+
+
+def test_a_debtor_giving_the_wrong_number_is_told_how_many_to_pay() -> None:
+    # 004: "Any 2": the debtor picks the 2s it pays; its creditor then gives back as many.
+    rules = Rules.preset("standard", chop_debts="stacking", debt_card="any-two")
+    hands = ["3s 2s 2c 2d", "3c 4c 5c 6c", "3d 4d 5d 6d", "3h 4h 5h 6h"]
+    game = Game(rules, hands=hands, debts=[CardDebt(0, 1, 2, "chopped")])
+    assert game.phase == "exchange" and game.turn == 0
+    r = refusal(game, "2s")
+    assert (r.code, r.params) == ("debt_count", {"count": 2})
+    assert str(r) == "give exactly 2 cards to pay the card debt"
+    assert r.text("vi") == "hãy đưa đúng 2 lá để trả nợ bài"
+    assert refusal(game, "2s 2c 2d").code == "debt_count"
+    game.play("2s 2c")
+    # The creditor gives back: the words of a give-back, not of a debt.
+    assert game.turn == 1
+    r = refusal(game, "3c")
+    assert (r.code, str(r)) == ("give_count", "give exactly 2 cards back")

@@ -10,7 +10,17 @@ import random
 import pytest
 
 from tienlen import RULESETS, Game, Rules, score
-from tienlen.scoring import SCHEMES, card_debts, cong_seats, payments, proplay_payments
+from tienlen.scoring import (
+    SCHEMES,
+    Outcome,
+    ScoredChop,
+    card_debts,
+    cong_seats,
+    outcome_of,
+    payments,
+    proplay_payments,
+    score_outcome,
+)
 
 ANNA, BEN, CARLA, DAN = range(4)
 
@@ -195,7 +205,7 @@ def test_proplay_bombing_a_red_two_with_a_quad() -> None:
 def test_proplay_bet_must_be_even() -> None:
     game = played(Rules.preset("proplay"), ["3s", "4s", "5s", "6s"], "3s")
     with pytest.raises(ValueError, match="even"):
-        proplay_payments(game, bet=3)
+        proplay_payments(outcome_of(game), bet=3)
 
 
 def test_every_scheme_is_listed_and_described() -> None:
@@ -287,3 +297,51 @@ def test_score_extras_are_zero_sum_under_every_preset(name: str) -> None:
         game = random_game(Rules.preset(name, score_extras=extras), seed)
         assert sum(score(game)) == 0
         assert all(p.amount > 0 for p in payments(game))
+
+
+# --- outcomes: scoring what a score pad is told -------------------------------------------
+def test_an_outcome_scores_like_the_game_it_describes() -> None:
+    rules = Rules.preset("standard", cong=True)
+    game = ben_dan_anna_carla(rules)
+    told = Outcome(order=(BEN, DAN, ANNA, CARLA), cong=frozenset({CARLA, DAN}))
+    assert score_outcome(rules, told) == score(game) == (-1, 4, -4, 1)
+
+
+def test_chop_bonuses_from_an_outcome() -> None:
+    # proplay, x = 2: Ben cuts Anna's black 2 (x), Carla re-cuts Ben (double: 2x); Dan
+    # bombs Carla's red 2 (3x).
+    rules = Rules.preset("proplay", score_extras=("chop-twos",))
+    told = Outcome(
+        order=(ANNA, BEN, CARLA, DAN),
+        cards_left=(0, 1, 1, 1),
+        chops=(
+            ScoredChop(BEN, ANNA, cut=True, black_twos=1),
+            ScoredChop(CARLA, BEN, cut=True, on=0),
+            ScoredChop(DAN, CARLA, cut=False, red_twos=1),
+        ),
+    )
+    bet = (6, -2, -2, -2)
+    chops = (-2, 2 - 4, 4 - 6, 6)
+    assert score_outcome(rules, told) == tuple(b + c for b, c in zip(bet, chops, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("outcome", "words"),
+    [
+        (Outcome(order=(0, 1, 2)), "each of the 4 seats once"),
+        (Outcome(order=(0, 1, 2, 2)), "each of the 4 seats once"),
+        (Outcome(order=(0, 1, 2, 3), cong=frozenset({0})), "other than the winner"),
+        (Outcome(order=(0, 1, 2, 3), cards_left=(0, 1, 2)), "4 counts from 0 to 13"),
+        (Outcome(order=(0, 1, 2, 3), chops=(ScoredChop(1, 1, cut=True),)), "chop 1"),
+        (Outcome(order=(0, 1, 2, 3), chops=(ScoredChop(1, 2, cut=True, on=0),)), "earlier"),
+        (Outcome(order=(0, 1, 2, 3), instant_win=True, cong=frozenset({2})), "instant win"),
+    ],
+)
+def test_an_outcome_that_does_not_fit_the_rules_is_refused(outcome: Outcome, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        score_outcome(Rules.preset("standard"), outcome)
+
+
+def test_per_card_needs_the_cards_left() -> None:
+    with pytest.raises(ValueError, match="needs the cards each seat held"):
+        score_outcome(Rules.preset("lu"), Outcome(order=(0, 1, 2, 3)))

@@ -322,3 +322,62 @@ def test_the_phone_viewport_fits_without_overlap(players: Any) -> None:
             assert apart, (a, b)
     cards.first.tap()
     assert cards.first.get_attribute("aria-pressed") == "true"
+
+
+def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: LiveServer) -> None:
+    """A pad filled in on a phone for three games played with real cards: the standings
+    shown are the engine's scoring of what was entered."""
+    from tienlen import Rules
+    from tienlen.scoring import Outcome, score_outcome
+
+    an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
+    an.enter("/pads")
+    page = an.page
+    names = ["An", "Binh", "Chi", "Dung"]
+    for i, name in enumerate(names):
+        page.fill(f"#pad-name-{i}", name)
+    code = "lu.cong"  # per card left, doubled for cóng
+    page.fill("#pad-code", code)
+    page.click("#pad-create")
+    page.wait_for_url(re.compile(r"/pads/[\w-]{20,}$"))
+    games = [  # (finishing order, cards held when the first went out, cóng seats)
+        ((1, 3, 0, 2), (1, 0, 13, 2), {2}),
+        ((0, 1, 2, 3), (0, 4, 6, 9), set()),
+        ((2, 0, 3, 1), (3, 13, 0, 5), {1}),
+    ]
+    for number, (order, left, cong) in enumerate(games, 1):
+        for place, seat in enumerate(order, 1):
+            page.select_option(f"#place-{place}", str(seat))
+        for seat, n in enumerate(left):
+            page.fill(f"#left-{seat}", str(n))
+        for seat in cong:
+            page.check(f"#cong-{seat}")
+        page.click("#pad-add")
+        sync_api.expect(page.locator(".pad")).to_have_attribute("data-games", str(number))
+    rules = Rules.from_code(code)
+    totals = [0] * 4
+    for order, left, cong in games:
+        got = score_outcome(rules, Outcome(order=order, cards_left=left, cong=frozenset(cong)))
+        totals = [t + d for t, d in zip(totals, got, strict=True)]
+    assert totals[2] != 0  # the cóng doubling shows in the figures
+    rows = page.locator("#pad-standings tbody tr")
+    shown = {
+        rows.nth(i).locator("td").nth(1).inner_text(): int(
+            rows.nth(i).locator("td.points").inner_text()
+        )
+        for i in range(rows.count())
+    }
+    assert shown == dict(zip(names, totals, strict=True))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # A bad entry is refused in words and changes nothing.
+    page.select_option("#place-1", "0")
+    page.select_option("#place-2", "0")
+    page.click("#pad-add")
+    sync_api.expect(page.locator("#pad-error")).to_contain_text("each of the 4 seats once")
+    assert page.locator(".pad").get_attribute("data-games") == "3"
+    # The link is the pad: another browser opens it, in Vietnamese.
+    binh = players("Binh")
+    binh.page.goto(page.url)
+    binh.page.click("#lang")
+    sync_api.expect(binh.page.locator(".pad h1")).to_have_text("Sổ điểm")
+    sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(3)

@@ -4,6 +4,7 @@ The core (this package's top-level modules) is pure Python with no I/O and no th
 dependency; ``tienlen.players`` and ``tienlen.apps`` build on it, never the reverse.
 """
 
+from . import movegen as _movegen
 from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
 from .combos import (
     PASS,
@@ -24,6 +25,7 @@ from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 from .scoring import score
 
 __all__ = [
+    "COMPILED",
     "INSTANT_WINS",
     "PASS",
     "PASS_WORDS",
@@ -59,3 +61,7 @@ __all__ = [
     "why_not_beats",
 ]
 __version__ = "0.1.0"
+
+COMPILED: bool = not (_movegen.__file__ or "").endswith(".py")
+"""Whether the engine's hot modules run compiled with mypyc (``make compiled``) rather
+than interpreted; the package behaves the same either way."""

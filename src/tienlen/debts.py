@@ -81,8 +81,12 @@ class Settlement:
     def copy(self) -> Settlement:
         """An independent copy (for copies of a game)."""
         out = Settlement(self.debts, self.debt_card)
-        for name in Settlement.__slots__:
-            setattr(out, name, getattr(self, name))
+        out.log = self.log
+        out._next = self._next
+        out._debt = self._debt
+        out._paid = self._paid
+        out.chooser = self.chooser
+        out.count = self.count
         return out
 
     @property
@@ -97,6 +101,11 @@ class Settlement:
         if debt is None or self.chooser is None:
             return None
         return debt.creditor if self.chooser == debt.debtor else debt.debtor
+
+    @property
+    def paying(self) -> bool:
+        """Whether the chooser is a debtor paying (rather than a creditor giving back)."""
+        return self._debt is not None and self.chooser == self._debt.debtor
 
     def pool(self, hands: list[int]) -> int:
         """The cards the chooser may give (2s when paying a debt in 2s of their choice)."""

@@ -617,6 +617,8 @@ class Game:
         if phase == "exchange":
             count, pool = self._to_give()
             if m.kind != "give" or m.mask.bit_count() != count:
+                if self._settle is not None and self._settle.paying:
+                    return reason("debt_count", count=count) if count > 1 else reason("debt_one")
                 return reason("give_count", count=count) if count > 1 else reason("give_one")
             if m.mask & ~pool:
                 return reason("debt_in_twos")

@@ -58,6 +58,14 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "give exactly {count} cards back",
         "vi": "hãy đưa lại đúng {count} lá",
     },
+    "debt_one": {
+        "en": "give exactly 1 card to pay the card debt",
+        "vi": "hãy đưa đúng 1 lá để trả nợ bài",
+    },
+    "debt_count": {
+        "en": "give exactly {count} cards to pay the card debt",
+        "vi": "hãy đưa đúng {count} lá để trả nợ bài",
+    },
     "debt_in_twos": {"en": "pay the card debt with 2s", "vi": "hãy trả nợ bài bằng heo"},
     "opening_bombs_only": {
         "en": "before the first lead only an opening bomb may be played out of turn",

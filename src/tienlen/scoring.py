@@ -4,6 +4,13 @@ Every scheme is written as a list of :class:`Payment` (one seat pays another som
 for a stated reason), so every scheme is zero-sum: what one seat loses another wins.
 :func:`score` adds the payments up per seat; :func:`payments` lists them for a UI.
 
+The schemes read only an :class:`Outcome`: what scoring needs to know of a finished game
+(the finishing order, the cards held when the first player went out, cóng, the cards left,
+the chops). :func:`outcome_of` takes it from a played :class:`~tienlen.Game`; a score pad for
+games played with real cards builds one from what the players tell it
+(:func:`outcome_fields` says what to ask) and scores it with :func:`outcome_payments`, so
+both are scored by this one copy of the rules.
+
 The schemes (the knob values of ``rules.scoring``):
 
 ``stake``
@@ -56,21 +63,28 @@ from .cards import RANK_BITS, RANK_MASK, TWO, TWOS_MASK, Card, cards_of_mask, ra
 from .combos import Move, index, is_twos
 from .debts import CardDebt
 from .game import Game
+from .rules import Rules
 
 __all__ = [
     "PROPLAY_BET",
     "SCHEMES",
     "BombPlay",
+    "Outcome",
     "Payment",
     "Scheme",
+    "ScoredChop",
     "bomb_plays",
     "card_debts",
     "cong_seats",
     "extra_payments",
     "guarantee_payments",
+    "outcome_fields",
+    "outcome_of",
+    "outcome_payments",
     "payments",
     "proplay_payments",
     "score",
+    "score_outcome",
 ]
 
 #: The bet ``x`` of the Pro-Play point system (004), also the unit of the score extras;
@@ -95,7 +109,43 @@ class Scheme:
 
     name: str
     summary: str
-    payments: Callable[[Game], list[Payment]]
+    payments: Callable[[Rules, Outcome], list[Payment]]
+
+
+class ScoredChop(NamedTuple):
+    """A chop as scoring sees it: ``seat`` chopped ``victim``'s play, cutting it (with a pair
+    run) or bombing it (any other bomb). The play held ``red_twos`` red and ``black_twos``
+    black 2s; with none it was a bomb, answered by ``on`` (the index of that bomb's own
+    chop among the game's chops, or ``None``)."""
+
+    seat: int
+    victim: int
+    cut: bool
+    red_twos: int = 0
+    black_twos: int = 0
+    on: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What scoring needs to know of a finished game; every field is checked against the
+    rules by :func:`outcome_payments`."""
+
+    order: tuple[int, ...]
+    """Seats in finishing order, the winner first and the loser last."""
+    cards_left: tuple[int, ...] = ()
+    """Cards each seat held when the first player went out (``()``: not known, for schemes
+    that do not count them)."""
+    cong: frozenset[int] = frozenset()
+    """Seats that had not played a card when the first player went out."""
+    hands: tuple[int, ...] = ()
+    """Each seat's cards at the end, as bitmasks (``()``: nobody kept a card that counts)."""
+    chops: tuple[ScoredChop, ...] = ()
+    """The game's chops in order (counted by ``chop-twos``)."""
+    three_spades_last: bool = False
+    """The winner went out with a play holding the 3♠."""
+    instant_win: bool = False
+    """The winner won at the deal (tới trắng): nobody played, so nobody is cóng."""
 
 
 # --- what the table looked like when the first player went out ------------------------
@@ -133,28 +183,55 @@ def cong_seats(game: Game) -> frozenset[int]:
     return _first_out(game).cong
 
 
-def _double_cong(game: Game, pays: list[Payment]) -> list[Payment]:
-    if not game.rules.cong:
+def outcome_of(game: Game) -> Outcome:
+    """The :class:`Outcome` of a finished game, as much of it as ``game.rules`` scores."""
+    if not game.is_over:
+        raise ValueError("the game is not over: there is nothing to score yet")
+    extras = game.rules.score_extras
+    snap = _first_out(game)
+    chops: tuple[ScoredChop, ...] = ()
+    if "chop-twos" in extras:
+        chops = tuple(_scored(b) for b in bomb_plays(game))
+    winner = game.finish_order[0]
+    return Outcome(
+        order=game.finish_order,
+        cards_left=snap.cards,
+        cong=snap.cong,
+        hands=game.hand_masks,
+        chops=chops,
+        three_spades_last="three-spades-last" in extras
+        and _last_play_holds_three_spades(game, winner),
+        instant_win=game.instant_win is not None,
+    )
+
+
+def _scored(b: BombPlay) -> ScoredChop:
+    twos = _twos_in(b.target) if _has_twos(b.target) else []
+    red = sum(1 for c in twos if c.is_red)
+    return ScoredChop(b.seat, b.victim, b.bomb.kind == "pair_run", red, len(twos) - red, b.on)
+
+
+def _double_cong(rules: Rules, o: Outcome, pays: list[Payment]) -> list[Payment]:
+    if not rules.cong:
         return pays
-    cong = _first_out(game).cong
     return [
         p._replace(amount=p.amount * 2, reason=f"{p.reason}, doubled: cóng")
-        if p.payer in cong
+        if p.payer in o.cong
         else p
         for p in pays
     ]
 
 
 # --- the schemes ---------------------------------------------------------------------------
-def _stake(game: Game) -> list[Payment]:
-    order = game.finish_order
+def _stake(rules: Rules, o: Outcome) -> list[Payment]:
+    order = o.order
     loser = order[-1]
     pays = [Payment(loser, s, 1, "stake: the loser pays everyone") for s in order[:-1]]
-    return _double_cong(game, pays)
+    return _double_cong(rules, o, pays)
 
 
-def _scorepad(game: Game) -> list[Payment]:
-    order = game.finish_order
+def _scorepad(rules: Rules, o: Outcome) -> list[Payment]:
+    order = o.order
     n = len(order)
     if n <= 3:
         pays = [Payment(order[-1], s, 1, "score pad: last place") for s in order[:-1]]
@@ -166,28 +243,26 @@ def _scorepad(game: Game) -> list[Payment]:
             )
             for k in range(half)
         ]
-    return _double_cong(game, pays)
+    return _double_cong(rules, o, pays)
 
 
-def _per_card(game: Game) -> list[Payment]:
-    snap = _first_out(game)
-    winner = game.finish_order[0]
+def _per_card(rules: Rules, o: Outcome) -> list[Payment]:
+    winner = o.order[0]
     pays = [
-        Payment(s, winner, snap.cards[s], f"{snap.cards[s]} card(s) left")
-        for s in game.finish_order[1:]
-        if snap.cards[s]
+        Payment(s, winner, o.cards_left[s], f"{o.cards_left[s]} card(s) left")
+        for s in o.order[1:]
+        if o.cards_left[s]
     ]
-    return _double_cong(game, pays)
+    return _double_cong(rules, o, pays)
 
 
-def _winner_takes_all(game: Game) -> list[Payment]:
-    cong = _first_out(game).cong
-    winner = game.finish_order[0]
+def _winner_takes_all(rules: Rules, o: Outcome) -> list[Payment]:
+    winner = o.order[0]
     return [
         Payment(s, winner, 4, "winner takes all, doubled: still holding every card")
-        if s in cong
+        if s in o.cong
         else Payment(s, winner, 2, "winner takes all")
-        for s in game.finish_order[1:]
+        for s in o.order[1:]
     ]
 
 
@@ -197,7 +272,7 @@ def _bet(bet: int) -> int:
     return bet
 
 
-def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
+def proplay_payments(outcome: Outcome, *, bet: int = PROPLAY_BET) -> list[Payment]:
     """Pro-Play Thirteen's first-place bet (004), with ``bet`` as x (it must be even): the
     winner receives x from every other player, 2x from one holding over 10 cards.
 
@@ -207,19 +282,18 @@ def proplay_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
     the knob ``rules.got_to_get_in`` (see :func:`payments`); "Guaransheeds" are declared
     through the match (:func:`guarantee_payments`)."""
     x = _bet(bet)
-    order = game.finish_order
+    order = outcome.order
     winner = order[0]
-    snap = _first_out(game)
     return [
         Payment(s, winner, 2 * x, "first place, doubled: over 10 cards left")
-        if snap.cards[s] > 10
+        if outcome.cards_left[s] > 10
         else Payment(s, winner, x, "first place")
         for s in order[1:]
     ]
 
 
 # --- score-pad extras (rules.score_extras) ------------------------------------------------
-def extra_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
+def extra_payments(rules: Rules, outcome: Outcome, *, bet: int = PROPLAY_BET) -> list[Payment]:
     """The payments of ``rules.score_extras``, in units of ``bet`` (x, even), with the
     amounts of 004's Pro-Play point system:
 
@@ -241,14 +315,13 @@ def extra_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
         x from every other player.
     """
     x = _bet(bet)
-    rules = game.rules
     extras = rules.score_extras
-    order = game.finish_order
+    order = outcome.order
     winner = order[0]
     pays: list[Payment] = []
     pair_run_twos = rules.twos_in_pair_run == "top"
     for s in order[1:]:
-        hand = game.hand_masks[s]
+        hand = outcome.hands[s] if outcome.hands else 0
         if "twos-left" in extras:
             twos = cards_of_mask((hand >> (RANK_BITS * TWO) & RANK_MASK) << (RANK_BITS * TWO))
             for card in twos:
@@ -261,8 +334,8 @@ def extra_payments(game: Game, *, bet: int = PROPLAY_BET) -> list[Payment]:
             pays.extend(Payment(s, winner, 3 * x, "unused quad") for _ in range(quads))
             pays.extend(Payment(s, winner, 3 * x // 2, "unused pair run") for _ in range(runs))
     if "chop-twos" in extras:
-        pays.extend(_chop_bonuses(game, x))
-    if "three-spades-last" in extras and _last_play_holds_three_spades(game, winner):
+        pays.extend(_chop_bonuses(outcome.chops, x))
+    if "three-spades-last" in extras and outcome.three_spades_last:
         pays.extend(Payment(s, winner, x, "went out with the 3♠") for s in order[1:])
     return pays
 
@@ -345,29 +418,24 @@ def _twos_in(target: Move) -> list[Card]:
     return [c for c in cards_of_mask(target.mask) if c.rank == TWO]
 
 
-def _chop_bonuses(game: Game, x: int) -> list[Payment]:
-    plays = bomb_plays(game)
+def _chop_bonuses(chops: tuple[ScoredChop, ...], x: int) -> list[Payment]:
     earned: list[int] = []
     pays: list[Payment] = []
-    for b in plays:
-        amount, why = _chop_value(b.bomb, b.target, 0 if b.on is None else earned[b.on], x)
+    for c in chops:
+        amount, why = _chop_value(c, 0 if c.on is None else earned[c.on], x)
         earned.append(amount)
         if amount:
-            pays.append(Payment(b.victim, b.seat, amount, why))
+            pays.append(Payment(c.victim, c.seat, amount, why))
     return pays
 
 
-def _chop_value(bomb: Move, target: Move, target_earned: int, x: int) -> tuple[int, str]:
-    cut = bomb.kind == "pair_run"
+def _chop_value(chop: ScoredChop, target_earned: int, x: int) -> tuple[int, str]:
+    cut = chop.cut
     verb = "cutting" if cut else "bombing"
-    if _has_twos(target):
-        total = 0
-        for card in _twos_in(target):
-            if card.is_red:
-                total += 3 * x // 2 if cut else 3 * x
-            else:
-                total += x if cut else 2 * x
-        return total, f"{verb} {target.describe()}"
+    if chop.red_twos or chop.black_twos:
+        red = chop.red_twos * (3 * x // 2 if cut else 3 * x)
+        black = chop.black_twos * (x if cut else 2 * x)
+        return red + black, f"{verb} {chop.red_twos} red and {chop.black_twos} black 2(s)"
     return 2 * target_earned, f"{verb} a bomb (double what it earned)"
 
 
@@ -445,7 +513,7 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "proplay",
             "Pro-Play's bet: every other player pays the winner x, 2x with over 10 cards left",
-            proplay_payments,
+            lambda _rules, outcome: proplay_payments(outcome),
         ),
     )
 }
@@ -453,26 +521,89 @@ SCHEMES: dict[str, Scheme] = {
 
 
 def payments(game: Game) -> list[Payment]:
-    """Every payment of a finished game under ``game.rules.scoring``, then those of its
-    score extras (:func:`extra_payments`) and the Got to Get In payments of
-    ``game.rules.got_to_get_in``."""
-    if not game.is_over:
-        raise ValueError("the game is not over: there is nothing to score yet")
-    pays = SCHEMES[game.rules.scoring].payments(game)
-    if game.rules.score_extras:
-        pays += extra_payments(game)
-    points = game.rules.got_to_get_in
-    if points:
-        winner = game.finish_order[0]
-        why = "got to get in: no card played when the first player went out"
-        pays += [Payment(s, winner, points, why) for s in sorted(_first_out(game).cong)]
-    return pays
+    """Every payment of a finished game under ``game.rules`` (see :func:`outcome_payments`)."""
+    return outcome_payments(game.rules, outcome_of(game))
 
 
 def score(game: Game) -> tuple[int, ...]:
     """Points won (positive) or lost (negative) by each seat in a finished game."""
-    out = [0] * game.rules.players
-    for p in payments(game):
+    return score_outcome(game.rules, outcome_of(game))
+
+
+def outcome_fields(rules: Rules) -> tuple[str, ...]:
+    """The :class:`Outcome` fields that scoring under ``rules`` counts, besides ``order``:
+    what a score pad must ask the players for."""
+    extras = rules.score_extras
+    wanted = {
+        "cards_left": rules.scoring in ("per-card", "proplay"),
+        "cong": rules.cong or rules.scoring == "winner-takes-all" or rules.got_to_get_in > 0,
+        "hands": "twos-left" in extras or "bombs-left" in extras,
+        "chops": "chop-twos" in extras,
+        "three_spades_last": "three-spades-last" in extras,
+        "instant_win": bool(rules.instant_wins),
+    }
+    return tuple(name for name, on in wanted.items() if on)
+
+
+def outcome_payments(rules: Rules, outcome: Outcome) -> list[Payment]:
+    """Every payment of a game with this ``outcome`` under ``rules.scoring``, then those of
+    its score extras (:func:`extra_payments`) and the Got to Get In payments of
+    ``rules.got_to_get_in``. Raises ``ValueError`` (quoting the value) when the outcome
+    does not fit the rules: not every seat in the order once, counts out of range, a
+    field the rules count left out."""
+    _check(rules, outcome)
+    pays = SCHEMES[rules.scoring].payments(rules, outcome)
+    if rules.score_extras:
+        pays += extra_payments(rules, outcome)
+    points = rules.got_to_get_in
+    if points:
+        winner = outcome.order[0]
+        why = "got to get in: no card played when the first player went out"
+        pays += [Payment(s, winner, points, why) for s in sorted(outcome.cong)]
+    return pays
+
+
+def score_outcome(rules: Rules, outcome: Outcome) -> tuple[int, ...]:
+    """Points won (positive) or lost (negative) by each seat, for ``outcome`` under
+    ``rules``."""
+    out = [0] * rules.players
+    for p in outcome_payments(rules, outcome):
         out[p.payer] -= p.amount
         out[p.payee] += p.amount
     return tuple(out)
+
+
+def _check(rules: Rules, o: Outcome) -> None:
+    n = rules.players
+    seats = range(n)
+    if sorted(o.order) != list(seats):
+        raise ValueError(f"the finishing order must name each of the {n} seats once: {o.order!r}")
+    winner = o.order[0]
+    if o.cards_left:
+        most = rules.cards_per_hand
+        if len(o.cards_left) != n or not all(0 <= c <= most for c in o.cards_left):
+            raise ValueError(
+                f"cards_left needs {n} counts from 0 to {most}, one per seat: {o.cards_left!r}"
+            )
+        if o.cards_left[winner] and not o.instant_win:
+            raise ValueError(
+                f"the winner (seat {winner}) went out, so held 0 cards, not "
+                f"{o.cards_left[winner]!r}"
+            )
+    elif rules.scoring in ("per-card", "proplay"):
+        raise ValueError(
+            f"{rules.scoring} scoring needs the cards each seat held when the first went out"
+        )
+    if not o.cong <= frozenset(seats) or winner in o.cong:
+        raise ValueError(f"cóng seats must be seats other than the winner: {sorted(o.cong)!r}")
+    if o.instant_win and (o.cong or o.three_spades_last or o.chops):
+        raise ValueError("after an instant win nobody played: no cóng, chops or last play")
+    if o.hands and len(o.hands) != n:
+        raise ValueError(f"hands needs one hand per seat ({n}), not {len(o.hands)}")
+    for i, c in enumerate(o.chops):
+        if not (c.seat in seats and c.victim in seats) or c.seat == c.victim:
+            raise ValueError(f"chop {i + 1}: a seat chops another seat, not {c!r}")
+        if c.red_twos < 0 or c.black_twos < 0:
+            raise ValueError(f"chop {i + 1}: counts of 2s are 0 or more, not {c!r}")
+        if c.on is not None and not 0 <= c.on < i:
+            raise ValueError(f"chop {i + 1}: it can only answer an earlier chop, not {c.on!r}")

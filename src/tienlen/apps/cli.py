@@ -8,6 +8,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+import tienlen
 from tienlen.text import printable
 
 # Subcommand modules, in the order ``tienlen --help`` lists them.
@@ -18,6 +19,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tienlen",
         description="Tiến Lên (Thirteen, Killer, Viet Cong): play, study and measure bots.",
+    )
+    engine = "compiled with mypyc" if tienlen.COMPILED else "interpreted"
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"tienlen {tienlen.__version__} (engine {engine})",
+        help="print the version and whether the engine runs compiled, then exit",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:

@@ -113,6 +113,7 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
             for t in obs.trades
         ],
         "leader": obs.leader,
+        "opening": list(obs.opening) if obs.opening is not None else None,
         "rules": obs.rules.to_dict(),
     }
 
@@ -146,7 +147,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     naming the field and quoting the bad value."""
     err = ProtocolError
     obj = expect_object(
-        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades")
+        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades", "opening")
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -253,6 +254,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         history=actions("history"),
         trades=tuple(trades),
         leader=seat(obj["leader"], f"{path}.leader"),
+        opening=seats("opening") if obj.get("opening") is not None else None,
     )
 
 

@@ -25,7 +25,7 @@ from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 from tienlen.rules import RulesError
 
-from . import auth, bots, web
+from . import auth, bots, pads, web
 from .config import Settings
 from .db import (
     EventRow,
@@ -135,6 +135,8 @@ class Server:
         self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.creations: dict[str, TokenBucket] = {}
         self.player_buckets: dict[str, TokenBucket] = {}
+        self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
+        self.pad_locks: dict[str, asyncio.Lock] = {}
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
@@ -865,6 +867,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     app = FastAPI(title="tienlen", lifespan=lifespan)
     app.state.server = srv
     app.include_router(web.router)  # the browser game's pages and helpers
+    app.include_router(pads.router)  # score pads for games with real cards
 
     @app.exception_handler(Refused)
     async def refused(_request: Request, e: Refused) -> JSONResponse:

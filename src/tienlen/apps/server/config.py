@@ -45,6 +45,10 @@ class Settings:
     chat_max: int = 280
     creations: Rate = field(default_factory=lambda: Rate(10, 60.0))
     """Tables one player may create."""
+    pads: Rate = field(default_factory=lambda: Rate(10, 60.0))
+    """Score pads one player may create."""
+    pad_edits: Rate = field(default_factory=lambda: Rate(60, 60.0))
+    """Games one player may add to or delete from score pads."""
     origins: tuple[str, ...] = ()
     """Origins allowed besides the server's own (e.g. a client served elsewhere)."""
     secure_cookie: bool = False

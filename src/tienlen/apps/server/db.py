@@ -22,6 +22,7 @@ __all__ = [
     "EventRow",
     "GamePlayerRow",
     "GameRow",
+    "PadRow",
     "PlayerRow",
     "RatingRow",
     "SettingRow",
@@ -124,6 +125,24 @@ class RatingRow(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
+
+
+class PadRow(Base):
+    """A score pad for games played with real cards: its players, its rules, and what was
+    entered for each game (the scores are worked out by the engine when it is read)."""
+
+    __tablename__ = "score_pads"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """Unguessable: the shareable link is the pad's only key."""
+    creator_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    rules: Mapped[str] = mapped_column(Text)
+    """The rules code (``Rules.code()``)."""
+    names: Mapped[list[str]] = mapped_column(JSON)
+    target: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    games: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    """Each game's entry, as the API took it (``PadGame``), oldest first."""
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:

@@ -38,6 +38,8 @@ _PAGES = (
     "/players/{player_id}",
     "/leaderboard",
     "/rules",
+    "/pads",
+    "/pads/{pad_id}",
 )
 _NO_CACHE = {"Cache-Control": "no-cache"}
 

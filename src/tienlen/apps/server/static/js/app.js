@@ -9,6 +9,8 @@ const PAGES = [
   [/^\/players\/([^/]+)$/, () => import("./player.js")],
   [/^\/leaderboard$/, () => import("./leaderboard.js")],
   [/^\/rules$/, () => import("./rules.js")],
+  [/^\/pads$/, () => import("./pads.js")],
+  [/^\/pads\/([^/]+)$/, () => import("./pads.js")],
 ];
 
 const root = document.getElementById("page");
@@ -29,6 +31,7 @@ function nav() {
     h("a", { href: "/", "data-i18n": "nav.lobby" }),
     h("a", { href: "/rules", "data-i18n": "nav.rules" }),
     h("a", { href: "/leaderboard", "data-i18n": "nav.leaderboard" }),
+    h("a", { href: "/pads", "data-i18n": "nav.pad" }),
     mine,
     switcher,
   );

@@ -1,0 +1,317 @@
+"""Score pads: the score of games played with a real deck (seed 003: "paper and pencil for the
+score"), kept on the server behind an unguessable link.
+
+A pad holds its players' names, a rules code, and what the players entered for each game:
+the finishing order and, where the rules count them, the cards held when the first player
+went out, cóng, the cards left at the end, chops, the 3♠ last and instant wins. It never
+stores points: every read scores each entry with the engine
+(:func:`tienlen.scoring.outcome_payments`), so a pad and a played game are scored by the
+same code. Anyone with the link may read the pad; a guest with the link may add or delete
+games (a pad is shared by the people at one table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tienlen import RULESETS, Rules, RulesError, parse_cards
+from tienlen.cards import mask_of
+from tienlen.scoring import Outcome, ScoredChop, outcome_fields, outcome_payments
+
+from .db import PadRow, now
+from .limits import TokenBucket
+from .tables import Refused
+
+__all__ = ["MAX_BODY", "MAX_GAMES", "NewPad", "PadChop", "PadGame", "pad_view", "router"]
+
+#: The largest request body a pad endpoint reads, in bytes.
+MAX_BODY = 8192
+#: Games one pad may hold.
+MAX_GAMES = 500
+
+router = APIRouter()
+
+_Seat = Annotated[int, Field(ge=0, le=7)]
+_Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]+$")]
+
+
+class NewPad(BaseModel):
+    """``POST /api/pads``: the players (2-8), and the rules as a preset or a rules code (the
+    player count is the names')."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    names: Annotated[list[_Name], Field(min_length=2, max_length=8)]
+    preset: str | None = None
+    rules: Annotated[str, Field(max_length=2000)] | None = None
+    target: Annotated[int, Field(ge=1, le=1000)] | None = None
+    """Points that end the match (003 suggests 10); none: play on."""
+
+
+class PadChop(BaseModel):
+    """A chop: seat ``by`` chopped seat ``of``'s play, cutting it with a pair run (``cut``) or
+    bombing it; the play's red and black 2s (none: it was a bomb, the chop of index ``on``
+    among this game's chops, from 0)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    by: _Seat
+    of: _Seat
+    cut: bool = False
+    red_twos: Annotated[int, Field(ge=0, le=8)] = 0
+    black_twos: Annotated[int, Field(ge=0, le=8)] = 0
+    on: Annotated[int, Field(ge=0, le=31)] | None = None
+
+
+class PadGame(BaseModel):
+    """``POST /api/pads/{id}/games``: one game as the players saw it. ``order`` is every
+    seat, the winner first; the other fields only where the rules count them (the pad's
+    ``fields``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    order: Annotated[list[_Seat], Field(min_length=2, max_length=8)]
+    cards_left: Annotated[list[Annotated[int, Field(ge=0, le=104)]], Field(max_length=8)] | None = (
+        None
+    )
+    """Cards each seat held when the first player went out."""
+    cong: Annotated[list[_Seat], Field(max_length=8)] = []
+    hands: Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=8)] | None = None
+    """The cards each seat was left holding, in card notation ("" for none)."""
+    chops: Annotated[list[PadChop], Field(max_length=32)] = []
+    three_spades_last: bool = False
+    instant_win: bool = False
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _read(model: type[_M], body: bytes) -> _M:
+    if len(body) > MAX_BODY:
+        raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+        raise Refused("bad_pad", f"{where}: {first['msg']}{more}"[:300]) from None
+
+
+def pad_rules(spec: NewPad) -> Rules:
+    """The pad's rules: the preset or the rules code, for as many players as it names."""
+    try:
+        if spec.rules is not None:
+            if spec.preset is not None:
+                raise Refused("bad_rules", "give a rules code or a preset, not both")
+            rules = Rules.from_code(spec.rules)
+        else:
+            name = spec.preset or "standard"
+            if name not in RULESETS:
+                raise Refused(
+                    "bad_rules", f"unknown preset {name[:40]!r}; valid: {', '.join(RULESETS)}"
+                )
+            rules = Rules.preset(name)
+        n = len(spec.names)
+        return rules if rules.players == n else rules.for_players(n)
+    except RulesError as e:
+        raise Refused("bad_rules", str(e)) from None
+
+
+def outcome_of_entry(rules: Rules, entry: PadGame) -> Outcome:
+    """The engine's :class:`~tienlen.scoring.Outcome` for an entry; :class:`Refused` if the
+    entry gives what the rules do not count, or the engine finds it does not fit them."""
+    fields = outcome_fields(rules)
+    given = {
+        "cards_left": entry.cards_left is not None,
+        "cong": bool(entry.cong),
+        "hands": entry.hands is not None,
+        "chops": bool(entry.chops),
+        "three_spades_last": entry.three_spades_last,
+        "instant_win": entry.instant_win,
+    }
+    extra = [name for name, on in given.items() if on and name not in fields]
+    if extra:
+        raise Refused("bad_game", f"these rules do not count {', '.join(extra)}")
+    try:
+        hands: tuple[int, ...] = ()
+        if entry.hands is not None:
+            if len(entry.hands) != rules.players:
+                raise ValueError(f"hands needs one hand per seat ({rules.players})")
+            hands = tuple(mask_of(parse_cards(text)) if text.strip() else 0 for text in entry.hands)
+        outcome = Outcome(
+            order=tuple(entry.order),
+            cards_left=tuple(entry.cards_left or ()),
+            cong=frozenset(entry.cong),
+            hands=hands,
+            chops=tuple(
+                ScoredChop(c.by, c.of, c.cut, c.red_twos, c.black_twos, c.on) for c in entry.chops
+            ),
+            three_spades_last=entry.three_spades_last,
+            instant_win=entry.instant_win,
+        )
+        outcome_payments(rules, outcome)  # the engine's check
+    except ValueError as e:
+        raise Refused("bad_game", str(e)) from None
+    return outcome
+
+
+def pad_view(row: PadRow) -> dict[str, Any]:
+    """A pad as the API shows it: every game scored by the engine, the totals, standings."""
+    rules = Rules.from_code(row.rules)
+    n = rules.players
+    totals = [0] * n
+    games = []
+    for number, entry in enumerate(row.games, 1):
+        pays = outcome_payments(rules, outcome_of_entry(rules, PadGame.model_validate(entry)))
+        deltas = [0] * n
+        for p in pays:
+            deltas[p.payer] -= p.amount
+            deltas[p.payee] += p.amount
+        totals = [t + d for t, d in zip(totals, deltas, strict=True)]
+        games.append(
+            {
+                "number": number,
+                "entry": entry,
+                "deltas": deltas,
+                "payments": [p._asdict() for p in pays],
+            }
+        )
+    standings = sorted(range(n), key=lambda s: (-totals[s], s))
+    return {
+        "id": row.id,
+        "rules": row.rules,
+        "preset": rules.name,
+        "scoring": rules.scoring,
+        "names": list(row.names),
+        "target": row.target,
+        "fields": list(outcome_fields(rules)),
+        "cards_per_hand": rules.cards_per_hand,
+        "games": games,
+        "totals": totals,
+        "standings": [{"seat": s, "name": row.names[s], "points": totals[s]} for s in standings],
+        "over": row.target is not None and max(totals) >= row.target,
+    }
+
+
+async def _body(request: Request) -> bytes:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_BODY:
+        raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
+    return await request.body()
+
+
+def _limit(request: Request, player: str, kind: str) -> None:
+    from .app import Server
+
+    server: Server = request.app.state.server
+    rate = server.settings.pads if kind == "create" else server.settings.pad_edits
+    bucket = server.pad_buckets.setdefault((kind, player), TokenBucket(rate))
+    if not bucket.take():
+        raise Refused("rate_limited", "too many score pad changes: wait a minute")
+
+
+async def _row(request: Request, pad_id: str) -> PadRow:
+    from .app import Server
+
+    server: Server = request.app.state.server
+    async with server.sessions() as s:
+        row: PadRow | None = await s.get(PadRow, pad_id[:40])
+    if row is None:
+        raise Refused("not_found", f"no score pad {pad_id[:40]!r}")
+    return row
+
+
+@router.post("/api/pads", status_code=201)
+async def new_pad(request: Request) -> dict[str, Any]:
+    """A new score pad; its id is the shareable link's key."""
+    from .app import Server, _me
+
+    player = await _me(request)
+    server: Server = request.app.state.server
+    _limit(request, player.id, "create")
+    spec = _read(NewPad, await _body(request))
+    rules = pad_rules(spec)
+    row = PadRow(
+        id=secrets.token_urlsafe(16),
+        creator_id=player.id,
+        rules=rules.code(),
+        names=list(spec.names),
+        target=spec.target,
+        games=[],
+    )
+
+    async def store(s: AsyncSession) -> None:
+        s.add(
+            PadRow(
+                id=row.id,
+                creator_id=row.creator_id,
+                rules=row.rules,
+                names=row.names,
+                target=row.target,
+                games=[],
+            )
+        )
+        await s.flush()
+
+    await server.writer.write(store)
+    return pad_view(row)
+
+
+@router.get("/api/pads/{pad_id}")
+async def one_pad(pad_id: str, request: Request) -> dict[str, Any]:
+    """A pad with every game scored by the engine (the link is all one needs)."""
+    return pad_view(await _row(request, pad_id))
+
+
+async def _change(request: Request, pad_id: str, edit: Any) -> dict[str, Any]:
+    """Apply ``edit`` (games -> games) to the pad under its lock, after the limits."""
+    from .app import Server, _me
+
+    player = await _me(request)
+    server: Server = request.app.state.server
+    _limit(request, player.id, "edit")
+    lock = server.pad_locks.setdefault(pad_id[:40], asyncio.Lock())
+    async with lock:
+        row = await _row(request, pad_id)
+        games = edit(Rules.from_code(row.rules), list(row.games))
+
+        async def store(s: AsyncSession) -> None:
+            await s.execute(
+                update(PadRow).where(PadRow.id == row.id).values(games=games, updated=now())
+            )
+
+        await server.writer.write(store)
+        row.games = games
+    return pad_view(row)
+
+
+@router.post("/api/pads/{pad_id}/games", status_code=201)
+async def add_game(pad_id: str, request: Request) -> dict[str, Any]:
+    """Add a game to the pad; the engine checks it against the pad's rules first."""
+    body = await _body(request)
+
+    def edit(rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if len(games) >= MAX_GAMES:
+            raise Refused("too_large", f"a score pad holds at most {MAX_GAMES} games")
+        entry = _read(PadGame, body)
+        outcome_of_entry(rules, entry)
+        return [*games, entry.model_dump(exclude_defaults=True)]
+
+    return await _change(request, pad_id, edit)
+
+
+@router.delete("/api/pads/{pad_id}/games/{number}")
+async def delete_game(pad_id: str, number: int, request: Request) -> dict[str, Any]:
+    """Delete game ``number`` (from 1) from the pad, e.g. one entered by mistake."""
+
+    def edit(_rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not 1 <= number <= len(games):
+            raise Refused("not_found", f"the pad has no game {number}: it has {len(games)}")
+        return games[: number - 1] + games[number:]
+
+    return await _change(request, pad_id, edit)
