@@ -114,7 +114,9 @@ class SeatView:
     seat: int
     name: str
     level: str
-    cards: int
+    cards: int | None
+    """Cards held; ``None`` when the rules hide the count from the viewer (``hidden_counts``)
+    and it was not asked."""
     score: int
     to_act: bool
     passed: bool
@@ -125,15 +127,18 @@ class SeatView:
     """This seat made the play on top of the pile."""
 
     @classmethod
-    def of(cls, game: Game, seat: int, *, name: str, level: str, score: int) -> SeatView:
-        """How ``seat`` of ``game`` shows at the table."""
+    def of(
+        cls, game: Game, seat: int, *, name: str, level: str, score: int, cards: int | None
+    ) -> SeatView:
+        """How ``seat`` of ``game`` shows at the table, holding ``cards`` as far as the
+        viewer knows."""
         finish = game.finish_order
         top = game.top
         return cls(
             seat=seat,
             name=name,
             level=level,
-            cards=game.cards_left(seat),
+            cards=cards,
             score=score,
             to_act=not game.is_over and game.turn == seat,
             passed=seat in game.passed,
@@ -452,6 +457,33 @@ class MatchController(Observable):
             return False
         return self._human_move(None)
 
+    def ask_text(self, text: str) -> bool:
+        """``ask N`` (a seat number or name): ask that seat how many cards it holds, under
+        ``rules.hidden_counts``; the answer goes to the log (the whole table hears it)."""
+        words = text.split(maxsplit=1)
+        target = words[1].strip().lower() if len(words) == 2 else ""
+        seats = range(1, self.rules.players)
+        seat = next(
+            (s for s in seats if target in (str(s), self.names[s].lower())),
+            None,
+        )
+        if seat is None:
+            choices = ", ".join(f"{s} ({self.names[s]})" for s in seats)
+            self._say(f"write ask and a seat: {choices}", "error")
+            self._changed()
+            return False
+        try:
+            count = self.game.ask_count(HUMAN, seat)
+        except IllegalMoveError as e:
+            self._say(str(e), "error")
+            self._changed()
+            return False
+        answer = f"{self.names[seat]} holds {count} card{'s' if count != 1 else ''}"
+        self.log.append(f"{self.names[HUMAN]} asked: {answer}")
+        self._say(answer)
+        self._changed()
+        return True
+
     def _human_move(self, cards: Sequence[Card] | None) -> bool:
         g = self.game
         try:
@@ -612,8 +644,11 @@ class MatchController(Observable):
         """An immutable picture of the table for the screens."""
         g = self.game
         scores = self.match.scores
+        counts = g.shown_counts(HUMAN)
         seats = tuple(
-            SeatView.of(g, s, name=self.names[s], level=self.levels[s], score=scores[s])
+            SeatView.of(
+                g, s, name=self.names[s], level=self.levels[s], score=scores[s], cards=counts[s]
+            )
             for s in range(self.rules.players)
         )
         combos = self.combos() if self.human_to_act and g.phase == "play" else []
