@@ -157,11 +157,12 @@ def encode_observation(obs: Observation) -> FloatArray:
             by_seat[action.seat] |= action.move.mask
     size = max(obs.rules.cards_per_hand, 1)
     out_seats = set(obs.finish_order)
+    counts = obs.tracked_counts()  # hidden counts (rules.hidden_counts) as a player reckons
     for k in range(n):
         seat = (me + k) % n
         base = _O_BY_SEAT + 52 * k
         out[base : base + 52] = card_plane(by_seat[seat])
-        out[_O_COUNTS + k] = obs.card_counts[seat] / size
+        out[_O_COUNTS + k] = counts[seat] / size
         out[_O_PRESENT + k] = 1.0
         out[_O_PASSED + k] = float(seat in obs.passed)
         out[_O_LOCKED + k] = float(seat in obs.locked_out)
