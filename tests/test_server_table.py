@@ -327,6 +327,15 @@ def test_hidden_counts_are_null_until_asked_and_the_answer_is_public(make: Make)
     asker.act("ask", partner=1)
     error = asker.error()
     assert error["code"] == "illegal" and error["reason"]["code"] == "bad_ask"
+    # The finished game's record keeps the ask, and its steps name it.
+    play_out(dict(enumerate(sockets)))
+    over = next(
+        m["event"] for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over"
+    )
+    steps = clients[0].http.get(f"/api/games/{over['record']}/steps").json()["steps"]
+    ask = next(s for s in steps if s["kind"] == "ask")
+    assert (ask["seat"], ask["partner"], ask["words"]) == (1, 2, "S1 asks 2")
+    assert len(ask["hands"][2]) == frames[0]["event"]["count"]
     # A table with counts shown has nothing to ask.
     _, shown, _ = seated_table(live, ["Chi"], bots="greedy")
     start(shown)

@@ -359,8 +359,9 @@ def test_hidden_card_counts_show_a_question_mark_and_can_be_asked(players: Any) 
     # 004: "When requested, a player must reveal the number of cards in his or her hand."
     an = players("An")
     an.enter("/")
-    an.page.click("details summary")
-    an.page.check("#knob-hidden_counts")
+    knob = an.page.locator("#knob-hidden_counts")
+    an.page.locator("details", has=knob).locator("summary").click()
+    knob.check()
     an.page.get_by_role("button", name="Create").click()
     an.page.wait_for_url(re.compile(r"/t/"))
     an.page.wait_for_selector(".seat.mine")
@@ -375,6 +376,16 @@ def test_hidden_card_counts_show_a_question_mark_and_can_be_asked(players: Any) 
     assert answer.inner_text() == f"{asked['count']} cards" and asked["partner"] == 2
     sync_api.expect(an.page.locator('.seat[data-seat="1"] .count')).to_have_text("? cards")
     assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # still An's turn
+    # The game's replay page words the ask with its answer.
+    play_to_the_end(an.page)
+    over = next(f["event"] for f in an.frames if f.get("event", {}).get("kind") == "game_over")
+    an.page.goto(f"{an.base}/games/{over['record']}")
+    an.page.wait_for_selector("#next")
+    names = an.page.locator(".replay-seat .who").all_inner_texts()
+    minh = names[2].rsplit(" (", 1)[0]
+    while "asks" not in an.page.locator("#last-move").inner_text():
+        an.page.click("#next")
+    assert an.page.locator("#last-move").inner_text() == f"An asks {minh}: {asked['count']} cards"
 
 
 def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: LiveServer) -> None:

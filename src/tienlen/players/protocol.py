@@ -199,8 +199,11 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     phase = obj["phase"]
     if phase not in _PHASES:
         fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
+    own = seat(obj["seat"], f"{path}.seat")
     counts = tuple(
-        None if c is None else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
+        None
+        if c is None and rules.hidden_counts and i != own  # a hidden count (never one's own)
+        else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
         for i, c in enumerate(
             expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
         )
@@ -258,14 +261,13 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
             )
         )
-    me = seat(obj["seat"], f"{path}.seat")
     hand = mask(obj["hand"], f"{path}.hand")
     return Observation(
-        seat=me,
+        seat=own,
         rules=rules,
         phase=phase,
         turn=seat(obj["turn"], f"{path}.turn"),
-        hands=tuple(hand if s == me else None for s in range(n)),
+        hands=tuple(hand if s == own else None for s in range(n)),
         card_counts=counts,
         pile=actions("pile"),
         passed=frozenset(seats("passed")),
