@@ -567,3 +567,44 @@ def test_mutual_trading_has_its_own_controls(players: Any) -> None:
     sync_api.expect(log).to_contain_text(
         re.compile(r"Bot 2 \(greedy\) (accepts|refuses) the trade")
     )
+
+
+def test_the_san_jose_exchange_has_its_own_controls(players: Any) -> None:
+    """From the second game of a San Jose match the winner and the second of the last game
+    give back cards of their choice (the losers' highest cards go by themselves): the page
+    offers a Give control for them. Against random bots An (playing the hints) is soon
+    first or second."""
+    an = players("An")
+    an.enter("/")
+    page = an.page
+    knob = page.locator("#knob-trading")
+    page.locator("details", has=knob).locator("summary").click()
+    knob.select_option("san-jose")
+    page.select_option("#bots", "random")
+    page.fill("#games", "10")
+    page.get_by_role("button", name="Create").click()
+    page.wait_for_selector(".seat.mine")
+    page.click("#start")
+    while True:  # play by hints until an exchange asks this seat to choose
+        page.wait_for_function(
+            "() => document.querySelector('#give')"
+            " || document.querySelector('.table-page')?.dataset.status === 'finished'"
+            " || (document.querySelector('#turn')?.dataset.mine === '1'"
+            "     && document.querySelector('#play')?.disabled === false)"
+        )
+        if page.locator("#give").count():
+            break
+        assert page.locator(".table-page").get_attribute("data-status") != "finished"
+        take_turn(page)
+    view = next(
+        f["view"]
+        for f in reversed(an.frames)
+        if (f.get("view") or {}).get("phase") == "exchange" and f["view"].get("legal")
+    )
+    sync_api.expect(page.locator(".controls")).to_contain_text(
+        f"Choose {len(view['legal'][0])} cards to give"
+    )
+    for card in view["legal"][0]:
+        page.click(f'.hand button.card[data-card="{card}"]')
+    page.click("#give")
+    sync_api.expect(page.locator("#log")).to_contain_text(re.compile(r"An gives \S"))
