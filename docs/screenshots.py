@@ -1,6 +1,7 @@
 """Screenshots of the browser game for the README: the lobby, a table mid-game (desktop and
-phone) and a finished game's replay, taken with Playwright and Debian's Chromium against a
-throw-away server. Run with ``make screenshots``; the PNGs go to docs/screenshots/."""
+phone) and the score pad for games with real cards (phone, three games entered), taken with
+Playwright and Debian's Chromium against a throw-away server. Run with ``make screenshots``;
+the PNGs go to docs/screenshots/."""
 
 from __future__ import annotations
 
@@ -34,6 +35,27 @@ def my_turn(page: Page) -> None:
         "() => document.querySelector('#turn')?.dataset.mine === '1'"
         " && !document.querySelector('#play')?.disabled"
     )
+
+
+def score_pad(page: Page, base: str) -> None:
+    """A pad for four players under the standard rules with cóng, three games entered."""
+    page.goto(base + "/pads")
+    page.wait_for_selector("#pad-new")
+    for i, name in enumerate(("An", "Binh", "Chi", "Dung")):
+        page.fill(f"#pad-name-{i}", name)
+    page.fill("#pad-code", "standard.cong")
+    page.click("#pad-create")
+    page.wait_for_url(re.compile(r"/pads/."))
+    for number, (order, cong) in enumerate(
+        [((1, 3, 0, 2), (2,)), ((0, 1, 2, 3), ()), ((2, 0, 3, 1), (1, 3))], 1
+    ):
+        for place, seat in enumerate(order, 1):
+            page.select_option(f"#place-{place}", str(seat))
+        for seat in cong:
+            page.check(f"#cong-{seat}")
+        page.click("#pad-add")
+        page.wait_for_selector(f'.pad[data-games="{number}"]')
+    page.screenshot(path=OUT / "score-pad.png", full_page=True)
 
 
 def main() -> None:
@@ -70,6 +92,7 @@ def main() -> None:
             my_turn(small)
             small.locator(".hand button.card").first.click()
             small.screenshot(path=OUT / "table-phone.png", full_page=True)
+            score_pad(small, live.base)
             browser.close()
     finally:
         live.close()

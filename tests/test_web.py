@@ -176,6 +176,21 @@ def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
     assert an.page.locator("#standings").is_visible()
     assert an.page.locator("#rematch").is_visible()  # the host may start again
     assert_no_other_cards(an.frames, 0)
+    # Three bots of one level, told apart by name.
+    bots = an.page.locator(".opponents .seat-name").all_inner_texts()
+    assert len(set(bots)) == 3 and all("greedy" in b for b in bots), bots
+    # The move list's numbers past 9 are written in full, inside the list.
+    numbers = an.page.locator("#log .n")
+    assert numbers.count() >= 10
+    log = an.page.locator("#log").bounding_box()
+    first = int(numbers.first.inner_text().rstrip("."))
+    for i in range(numbers.count()):
+        n = numbers.nth(i)
+        assert n.inner_text() == f"{first + i}."
+        box = n.bounding_box()
+        assert log is not None and box is not None and box["x"] >= log["x"]
+        assert n.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert first + numbers.count() - 1 >= 10
 
 
 def test_an_illegal_play_shows_the_engines_reason_in_either_language(players: Any) -> None:
@@ -297,29 +312,45 @@ def test_two_browser_players_one_reloading_mid_game(browser: Any, tmp_path: Path
         live.close()
 
 
-def test_the_phone_viewport_fits_without_overlap(players: Any) -> None:
+def apart(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes do not overlap."""
+    return (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+SIZES = [(375, 667), (768, 1024), (1280, 800), (1920, 1080)]
+
+
+def test_no_layout_overlap_from_phone_to_desktop(players: Any) -> None:
+    """One table mid-game at a phone, a tablet, a laptop and a desktop size: nothing sticks
+    out sideways, and neither the controls, cards and seats nor the page's blocks overlap."""
     an = players("An", viewport={"width": 375, "height": 667}, has_touch=True)
     create_table(an)
     an.page.click("#start")
     assert wait_turn_or_end(an.page) == "turn"
-    assert an.page.evaluate("document.documentElement.scrollWidth") <= 375
-    boxes = [
-        an.page.locator(sel).bounding_box()
-        for sel in ("#play", "#pass", "#hint", "#clear", "#group")
-    ]
+    for width, height in SIZES:
+        an.page.set_viewport_size({"width": width, "height": height})
+        an.page.wait_for_function(f"() => window.innerWidth === {width}")
+        assert an.page.evaluate("document.documentElement.scrollWidth") <= width, width
+        groups = [
+            "#play, #pass, #hint, #clear, #group, .hand button.card, .opponents .seat",
+            ".felt, .side > section, .table-head",
+        ]
+        for selector in groups:
+            items = an.page.locator(selector)
+            boxes = [items.nth(i).bounding_box() for i in range(items.count())]
+            assert len(boxes) >= 3, selector
+            for i, one in enumerate(boxes):
+                assert one is not None and one["x"] >= 0 and one["x"] + one["width"] <= width
+                for other in boxes[i + 1 :]:
+                    assert other is not None
+                    assert apart(one, other), (width, selector, one, other)
+    an.page.set_viewport_size({"width": 375, "height": 667})
     cards = an.page.locator(".hand button.card")
-    boxes += [cards.nth(i).bounding_box() for i in range(cards.count())]
-    for i, a in enumerate(boxes):
-        assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 375
-        for b in boxes[i + 1 :]:
-            assert b is not None
-            apart = (
-                a["x"] + a["width"] <= b["x"]
-                or b["x"] + b["width"] <= a["x"]
-                or a["y"] + a["height"] <= b["y"]
-                or b["y"] + b["height"] <= a["y"]
-            )
-            assert apart, (a, b)
     cards.first.tap()
     assert cards.first.get_attribute("aria-pressed") == "true"
 
@@ -381,3 +412,25 @@ def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: L
     binh.page.click("#lang")
     sync_api.expect(binh.page.locator(".pad h1")).to_have_text("Sổ điểm")
     sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(3)
+
+
+def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:
+    """The rules page and the create-table form word the engine's descriptions from their
+    codes, in the language chosen."""
+    an = players("An")
+    an.enter("/rules")
+    standard = an.page.locator("article#standard")
+    run = "A run of pairs has at least 3 consecutive pairs; it may not hold 2s."
+    sync_api.expect(standard).to_contain_text(run)
+    an.page.click("#lang")
+    sync_api.expect(standard.locator("h3").first).to_have_text("Chia bài")
+    sync_api.expect(standard).to_contain_text(
+        "Đôi thông có ít nhất 3 đôi liên tiếp; không được có heo."
+    )
+    assert run not in standard.inner_text()
+    an.enter("/")
+    an.page.select_option("#preset", "proplay")
+    an.page.locator("details.about summary").click()
+    about = an.page.locator("#about-rules")
+    sync_api.expect(about).to_contain_text("Thối 2: người còn giữ heo cuối ván")
+    sync_api.expect(about).to_contain_text("thang bom")

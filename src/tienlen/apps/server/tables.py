@@ -25,7 +25,7 @@ from tienlen.record import ActionKind, RecordedAction, apply_action
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
-__all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "rules_key"]
+__all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "bot_name", "rules_key"]
 
 #: Events that change a table (the others are announcements: chat, timeouts).
 _STATE_KINDS = frozenset(
@@ -43,6 +43,12 @@ class Refused(ValueError):
         super().__init__(message)
         self.code = code
         self.reason = message.to_dict() if isinstance(message, Reason) else None
+
+
+def bot_name(seat: int, level: str) -> str:
+    """The name of the bot in ``seat`` (from 0): "Bot 2 (greedy)", so that three bots of
+    one level at a table can be told apart."""
+    return f"Bot {seat + 1} ({level})"
 
 
 def rules_key(rules: Rules) -> str:
@@ -188,7 +194,7 @@ class Table:
 
     def __post_init__(self) -> None:
         if not self.seats:
-            self.seats = [Seat(bot=b, name=f"{b} bot") for b in self.config.bots]
+            self.seats = [Seat(bot=b, name=bot_name(i, b)) for i, b in enumerate(self.config.bots)]
 
     # --- reading --------------------------------------------------------------------------
     @property
@@ -296,7 +302,7 @@ class Table:
                 seat.player, seat.name = data["player"], data["name"]
             case "stand":
                 seat = self.seats[data["seat"]]
-                seat.player, seat.name = None, f"{seat.bot} bot"
+                seat.player, seat.name = None, bot_name(data["seat"], seat.bot)
             case "start" | "rematch":
                 self.match_no += 1
                 self.status = "playing"

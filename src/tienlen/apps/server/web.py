@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse
 
 from tienlen import RULESETS, Game, GameRecord, Rules, parse_cards
 from tienlen.describe import SUMMARIES, rules_sections
+from tienlen.describe import catalogue as phrases
 from tienlen.observation import observe
 from tienlen.reasons import catalogue
 from tienlen.record import replay
@@ -103,17 +104,28 @@ async def knobs() -> list[dict[str, Any]]:
 
 @router.get("/api/rules")
 async def rules_words() -> list[dict[str, Any]]:
-    """Every preset in words, from the engine's own explanations (``tienlen.describe``)."""
+    """Every preset in words, from the engine's own explanations (``tienlen.describe``): each
+    summary, heading and sentence as ``{code, params}``, worded from ``/api/descriptions``
+    in the page's language."""
     return [
         {
             "preset": name,
-            "summary": SUMMARIES.get(name, ""),
+            "summary": SUMMARIES[name].to_dict(),
             "sections": [
-                {"heading": h, "sentences": s} for h, s in rules_sections(Rules.preset(name)) if s
+                {"heading": h.to_dict(), "sentences": [x.to_dict() for x in s]}
+                for h, s in rules_sections(Rules.preset(name))
+                if s
             ],
         }
         for name in RULESETS
     ]
+
+
+@router.get("/api/descriptions")
+async def descriptions() -> dict[str, Any]:
+    """The catalogue the rule descriptions are worded from, in every language
+    (``tienlen.describe.PHRASES``)."""
+    return phrases()
 
 
 @router.get("/api/tables/{table_id}/hint")

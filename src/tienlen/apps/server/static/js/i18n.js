@@ -11,7 +11,7 @@ const WORDS = {
     "lobby.create": "Create a table", "lobby.preset": "Rule set", "lobby.bots": "Bots",
     "lobby.players": "Players", "lobby.games": "Games in the match", "lobby.target": "Or play to points",
     "lobby.timer": "Turn timer (seconds)", "lobby.private": "Private (invite only)",
-    "lobby.options": "More rules", "lobby.make": "Create", "lobby.join": "Join",
+    "lobby.options": "More rules", "lobby.about": "These rules in words", "lobby.make": "Create", "lobby.join": "Join",
     "lobby.watch": "Watch", "lobby.seats": "Seats", "lobby.status": "Status",
     "status.waiting": "waiting", "status.playing": "playing", "status.finished": "finished",
     "table.invite": "Invite link", "table.copy": "Copy", "table.copied": "Copied",
@@ -78,7 +78,7 @@ const WORDS = {
     "lobby.create": "Tạo bàn", "lobby.preset": "Bộ luật", "lobby.bots": "Máy",
     "lobby.players": "Số người", "lobby.games": "Số ván", "lobby.target": "Hoặc chơi tới số điểm",
     "lobby.timer": "Giờ mỗi lượt (giây)", "lobby.private": "Bàn riêng (cần lời mời)",
-    "lobby.options": "Luật thêm", "lobby.make": "Tạo", "lobby.join": "Vào bàn",
+    "lobby.options": "Luật thêm", "lobby.about": "Giải thích bộ luật này", "lobby.make": "Tạo", "lobby.join": "Vào bàn",
     "lobby.watch": "Xem", "lobby.seats": "Ghế", "lobby.status": "Trạng thái",
     "status.waiting": "đang chờ", "status.playing": "đang chơi", "status.finished": "đã xong",
     "table.invite": "Lời mời", "table.copy": "Chép", "table.copied": "Đã chép",
@@ -217,4 +217,47 @@ export function reasonText(error) {
   if (!entry) return error.message;
   const code = lang();
   return fillReason(entry[code] ?? entry.en, reason.params || {}, code);
+}
+
+let phrases = null;
+
+/** The engine's catalogue of rule descriptions (tienlen.describe, /api/descriptions), once. */
+export async function loadPhrases() {
+  if (phrases === null) {
+    try {
+      const r = await fetch("/api/descriptions");
+      phrases = r.ok ? await r.json() : { phrases: {}, or: {} };
+    } catch {
+      phrases = { phrases: {}, or: {} };
+    }
+  }
+  return phrases;
+}
+
+// The same rules as tienlen.describe: {name} is the parameter worded in the language (a
+// {code, params} phrase or a {join, items} list in turn), {name:cap} with a capital first.
+function paramText(value, code) {
+  if (value && typeof value === "object") {
+    if ("join" in value) {
+      const words = value.items.map((i) => phraseText(i, code));
+      if (value.join === "comma") return words.join(", ");
+      if (value.join === "ladder") return words.map((w, i) => `(${i + 1}) ${w}`).join("; ");
+      const last = words.pop();
+      return words.length ? `${words.join(", ")} ${phrases.or[code] || "or"} ${last}` : last;
+    }
+    return phraseText(value, code);
+  }
+  return String(value);
+}
+
+/** A rule description ({code, params}) in the language in use (or ``code``). */
+export function phraseText(phrase, code = lang()) {
+  const entry = phrases && phrases.phrases[phrase.code];
+  if (!entry) return phrase.code;
+  const params = phrase.params || {};
+  return (entry[code] ?? entry.en).replace(/\{(\w+)(?::(cap))?\}/g, (m, name, form) => {
+    if (!(name in params)) return m;
+    const text = paramText(params[name], code);
+    return form === "cap" ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  });
 }

@@ -1,6 +1,7 @@
 // The lobby: open tables, live over /ws/lobby, and the form that creates a table.
 import { api, ensureGuest, h, wsUrl } from "./api.js";
-import { t } from "./i18n.js";
+import { loadPhrases, t } from "./i18n.js";
+import { presetWords } from "./rules.js";
 
 function tableRow(info) {
   const humans = info.seats.filter((s) => s.player).length;
@@ -43,7 +44,8 @@ function knobValue(input) {
 
 export async function mount(root) {
   await ensureGuest(root);
-  const [{ presets, bots }, knobs] = await Promise.all([api("/api/presets"), api("/api/knobs")]);
+  const [{ presets, bots }, knobs, words] = await Promise.all([
+    api("/api/presets"), api("/api/knobs"), api("/api/rules"), loadPhrases()]);
   const list = h("ul", { class: "lobby-list", "aria-live": "polite" });
   const empty = h("p", { class: "empty" });
   const tables = new Map();
@@ -59,13 +61,19 @@ export async function mount(root) {
   const priv = h("input", { type: "checkbox", id: "private" });
   const knobBox = h("div", { class: "knobs" });
   const error = h("p", { class: "error", role: "alert" });
-  const fillKnobs = () => knobBox.replaceChildren(...knobs.map((k) => knobInput(k, presets[preset.value][k.name])));
+  const about = h("div", { class: "about-rules", id: "about-rules" });
+  const fillKnobs = () => {
+    knobBox.replaceChildren(...knobs.map((k) => knobInput(k, presets[preset.value][k.name])));
+    const described = words.find((w) => w.preset === preset.value);
+    about.replaceChildren(...(described ? presetWords(described) : []));
+  };
   preset.addEventListener("change", fillKnobs);
   fillKnobs();
 
   const form = h("form", { class: "create", id: "create" },
     h("h2", {}, t("lobby.create")),
     h("label", { for: "preset" }, t("lobby.preset"), preset),
+    h("details", { class: "about" }, h("summary", {}, t("lobby.about")), about),
     h("label", { for: "bots" }, t("lobby.bots"), botLevel),
     h("label", { for: "games" }, t("lobby.games"), games),
     h("label", { for: "target" }, t("lobby.target"), target),

@@ -438,6 +438,15 @@ export async function mount(root, tableId) {
     return out;
   };
 
+  // The last 40 lines, numbered by their place in the whole log (written out, not list
+  // markers, which a narrow column clips past 9).
+  const logList = () => {
+    const shown = st.log.slice(-40);
+    const first = st.log.length - shown.length + 1;
+    return h("ol", { id: "log", start: first }, shown.map((l, i) => h("li", {},
+      h("span", { class: "n", "aria-hidden": "true" }, `${first + i}.`), h("span", {}, l))));
+  };
+
   const chatBox = () => {
     const input = h("input", { id: "chat-text", maxlength: 280, "aria-label": t("table.chat") });
     const form = h("form", { class: "chat-form" }, input, h("button", { type: "submit" }, t("table.say")));
@@ -497,7 +506,7 @@ export async function mount(root, tableId) {
       h("aside", { class: "side" },
         ...resultBox(),
         h("section", { class: "log" }, h("h2", {}, t("table.log")),
-          h("ol", { id: "log" }, st.log.slice(-40).map((l) => h("li", {}, l)))),
+          logList()),
         chatBox())));
     tick();
     if (focusKey) {
