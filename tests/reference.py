@@ -494,4 +494,5 @@ def public_state(game: Any) -> tuple[Any, ...]:
         game.unused_hands,
         game.leader,
         tuple(game.cards_left(s) for s in range(game.rules.players)),
+        game.asks,
     )

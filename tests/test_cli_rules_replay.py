@@ -298,6 +298,24 @@ def test_replay_prints_every_move_and_the_result(
     assert "Scores: Anna (S0) -1, Ben (S1) +2, Carla (S2) -2, Dan (S3) +1" in out
 
 
+def test_replay_shows_the_card_counts_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    rules = Rules.preset("standard", hidden_counts=True)
+    game = Game(rules, hands=["3s 9d", "2h 5c", "4d 5d", "Ks"])
+    game.play("3s")
+    game.ask_count(3, 0)
+    game.play("2h")
+    path = tmp_path / "g.txt"
+    path.write_text(format_text(game), encoding="utf-8")
+    assert "1. S0 3♠  S3 asks 0  S1 2♥" in path.read_text(encoding="utf-8")
+    _, out, _ = run(capsys, "replay", str(path))
+    assert "   2. S3 asks S0: 1 card" in out
+    assert "1 cards" not in out
+    assert "   3. S1 plays 2♥" in out
+
+
 def test_replay_ascii_and_no_hands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "g.txt"
     path.write_text(format_text(finished_game()), encoding="utf-8")

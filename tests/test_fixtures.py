@@ -59,8 +59,9 @@ STEP_ACTIONS = {
     "offer_refused",
     "accept",
     "refuse",
+    "ask",
 }
-STEP_KEYS = STEP_ACTIONS | {"by", "error", "as"}
+STEP_KEYS = STEP_ACTIONS | {"by", "error", "as", "answer"}
 STATE_KEYS = {
     "phase",
     "finish_order",
@@ -82,6 +83,7 @@ STATE_KEYS = {
     "scores",
     "debts",
     "opening",
+    "shown",
 }
 
 # Topics every preset must cover: the columns of RULES.md's bomb table and the rule knobs
@@ -326,7 +328,9 @@ def run_step(game: Game, step: dict[str, Any]) -> None:
     - ``turn``: the seat to act; ``legal`` / ``legal_has`` / ``legal_lacks``: the legal moves;
     - ``state``: public facts (see ``STATE_KEYS``);
     - ``offer`` ``{partner, give, take}`` / ``offer_refused`` (the same, must raise with
-      ``error``), ``accept``, ``refuse``: mutual trading.
+      ``error``), ``accept``, ``refuse``: mutual trading;
+    - ``ask`` ``[asker, seat]``: a card count asked (``rules.hidden_counts``), told ``answer``,
+      or refused with ``error`` (changing nothing).
     ``by`` (any action) checks whose turn it is first.
     """
     if "by" in step:
@@ -370,6 +374,16 @@ def run_step(game: Game, step: dict[str, Any]) -> None:
             game.offer_trade(o["partner"], o["give"], o["take"])
         assert step["error"] in str(info.value), str(info.value)
         assert public_state(game) == before
+    elif "ask" in step:
+        asker, seat = step["ask"]
+        if "error" in step:
+            before = (public_state(game), game.asks)
+            with pytest.raises(IllegalMoveError) as info:
+                game.ask_count(asker, seat)
+            assert step["error"] in str(info.value), str(info.value)
+            assert (public_state(game), game.asks) == before
+        else:
+            assert game.ask_count(asker, seat) == step["answer"]
     elif "accept" in step:
         game.accept_trade()
     elif "refuse" in step:
@@ -409,6 +423,8 @@ def check_state(game: Game, expect: dict[str, Any]) -> None:
             got = game.winner
         elif key == "scores":
             got = list(score(game))
+        elif key == "shown":
+            got = {s: list(game.shown_counts(int(s))) for s in want}
         elif key == "opening":
             got = list(game.opening) if game.opening is not None else None
         elif key == "debts":

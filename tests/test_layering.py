@@ -1,5 +1,6 @@
 """The core stays pure: its modules import only the standard library and each other, never
-``tienlen.players`` or ``tienlen.apps`` (checked on the source, without importing it)."""
+``tienlen.players``, ``tienlen.apps`` or ``tienlen.env``; and ``tienlen.players`` never imports
+``tienlen.env`` or ``tienlen.apps`` (checked on the source, without importing it)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,25 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tienlen"
 CORE = sorted(p for p in PACKAGE.glob("*.py"))
-UPPER = ("players", "apps")
+UPPER = ("players", "apps", "env")
+PLAYERS = sorted((PACKAGE / "players").rglob("*.py"))
 
 
-def imports_of(path: Path) -> list[tuple[str, int]]:
-    """(absolute module name, line) of every import in a core module."""
+def imports_of(path: Path, package: str = "tienlen") -> list[tuple[str, int]]:
+    """(absolute module name, line) of every import in a module of ``package``; relative
+    imports are resolved against it (one reaching above ``tienlen`` is marked)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     out: list[tuple[str, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.extend((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative: resolve against the tienlen package
-                base = "tienlen" if node.level == 1 else "<outside tienlen>"
+            if node.level:  # relative: resolve against the module's package
+                parts = package.split(".")
+                if node.level > len(parts):
+                    base = "<outside tienlen>"
+                else:
+                    base = ".".join(parts[: len(parts) - node.level + 1])
                 module = f"{base}.{node.module}" if node.module else base
                 if node.module is None:
                     out.extend((f"{base}.{alias.name}", node.lineno) for alias in node.names)
@@ -38,6 +45,7 @@ def test_the_core_modules_are_found() -> None:
     names = {p.stem for p in CORE}
     assert {"cards", "patterns", "rules", "combos", "movegen", "game", "observation"} <= names
     assert (PACKAGE / "players").is_dir() and (PACKAGE / "apps").is_dir()
+    assert (PACKAGE / "env").is_dir() and len(PLAYERS) > 5
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
@@ -53,6 +61,15 @@ def test_core_imports_only_the_standard_library_and_the_core(path: Path) -> None
         assert top in sys.stdlib_module_names or top == "__future__", f"{where} (not stdlib)"
 
 
+@pytest.mark.parametrize("path", PLAYERS, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_players_never_import_the_layers_above(path: Path) -> None:
+    package = ".".join(path.relative_to(PACKAGE.parent).parent.parts)
+    for module, line in imports_of(path, package=package):
+        parts = module.split(".")
+        if parts[0] == "tienlen" and len(parts) > 1:
+            assert parts[1] not in ("apps", "env"), f"{path.name}:{line} imports {module}"
+
+
 def test_the_checker_sees_forbidden_imports(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import rich\nfrom .players import base\nfrom tienlen.apps import cli\n")
@@ -60,6 +77,15 @@ def test_the_checker_sees_forbidden_imports(tmp_path: Path) -> None:
     assert found == ["rich", "tienlen.players", "tienlen.apps"]
     with pytest.raises(AssertionError):
         test_core_imports_only_the_standard_library_and_the_core(bad)
+    env = tmp_path / "env.py"
+    env.write_text("from ..env import train\n")
+    bots = "tienlen.players.bots"
+    assert [m for m, _ in imports_of(env, package=bots)] == ["tienlen.players.env"]
+    env.write_text("from ...env import train\n")
+    assert [m for m, _ in imports_of(env, package=bots)] == ["tienlen.env"]
+    env.write_text("from .env import train\n")
+    with pytest.raises(AssertionError, match=r"imports tienlen\.env"):
+        test_core_imports_only_the_standard_library_and_the_core(env)
 
 
 def test_the_package_ships_type_information() -> None:

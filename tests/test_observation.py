@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
-from tienlen import Game, Rules, parse_cards
+from tienlen import Game, IllegalMoveError, Rules, parse_cards
 from tienlen.cards import mask_of
 from tienlen.debts import CardDebt
+from tienlen.game import CountAsk
 from tienlen.observation import Observation, game_from_observation, observe
 
 HANDS = ["3s 7d 9h Kc", "4c 8s 10d Ah", "5d 6s Js 2c", "6h 8c Qd 2s"]
@@ -117,3 +119,85 @@ def test_card_debt_gives_are_seen_by_the_two_seats_only() -> None:
     assert game.phase == "play" and game.give_receivers == (1, 0)
     seen = {seat: [a.seat for a in observe(game, seat).history] for seat in range(4)}
     assert seen == {0: [0, 1], 1: [0, 1], 2: [], 3: []}
+
+
+# --- hidden card counts (004: "When requested, a player must reveal the number of cards in
+# his or her hand.") -------------------------------------------------------------------------
+HIDDEN = [
+    Rules.preset("standard", hidden_counts=True),
+    Rules.preset("lu", players=3, hidden_counts=True),  # 17 each, the leader takes the spare
+    Rules.preset("pang", trading="san-jose", hidden_counts=True),  # gives hidden from two seats
+    Rules.preset("pike", players=2, hidden_counts=True),  # hands set aside
+]
+
+
+@pytest.mark.parametrize("rules", HIDDEN, ids=lambda r: r.code())
+def test_hidden_counts_show_only_as_asked_and_tracked_counts_are_exact(rules: Rules) -> None:
+    n = rules.players
+    answers_seen = 0
+    for seed in range(5):
+        rng = random.Random(seed)
+        previous = rng.sample(range(n), n) if rules.trading == "san-jose" else None
+        game = Game(rules, seed=seed, previous_finish=previous)
+        while True:
+            true = tuple(game.cards_left(s) for s in range(n))
+            if game.phase == "play" and rng.random() < 0.4:
+                asker, asked = rng.sample(range(n), 2)
+                assert game.ask_count(asker, asked) == true[asked]
+            for observer in range(n):
+                obs = observe(game, observer)
+                assert obs.asks == tuple(
+                    a._replace(at=a.at - (len(game.history) - len(obs.history))) for a in game.asks
+                )
+                assert obs.tracked_counts() == true
+                for seat, shown in enumerate(obs.card_counts):
+                    if game.is_over or seat == observer or seat in game.finish_order:
+                        assert shown == true[seat]
+                    elif shown is not None:
+                        # Only an answer that still stands: the seat has not played since.
+                        last = [a for a in game.asks if a.seat == seat][-1]
+                        assert shown == last.cards == true[seat]
+                        assert all(
+                            a.seat != seat or a.move.is_pass for a in game.history[last.at :]
+                        )
+                        answers_seen += 1
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+    assert answers_seen > 20  # not vacuous: answers were shown
+
+
+def test_an_answer_is_public_and_stands_until_the_seat_plays() -> None:
+    game = Game(Rules.preset("standard", hidden_counts=True), hands=HANDS)
+    assert observe(game, 1).card_counts == (None, 4, None, None)
+    assert game.ask_count(2, 0) == 4 and game.turn == 0  # out of turn; the turn stays
+    assert [observe(game, s).card_counts[0] for s in range(4)] == [4, 4, 4, 4]
+    assert game.ask_count(3, 0) == 4 and len(game.asks) == 1  # still standing: not again
+    game.play("3s")
+    assert observe(game, 2).card_counts == (None, None, 4, None)
+    assert observe(game, 2).asks == (CountAsk(asker=2, seat=0, cards=4, at=0),)
+    assert game.ask_count(3, 0) == 3 and game.asks[-1] == CountAsk(3, 0, 3, 1)
+    assert observe(game, 1).card_counts == (3, 4, None, None)
+
+
+def test_asking_is_refused_where_there_is_nothing_to_ask() -> None:
+    shown = Game("standard", hands=HANDS)
+    with pytest.raises(IllegalMoveError, match="card counts are shown under these rules"):
+        shown.ask_count(1, 0)
+    assert observe(shown, 1).card_counts == (4, 4, 4, 4) and shown.asks == ()
+    game = Game(Rules.preset("standard", hidden_counts=True), hands=HANDS)
+    for asker, asked in ((0, 0), (0, 4), (0, -1)):
+        with pytest.raises(IllegalMoveError, match=f"seat {asked} cannot be asked") as e:
+            game.ask_count(asker, asked)
+        assert e.value.reason is not None and e.value.reason.code == "bad_ask"
+    with pytest.raises(ValueError, match="asker must be a seat 0-3"):
+        game.ask_count(4, 0)
+    debts = Game(
+        Rules.preset("standard", hidden_counts=True, chop_debts="stacking", debt_card="any-two"),
+        hands=["3s 2s 2h 9d", "4c 5c 6c 7c", "3d 4d 5d 6d", "3h 4h 5h 6h"],
+        debts=[CardDebt(0, 1, 1, "chopped last")],
+    )
+    assert debts.phase == "exchange"
+    with pytest.raises(IllegalMoveError, match="once play has started"):
+        debts.ask_count(2, 0)
+    assert game.asks == debts.asks == ()

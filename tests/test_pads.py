@@ -20,7 +20,8 @@ from serverkit import (
 )
 from tienlen import Game, Rules, score
 from tienlen.apps.server.limits import Rate
-from tienlen.scoring import Outcome, ScoredChop, outcome_fields, score_outcome
+from tienlen.cards import format_cards
+from tienlen.scoring import Outcome, ScoredChop, outcome_fields, outcome_of, score_outcome
 
 ANNA, BEN, CARLA, DAN = range(4)
 NAMES = ["Anna", "Ben", "Carla", "Dan"]
@@ -188,6 +189,40 @@ def test_pads_are_rate_limited(live: LiveServer) -> None:
     codes = [a.http.post(url, json={"order": [0, 1]}).status_code for _ in range(31)]
     assert codes == [201] * 30 + [429]
     assert len(a.http.get(f"/api/pads/{pads[0]['id']}").json()["games"]) == 30
+
+
+def test_guarantees_are_scored_as_a_match_scores_them(live: LiveServer) -> None:
+    from tienlen import Match
+
+    a = Client(live.base, "A")
+    pad = new_pad(a, names=NAMES, rules="proplay.guarantees")
+    assert pad["fields"] == ["cards_left", "hands", "chops", "guarantees"]
+    rules = Rules.from_code(pad["rules"])
+    match = Match(rules, games=1, seed=3)
+    match.guarantee(0)
+    match.guarantee(2, blind=True)
+    game = match.game
+    while not game.is_over:
+        game.play(game.legal_moves()[0])
+    [result] = match.results
+    snap = outcome_of(game)
+    entry = {
+        "order": list(game.finish_order),
+        "cards_left": list(snap.cards_left),
+        "hands": [format_cards(h) for h in game.hands],
+        "guarantees": [{"seat": 0}, {"seat": 2, "blind": True}],
+    }
+    if snap.chops:
+        entry["chops"] = [
+            {"by": c.seat, "of": c.victim, "cut": c.cut, "red_twos": c.red_twos}
+            | {"black_twos": c.black_twos, "on": c.on}
+            for c in snap.chops
+        ]
+    got = add(a, pad["id"], **entry)["games"][0]["deltas"]
+    assert got == list(result.deltas)
+    plain = new_pad(a, names=NAMES, preset="proplay")
+    r = a.http.post(f"/api/pads/{plain['id']}/games", json=entry)
+    assert r.status_code == 400 and "do not count guarantees" in r.json()["message"]
 
 
 def test_outcome_fields_follow_the_knobs() -> None:

@@ -216,3 +216,33 @@ def test_play_option_errors_are_clear(capsys: object) -> None:
     assert "--bots lists 2 bots but 4 players need 3" in err
     assert "rules.players: must be from 2 to 8, not 9" in err
     assert "unknown bot 'nobody'" in err
+
+
+def test_hidden_card_counts_show_as_a_question_mark_until_asked() -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    settings = make_settings(rules=Rules.preset("standard", hidden_counts=True), seed=5)
+    lines, _ = scripted_lines(settings)
+    first = MatchController(settings)
+    while first.bot_to_act:
+        first.step_bot()
+    count = first.game.cards_left(2)
+    name = first.names[2]
+    status, out = run_plain(settings, ["ask 2", "ask 9", "ask", *lines])
+    assert status == 0
+    tables = out.split("== ")
+    assert f"{name} (greedy): ? cards (ask 2)" in tables[1]
+    assert f"You asked: {name} holds {count} cards" in out
+    # The answer shows at the table until that seat plays again.
+    assert f"{name} (greedy): {count} cards" in tables[2]
+    assert out.count("Not allowed: write ask and a seat: 1 (") == 2
+    # Under rules that show every count there is nothing to ask.
+    _, shown = run_plain(
+        make_settings(seed=5), ["ask 2", *scripted_lines(make_settings(seed=5))[0]]
+    )
+    assert "Not allowed: card counts are shown under these rules" in shown
+    assert "? cards" not in shown
+    # The ask, by seat number or name, is part of the game's record and replays.
+    assert first.ask_text("ask minh") and first.game.asks[-1][:3] == (0, 2, count)
+    record = first.records()[-1]
+    assert record.actions[-1].words() == "S0 asks 2"
+    assert record.game().asks == first.game.asks

@@ -6,11 +6,12 @@ seed and the players' habits).
 - every legal move plays; every illegal one raises :class:`IllegalMoveError` and leaves the
   game exactly as it was;
 - an observation never depends on another seat's hidden cards;
-- a record (JSON or text) replays to the same game.
+- a record (JSON or text) replays to the same game, card counts asked included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ RULE_CHOICES: tuple[Rules, ...] = (
     Rules.preset("wikipedia", players=6, decks=2, tie_rule="later-wins"),
     Rules.preset("vietcong", trading="mutual"),
     Rules.preset("pang", trading="san-jose"),
+    Rules.preset("standard", hidden_counts=True),
+    Rules.preset("lu", players=3, hidden_counts=True),
 )
 MAX_ACTIONS = 3_000
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -243,3 +246,32 @@ def test_records_replay_to_the_same_game(deal: Deal, data: st.DataObject) -> Non
             got, want = got[:17] + got[18:], want[:17] + want[18:]
         assert got == want
         assert replayed.legal_moves() == game.legal_moves()
+
+
+@SETTINGS
+@given(deal=deals, data=st.data())
+def test_asked_counts_replay_and_show_only_as_asked(deal: Deal, data: st.DataObject) -> None:
+    from tienlen.record import format_text, load, parse_text, to_json
+
+    rules = dataclasses.replace(deal.rules, hidden_counts=True)
+    game = Deal(rules, deal.seed, deal.pass_chance).new_game()
+    rng = random.Random(deal.seed)
+    ask_chance = data.draw(st.sampled_from((0.1, 0.5)), label="ask chance")
+    n = rules.players
+    for _ in play_out(game, rng, deal.pass_chance):
+        while game.phase == "play" and rng.random() < ask_chance:
+            asker, asked = rng.sample(range(n), 2)
+            assert game.ask_count(asker, asked) == game.cards_left(asked)
+        true = tuple(game.cards_left(s) for s in range(n))
+        for seat in range(n):
+            obs = observe(game, seat)
+            shown = obs.card_counts
+            assert shown[seat] == true[seat]
+            answered = {a.seat for a in game.asks if a.cards == true[a.seat]}
+            for s in range(n):
+                if s != seat and s not in game.finish_order:
+                    assert shown[s] == (true[s] if s in answered else None)
+    for replayed in (load(to_json(game, seed=deal.seed)), parse_text(format_text(game))):
+        assert replayed.asks == game.asks
+        for seat in range(n):
+            assert observe(replayed, seat) == observe(game, seat)

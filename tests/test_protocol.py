@@ -99,6 +99,39 @@ def test_the_opening_bombs_phase_is_sent_and_read_back() -> None:
         observation_from_json(bad)
 
 
+def test_hidden_counts_are_sent_as_null_with_the_asks() -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    game = Game(Rules.preset("standard", hidden_counts=True), seed=5)
+    game.play(game.legal_moves()[0])
+    first = game.history[0].seat
+    asker = (first + 2) % 4
+    game.ask_count(asker, first)
+    obs = observe(game, game.turn)
+    sent = json.loads(json.dumps(observation_to_json(obs)))
+    counts = [None] * 4
+    counts[game.turn] = 13
+    counts[first] = 12
+    assert sent["card_counts"] == counts
+    assert sent["asks"] == [{"asker": asker, "seat": first, "cards": 12, "at": 1}]
+    assert observation_from_json(sent) == obs
+    assert observation_from_json(sent).tracked_counts() == tuple(
+        game.cards_left(s) for s in range(4)
+    )
+    bad = dict(sent, asks=[{"asker": asker, "seat": first, "cards": 12, "at": 9}])
+    with pytest.raises(ProtocolError, match=r"observation\.asks\[0\]\.at"):
+        observation_from_json(bad)
+    # null only for another seat's count, and only under hidden_counts.
+    own = dict(sent, card_counts=[None] * 4)
+    with pytest.raises(ProtocolError, match=rf"observation\.card_counts\[{game.turn}\]"):
+        observation_from_json(own)
+    shown = dict(sent, rules=Rules.preset("standard").to_dict())
+    with pytest.raises(ProtocolError, match=r"card_counts\[\d\]: must be an integer"):
+        observation_from_json(shown)
+    # A bot plays on from the hidden counts (it keeps count from the public plays).
+    bot = make_bot("heuristic", seed=1)
+    assert bot.choose(obs, game.legal_moves(), Budget()) in game.legal_moves()
+
+
 def test_a_full_game_through_the_example_bot_program() -> None:
     with example() as bot:
         assert bot.name == "example-lowest"

@@ -134,6 +134,7 @@ OTHER_VALUES: dict[str, Any] = {
     "score_extras": ("twos-left", "three-spades-last"),
     "guarantees": True,
     "opening_bombs": ("pair_run3",),
+    "hidden_counts": True,
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",

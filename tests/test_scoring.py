@@ -335,6 +335,7 @@ def test_chop_bonuses_from_an_outcome() -> None:
         (Outcome(order=(0, 1, 2, 3), chops=(ScoredChop(1, 1, cut=True),)), "chop 1"),
         (Outcome(order=(0, 1, 2, 3), chops=(ScoredChop(1, 2, cut=True, on=0),)), "earlier"),
         (Outcome(order=(0, 1, 2, 3), instant_win=True, cong=frozenset({2})), "instant win"),
+        (Outcome(order=(0, 1, 2, 3), guarantees=((1, False),)), "no guarantees"),
     ],
 )
 def test_an_outcome_that_does_not_fit_the_rules_is_refused(outcome: Outcome, words: str) -> None:

@@ -293,3 +293,53 @@ def test_a_dead_bot_worker_is_replaced(make: Make) -> None:
     play_out({0: s})  # the bots' seats play on
     assert s.table is not None and s.table["status"] == "finished"
     assert live.server.pool is not broken and live.server.pool_restarts == 1
+
+
+def test_hidden_counts_are_null_until_asked_and_the_answer_is_public(make: Make) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    live = make()
+    clients, sockets, table = seated_table(
+        live, ["An", "Binh"], bots="greedy", rules="standard.hidden-counts"
+    )
+    watcher = clients[0].__class__(live.base, "Watcher").socket(table)
+    watcher.until(lambda m: m["type"] == "state")
+    start(sockets)
+    watcher.until_view()
+    views = [s.view for s in sockets]
+    assert views[0] is not None and views[1] is not None
+    assert [c is None for c in views[0]["card_counts"]] == [False, True, True, True]
+    assert [c is None for c in views[1]["card_counts"]] == [True, False, True, True]
+    assert watcher.view is not None and watcher.view["card_counts"] == [None] * 4
+    # Seat 1 asks seat 2 (a bot), out of turn: every socket hears the answer.
+    asker = sockets[1]
+    asker.act("ask", partner=2)
+    frames = [
+        s.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "ask")
+        for s in (*sockets, watcher)
+    ]
+    for frame in frames:
+        event = frame["event"]
+        assert (event["seat"], event["partner"]) == (1, 2)
+        assert frame["view"]["card_counts"][2] == event["count"] == frames[0]["event"]["count"]
+        assert 1 <= event["count"] <= 13
+    assert frames[0]["view"]["card_counts"][1] is None  # only what was asked
+    # Asking oneself is the engine's refusal, with its reason code.
+    asker.act("ask", partner=1)
+    error = asker.error()
+    assert error["code"] == "illegal" and error["reason"]["code"] == "bad_ask"
+    # The finished game's record keeps the ask, and its steps name it.
+    play_out(dict(enumerate(sockets)))
+    over = next(
+        m["event"] for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over"
+    )
+    steps = clients[0].http.get(f"/api/games/{over['record']}/steps").json()["steps"]
+    ask = next(s for s in steps if s["kind"] == "ask")
+    assert (ask["seat"], ask["partner"], ask["words"]) == (1, 2, "S1 asks 2")
+    assert len(ask["hands"][2]) == frames[0]["event"]["count"]
+    # A table with counts shown has nothing to ask.
+    _, shown, _ = seated_table(live, ["Chi"], bots="greedy")
+    start(shown)
+    assert shown[0].view is not None and None not in shown[0].view["card_counts"]
+    shown[0].act("ask", partner=1)
+    error = shown[0].error()
+    assert error.get("reason", {}).get("code") == "counts_shown", error

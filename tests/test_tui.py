@@ -675,3 +675,26 @@ def test_the_san_jose_exchange_is_made_by_selecting_cards() -> None:
             assert "You gave 2 cards back" in app.screen.query_one(LogView).lines
 
     run(scenario)
+
+
+def test_hidden_counts_show_as_a_question_mark_and_ask_n_asks() -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    ctl = MatchController(settings(rules=Rules.preset("standard", hidden_counts=True), seed=5))
+    app = TienLenApp(controller=ctl)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            seats = app.screen.query_one(SeatsView).seats
+            assert [s.cards for s in seats] == [ctl.game.cards_left(0), None, None, None]
+            assert "?" in screen_text(app)
+            await pilot.press(*keys_for_notation("ask 2"), "enter")
+            await pilot.pause()
+            count = ctl.game.cards_left(2)
+            assert static_text(app, "#note") == f"Minh holds {count} cards"
+            seats = app.screen.query_one(SeatsView).seats
+            assert seats[2].cards == count and seats[1].cards is None
+            assert ctl.human_to_act  # asking is not a move
+            assert f"You asked: Minh holds {count} cards" in app.screen.query_one(LogView).lines
+
+    run(scenario)

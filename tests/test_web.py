@@ -355,6 +355,39 @@ def test_no_layout_overlap_from_phone_to_desktop(players: Any) -> None:
     assert cards.first.get_attribute("aria-pressed") == "true"
 
 
+def test_hidden_card_counts_show_a_question_mark_and_can_be_asked(players: Any) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    an = players("An")
+    an.enter("/")
+    knob = an.page.locator("#knob-hidden_counts")
+    an.page.locator("details", has=knob).locator("summary").click()
+    knob.check()
+    an.page.get_by_role("button", name="Create").click()
+    an.page.wait_for_url(re.compile(r"/t/"))
+    an.page.wait_for_selector(".seat.mine")
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    seat = an.page.locator('.seat[data-seat="2"]')
+    sync_api.expect(seat.locator(".count")).to_have_text("? cards")
+    seat.locator("button.ask").click()
+    answer = an.page.locator('.seat[data-seat="2"] .count')
+    sync_api.expect(answer).to_have_text(re.compile(r"^\d+ cards$"))
+    asked = next(f["event"] for f in an.frames if f.get("event", {}).get("kind") == "ask")
+    assert answer.inner_text() == f"{asked['count']} cards" and asked["partner"] == 2
+    sync_api.expect(an.page.locator('.seat[data-seat="1"] .count')).to_have_text("? cards")
+    assert an.page.locator("#turn").get_attribute("data-mine") == "1"  # still An's turn
+    # The game's replay page words the ask with its answer.
+    play_to_the_end(an.page)
+    over = next(f["event"] for f in an.frames if f.get("event", {}).get("kind") == "game_over")
+    an.page.goto(f"{an.base}/games/{over['record']}")
+    an.page.wait_for_selector("#next")
+    names = an.page.locator(".replay-seat .who").all_inner_texts()
+    minh = names[2].rsplit(" (", 1)[0]
+    while "asks" not in an.page.locator("#last-move").inner_text():
+        an.page.click("#next")
+    assert an.page.locator("#last-move").inner_text() == f"An asks {minh}: {asked['count']} cards"
+
+
 def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: LiveServer) -> None:
     """A pad filled in on a phone for three games played with real cards: the standings
     shown are the engine's scoring of what was entered."""
@@ -434,3 +467,103 @@ def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:
     about = an.page.locator("#about-rules")
     sync_api.expect(about).to_contain_text("Thối 2: người còn giữ heo cuối ván")
     sync_api.expect(about).to_contain_text("thang bom")
+
+
+def hand_cards(page: Page) -> list[str]:
+    cards: list[str] = page.locator(".hand button.card").evaluate_all(
+        "bs => bs.map(b => b.dataset.card)"
+    )
+    return cards
+
+
+def test_keyboard_only_play_drag_chat_and_a_dom_without_hidden_cards(players: Any) -> None:
+    """A whole game played from the keyboard alone; cards dragged into another order; a chat
+    line; and mid-game the page's DOM holds no card but this seat's and the played ones."""
+    an = players("An")
+    create_table(an)
+    page = an.page
+    page.focus("#start")
+    page.keyboard.press("Enter")
+    assert wait_turn_or_end(page) == "turn"
+    # Drag the last card to the front.
+    before = hand_cards(page)
+    page.drag_and_drop(".hand button.card >> nth=-1", ".hand button.card >> nth=0")
+    after = hand_cards(page)
+    assert after[0] == before[-1] and sorted(after) == sorted(before)
+    # Arrow keys move between cards, Space selects, Escape clears.
+    page.focus(".hand button.card >> nth=0")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press(" ")
+    second = page.locator(".hand button.card").nth(1)
+    sync_api.expect(second).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Escape")
+    sync_api.expect(page.locator(".hand button.card.selected")).to_have_count(0)
+    # Nothing in the DOM names an opponent's card: their hands are backs, and every card
+    # the page names is in this hand or on the table.
+    dom = page.evaluate(
+        "() => [...document.querySelectorAll('*')].flatMap(e =>"
+        " [...e.attributes].map(a => a.value))"
+    )
+    named = {v for v in dom if CARD.match(v)}
+    played = {c for f in an.frames for c in (f.get("event") or {}).get("cards") or []}
+    assert named and named <= set(hand_cards(page)) | played, named - set(hand_cards(page))
+    suits = str.maketrans("♠♣♦♥", "scdh")
+    text = page.locator("body").inner_text()
+    written = {m.translate(suits) for m in re.findall(r"(?:10|[2-9JQKA])[♠♣♦♥]", text)}
+    assert written <= set(hand_cards(page)) | played, written - set(hand_cards(page)) - played
+    backs = page.locator(".opponents .card")
+    assert backs.count() == 3
+    for i in range(3):
+        assert backs.nth(i).get_attribute("data-card") is None
+        assert not re.search(r"(?:10|[2-9JQKA])[♠♣♦♥]", backs.nth(i).inner_html())
+    # Chat.
+    page.fill("#chat-text", "chúc may mắn")
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator(".chat-lines")).to_contain_text("chúc may mắn")
+    page.focus(".hand button.card >> nth=0")
+    # The rest of the game: H asks for a hint (it selects), P plays it, X passes.
+    while wait_turn_or_end(page) == "turn":
+        version = int(page.locator(".table-page").get_attribute("data-version") or 0)
+        page.locator("#note").evaluate("n => n.textContent = ''")
+        page.keyboard.press("h")
+        page.wait_for_function("() => document.querySelector('#note')?.textContent")
+        page.keyboard.press("p" if page.locator(".hand .card.selected").count() else "x")
+        page.wait_for_function(
+            "v => Number(document.querySelector('.table-page')?.dataset.version) > v"
+            " || document.querySelector('#error')?.textContent",
+            arg=version,
+        )
+    sync_api.expect(page.locator("#result tbody tr")).to_have_count(4)
+
+
+def test_mutual_trading_has_its_own_controls(players: Any) -> None:
+    an = players("An")
+    an.enter("/")
+    page = an.page
+    page.locator("details:not(.about) summary").click()
+    page.select_option("#knob-trading", "mutual")
+    page.fill("#games", "1")
+    page.get_by_role("button", name="Create").click()
+    page.wait_for_selector(".seat.mine")
+    page.click("#start")
+    offer = page.get_by_role("button", name="Offer")
+    refuse = page.get_by_role("button", name="Refuse")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some(b =>"
+        " ['Offer', 'Refuse'].includes(b.textContent))"
+    )
+    if refuse.count():  # a bot offered first: these are the answer's controls
+        sync_api.expect(page.get_by_role("button", name="Accept")).to_be_visible()
+        refuse.click()
+        sync_api.expect(offer).to_be_visible()
+    mine = hand_cards(page)
+    page.locator(".hand button.card").first.click()
+    page.select_option("#partner", "1")
+    wanted = next(c for c in ("2h", "2d", "Ah", "Ad", "Kh") if c not in mine)
+    page.fill("#take", wanted)
+    offer.click()
+    log = page.locator("#log")
+    sync_api.expect(log).to_contain_text("An offers a trade to Bot 2 (greedy)")
+    sync_api.expect(log).to_contain_text(
+        re.compile(r"Bot 2 \(greedy\) (accepts|refuses) the trade")
+    )

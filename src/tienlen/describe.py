@@ -278,6 +278,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "en": "The first dealer is chosen at random; after that the loser deals.",
         "vi": "Người chia ván đầu được chọn ngẫu nhiên; sau đó người thua chia bài.",
     },
+    "deal.hidden_counts": {
+        "en": "Card counts are hidden: during play a player may ask another how many cards they "
+        "hold, and the answer is told to the whole table.",
+        "vi": "Số lá trên tay được giấu: trong lúc đánh, một người chơi có thể hỏi người khác còn "
+        "bao nhiêu lá, và câu trả lời được nói cho cả bàn.",
+    },
     # --- who starts ----------------------------------------------------------------------
     "start.lowest-single": {
         "en": "The first game starts with the lowest card dealt (the 3♠ when it is dealt), "
@@ -922,6 +928,8 @@ def _deal(r: Rules) -> list[Phrase]:
         elif r.starter_takes_spare:
             out.append(Phrase("deal.spare_if_one"))
     out.append(Phrase("deal.dealer"))
+    if r.hidden_counts:
+        out.append(Phrase("deal.hidden_counts"))
     return out
 
 

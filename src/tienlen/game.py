@@ -42,7 +42,7 @@ from .movegen import MoveTable, table_for
 from .reasons import Reason, kind_param, reason
 from .rules import MAX_COMBINATIONS, Rules
 
-__all__ = ["Action", "Chop", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
+__all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
 
 class IllegalMoveError(ValueError):
@@ -69,6 +69,16 @@ class Chop(NamedTuple):
     victim: int
     bomb: Move
     target: Move
+
+
+class CountAsk(NamedTuple):
+    """``asker`` asked ``seat`` how many cards it holds and was told ``cards``, after the
+    first ``at`` actions of the history (``rules.hidden_counts``; see :meth:`Game.ask_count`)."""
+
+    asker: int
+    seat: int
+    cards: int
+    at: int
 
 
 class GameSetup(NamedTuple):
@@ -107,6 +117,7 @@ class Game:
     """
 
     __slots__ = (
+        "_asks",
         "_chops",
         "_dealt",
         "_exchange",
@@ -212,6 +223,7 @@ class Game:
         self._receivers: tuple[int, ...] = ()
         self._settle: Settlement | None = None
         self._opening: tuple[int, ...] | None = None
+        self._asks: tuple[CountAsk, ...] = ()
         self._phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
@@ -467,6 +479,55 @@ class Game:
         """Before the game's first play under ``rules.opening_bombs``: the seats still to be
         asked whether they open out of turn (empty: the leader's turn); ``None`` after it."""
         return self._opening
+
+    @property
+    def asks(self) -> tuple[CountAsk, ...]:
+        """Every card count asked for and answered, in order (``rules.hidden_counts``)."""
+        return self._asks
+
+    def shown_counts(self, seat: int | None) -> tuple[int | None, ...]:
+        """The card counts ``seat`` sees (``None``: a spectator): every count, unless
+        ``rules.hidden_counts``; then its own, those of the seats that are out (none) and
+        those still as the last answer to an ask gave them, ``None`` for the others; every
+        count once the game is over (the hands are laid down for the score)."""
+        if not self._rules.hidden_counts or self._phase == "over":
+            return tuple([m.bit_count() for m in self._hands])
+        counts = [m.bit_count() for m in self._hands]
+        shown: list[int | None] = [None] * len(counts)
+        if seat is not None:
+            shown[seat] = counts[seat]
+        for s in self._finish:
+            shown[s] = 0
+        for ask in self._asks:
+            # In play a hand only shrinks, by its own plays: an unchanged count is a hand
+            # that has not played since it was asked.
+            if counts[ask.seat] == ask.cards:
+                shown[ask.seat] = ask.cards
+        return tuple(shown)
+
+    def ask_count(self, asker: int, seat: int) -> int:
+        """Under ``rules.hidden_counts``, ``asker`` asks ``seat`` how many cards it holds, out
+        of turn, and every seat hears the answer (004: "When requested, a player must reveal
+        the number of cards in his or her hand"). The answer is the count now; observations
+        show it until ``seat`` plays again (see :meth:`shown_counts`). Asking again while the
+        answer still stands repeats it without a new entry in :attr:`asks`. Raises
+        :class:`IllegalMoveError` when the rules show counts anyway, outside the play phase,
+        or for a seat that cannot be asked."""
+        n = self._rules.players
+        if not 0 <= asker < n:
+            raise ValueError(f"asker must be a seat 0-{n - 1}, not {asker!r}")
+        if not self._rules.hidden_counts:
+            raise IllegalMoveError(reason("counts_shown"))
+        if self._phase == "over":
+            raise IllegalMoveError(reason("game_over"))
+        if self._phase != "play":
+            raise IllegalMoveError(reason("ask_in_play"))
+        if type(seat) is not int or not 0 <= seat < n or seat == asker:
+            raise IllegalMoveError(reason("bad_ask", seat=repr(seat)))
+        count = self._hands[seat].bit_count()
+        if not any(a.seat == seat and a.cards == count for a in self._asks):
+            self._asks = (*self._asks, CountAsk(asker, seat, count, len(self._history)))
+        return count
 
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
@@ -950,6 +1011,7 @@ class Game:
         g._receivers = ()
         g._settle = None
         g._opening = tuple(opening) if opening is not None else None
+        g._asks = ()
         g._phase = "over" if len(g._finish) == n else "play"
         return g
 

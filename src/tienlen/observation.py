@@ -5,6 +5,11 @@ Bots, the server and the RL environment see a game only through :func:`observe`.
 passes, the public history). Nothing in it depends on another seat's hidden cards beyond
 what the table has seen; a test checks that two games differing only in the other hands
 give equal observations.
+
+Under ``rules.hidden_counts`` the other seats' counts are ``None`` in
+:attr:`Observation.card_counts` unless asked (:meth:`tienlen.Game.ask_count`). The plays stay
+public, so a player who keeps count still knows them: :meth:`Observation.tracked_counts` is
+that reckoning, the one way bots read counts.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, cards_of_mask
-from .game import Action, Game, TradeOffer
+from .game import Action, CountAsk, Game, TradeOffer
 from .rules import Rules
 
 __all__ = ["Observation", "observe"]
@@ -33,8 +38,10 @@ class Observation:
     """The seat to act."""
     hand_mask: int
     """This seat's cards as a bitmask (see :mod:`tienlen.cards`)."""
-    card_counts: tuple[int, ...]
-    """Cards held by every seat."""
+    card_counts: tuple[int | None, ...]
+    """Cards held by every seat; under ``rules.hidden_counts`` ``None`` for a count this seat
+    was not shown (see :meth:`tienlen.Game.shown_counts`). Bots read
+    :meth:`tracked_counts` instead."""
     pile: tuple[Action, ...]
     """Plays of the current pile, oldest first; empty when the seat to act leads."""
     passed: frozenset[int]
@@ -59,6 +66,38 @@ class Observation:
     opening: tuple[int, ...] | None = None
     """Before the game's first play under ``rules.opening_bombs``, the seats still to be
     asked whether they open out of turn (see :attr:`tienlen.Game.opening`)."""
+    asks: tuple[CountAsk, ...] = ()
+    """Card counts asked for so far and their answers (public; ``at`` counts the actions of
+    :attr:`history` before each)."""
+
+    def tracked_counts(self) -> tuple[int, ...]:
+        """Every seat's card count as a player who keeps count works it out: the counts
+        shown; for a hidden one, the last answer about that seat (else the number the rules
+        deal it) less the cards it has played since. Exact when the hands were dealt by the
+        rules; for hands set up otherwise a hidden count is a guess (at least 1 while the
+        seat is in). Without ``rules.hidden_counts`` it is :attr:`card_counts` as it is."""
+        counts = self.card_counts
+        if None not in counts:
+            return counts  # type: ignore[return-value]  # no None in it
+        rules = self.rules
+        per_hand = rules.cards_per_hand
+        start = [(per_hand, 0)] * len(counts)
+        # A lone spare card goes to the first leader (rules.starter_takes_spare).
+        if rules.starter_takes_spare and 52 * rules.decks - rules.players * per_hand == 1:
+            start[self.leader] = (per_hand + 1, 0)
+        for ask in self.asks:
+            start[ask.seat] = (ask.cards, ask.at)
+        out = []
+        for seat, shown in enumerate(counts):
+            if shown is not None:
+                out.append(shown)
+                continue
+            held, since = start[seat]
+            for action in self.history[since:]:
+                if action.seat == seat and action.move.kind != "give":
+                    held -= action.move.mask.bit_count()
+            out.append(max(held, 1))
+        return tuple(out)
 
     @property
     def hand(self) -> tuple[Card, ...]:
@@ -94,13 +133,19 @@ def observe(game: Game, seat: int) -> Observation:
     n = game.rules.players
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0-{n - 1}, not {seat!r}")
-    history = game.history
+    history = full = game.history
     if any(a.move.kind == "give" for a in history):
         # A give is seen by the giver and its receiver only.
         receivers = iter(game.give_receivers)
         history = tuple(
             a for a in history if a.move.kind != "give" or seat in (a.seat, next(receivers))
         )
+    asks = game.asks
+    if asks and len(history) != len(full):
+        # ``at`` counts the observer's history: the gives hidden from it all come before
+        # play, and so before every ask.
+        hidden = len(full) - len(history)
+        asks = tuple(a._replace(at=a.at - hidden) for a in asks)
     trades = tuple(
         t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0) for t in game.trades
     )
@@ -110,7 +155,7 @@ def observe(game: Game, seat: int) -> Observation:
         phase=game.phase,
         turn=game.turn,
         hand_mask=game.hand_masks[seat],
-        card_counts=tuple(m.bit_count() for m in game.hand_masks),
+        card_counts=game.shown_counts(seat),
         pile=game.pile,
         passed=game.passed,
         locked_out=game.locked_out,
@@ -122,6 +167,7 @@ def observe(game: Game, seat: int) -> Observation:
         trades=trades,
         leader=game.leader,
         opening=game.opening,
+        asks=asks,
     )
 
 

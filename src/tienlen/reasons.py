@@ -192,6 +192,18 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "a trade offer awaits your answer: accept or refuse",
         "vi": "một đề nghị đổi bài đang chờ bạn: đồng ý hoặc từ chối",
     },
+    "counts_shown": {
+        "en": "card counts are shown under these rules: there is nothing to ask",
+        "vi": "luật này cho xem số lá của mọi người: không cần hỏi",
+    },
+    "ask_in_play": {
+        "en": "card counts can be asked once play has started",
+        "vi": "chỉ được hỏi số lá khi đã bắt đầu đánh",
+    },
+    "bad_ask": {
+        "en": "seat {seat} cannot be asked for its card count",
+        "vi": "không thể hỏi số lá của ghế {seat}",
+    },
     "wrong_phase": {
         "en": "you cannot {action} cards during the {phase} phase",
         "vi": "không thể {action} trong giai đoạn {phase}",

@@ -76,7 +76,7 @@ FORMAT = "tienlen-game"
 #: The record version this module writes (and the newest it reads).
 VERSION = 1
 
-ActionKind = Literal["play", "pass", "give", "offer", "accept", "refuse"]
+ActionKind = Literal["play", "pass", "give", "offer", "accept", "refuse", "ask"]
 
 
 class RecordError(ValueError):
@@ -89,7 +89,9 @@ class RecordedAction(NamedTuple):
 
     ``kind`` is ``play`` (``cards``), ``pass``, ``give`` (San Jose exchange: ``cards``),
     ``offer`` (mutual trading: ``cards`` to ``partner`` for ``take``), ``accept`` or
-    ``refuse`` (the partner's answer). A ``pass`` in the trading phase declines to offer.
+    ``refuse`` (the partner's answer), ``ask`` (``rules.hidden_counts``: the seat asks seat
+    ``partner`` for its card count, out of turn; the answer is the replay's). A ``pass`` in
+    the trading phase declines to offer.
     """
 
     seat: int
@@ -112,6 +114,8 @@ class RecordedAction(NamedTuple):
                 return f"S{self.seat} accepts"
             case "refuse":
                 return f"S{self.seat} refuses"
+            case "ask":
+                return f"S{self.seat} asks {self.partner}"
             case _:
                 return f"S{self.seat} pass"
 
@@ -597,7 +601,8 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
     game = rec.new_game()
     for number, action in enumerate(rec.actions, 1):
         phase = game.phase
-        leads = phase == "play" and game.top is None
+        # An ask is out of turn: it joins the line of the pile it was made in.
+        leads = phase == "play" and game.top is None and action.kind != "ask"
         try:
             apply_action(game, action)
         except ValueError as e:
@@ -629,7 +634,13 @@ def _actions_of(game: Game) -> list[RecordedAction]:
     rules = game.rules
     if rules.trading == "mutual":
         out.extend(_trade_actions(game))
-    for action in game.history:
+    asks = list(game.asks)
+    for at, action in enumerate((*game.history, None)):
+        while asks and asks[0].at == at:
+            ask = asks.pop(0)
+            out.append(RecordedAction(ask.asker, "ask", partner=ask.seat))
+        if action is None:
+            break
         m = action.move
         if m.kind == "give":
             out.append(RecordedAction(action.seat, "give", format_cards(m.cards, ascii=True)))
@@ -673,6 +684,9 @@ def apply_action(game: Game, a: RecordedAction) -> None:
     phase and the turn must fit it; the engine raises a ``ValueError`` in words and changes
     nothing when it is illegal."""
     phase = game.phase
+    if a.kind == "ask":  # out of turn
+        game.ask_count(a.seat, a.partner)
+        return
     if phase == "over":
         raise ValueError("the game is already over")
     if a.seat != game.turn:
@@ -712,12 +726,14 @@ def _action_to_json(a: RecordedAction) -> dict[str, Any]:
             return {"seat": a.seat, "give": a.cards}
         case "offer":
             return {"seat": a.seat, "offer": {"to": a.partner, "give": a.cards, "take": a.take}}
+        case "ask":
+            return {"seat": a.seat, "ask": a.partner}
         case _:
             return {"seat": a.seat, "answer": a.kind}
 
 
 def _action_from_json(data: Any, path: str, players: int) -> RecordedAction:
-    kinds = ("play", "give", "offer", "answer")
+    kinds = ("play", "give", "offer", "answer", "ask")
     obj = expect_object(data, path, error=RecordError, required=("seat",), optional=kinds)
     seat = _seat_from(obj["seat"], f"{path}.seat", players)
     given = [k for k in kinds if k in obj]
@@ -725,7 +741,8 @@ def _action_from_json(data: Any, path: str, players: int) -> RecordedAction:
         fail(
             RecordError,
             path,
-            f"needs one of 'play', 'give', 'offer' or 'answer', not {quote_value(dict(obj))}",
+            f"needs one of 'play', 'give', 'offer', 'answer' or 'ask', not "
+            f"{quote_value(dict(obj))}",
         )
     kind = given[0]
     value, where = obj[kind], f"{path}.{kind}"
@@ -747,6 +764,8 @@ def _action_from_json(data: Any, path: str, players: int) -> RecordedAction:
             return RecordedAction(
                 seat, "offer", give, _seat_from(o["to"], f"{where}.to", players), take
             )
+        case "ask":
+            return RecordedAction(seat, "ask", partner=_seat_from(value, where, players))
         case _:
             if value == "accept":
                 return RecordedAction(seat, "accept")
@@ -881,6 +900,8 @@ def _parse_body(lines: list[str]) -> tuple[list[RecordedAction], tuple[int, ...]
             actions.append(RecordedAction(seat, "pass"))
         elif head in ("accepts", "refuses") and len(words) == 1:
             actions.append(RecordedAction(seat, "accept" if head == "accepts" else "refuse"))
+        elif head == "asks" and len(words) == 2:
+            actions.append(RecordedAction(seat, "ask", partner=_int(words[1].lstrip("Ss"), where)))
         elif head == "gives":
             actions.append(RecordedAction(seat, "give", _ascii(" ".join(words[1:]), where)))
         elif head == "offers":

@@ -172,6 +172,12 @@ class Rules:
     of the game without being the lead": ``pair_run3``). Before the first lead the seats
     after the leader are asked in turn; empty: none."""
 
+    # --- what the table sees --------------------------------------------------------------
+    hidden_counts: bool = False
+    """Other players' card counts are not shown; a player asks for one and the answer is
+    public (004: "When requested, a player must reveal the number of cards in his or her
+    hand"). See :meth:`tienlen.Game.ask_count` and :class:`tienlen.observation.Observation`."""
+
     # --- end and scoring --------------------------------------------------------------
     end_at_first_out: bool = False
     """The game ends when the first player goes out (otherwise when one player is left)."""

@@ -146,6 +146,9 @@ class Outcome:
     """The winner went out with a play holding the 3♠."""
     instant_win: bool = False
     """The winner won at the deal (tới trắng): nobody played, so nobody is cóng."""
+    guarantees: tuple[tuple[int, bool], ...] = ()
+    """``(seat, blind)`` for each seat that guaranteed a first place (Pro-Play's side bets,
+    ``rules.guarantees``; see :func:`guarantee_payments`)."""
 
 
 # --- what the table looked like when the first player went out ------------------------
@@ -447,11 +450,15 @@ def guarantee_payments(game: Game, guarantees: Mapping[int, bool]) -> list[Payme
     to every other player."""
     if not game.is_over:
         raise ValueError("the game is not over: there is nothing to score yet")
-    winner = game.finish_order[0]
+    return _guaranteed(game.finish_order, guarantees)
+
+
+def _guaranteed(order: tuple[int, ...], guarantees: Mapping[int, bool]) -> list[Payment]:
+    winner = order[0]
     pays: list[Payment] = []
     for seat, blind in sorted(guarantees.items()):
         kind = "blind guarantee" if blind else "guarantee"
-        others = [s for s in game.finish_order if s != seat]
+        others = [s for s in order if s != seat]
         if seat == winner:
             pays += [Payment(s, seat, 2 if blind else 1, f"{kind} made good") for s in others]
         else:
@@ -541,16 +548,17 @@ def outcome_fields(rules: Rules) -> tuple[str, ...]:
         "chops": "chop-twos" in extras,
         "three_spades_last": "three-spades-last" in extras,
         "instant_win": bool(rules.instant_wins),
+        "guarantees": rules.guarantees,
     }
     return tuple(name for name, on in wanted.items() if on)
 
 
 def outcome_payments(rules: Rules, outcome: Outcome) -> list[Payment]:
     """Every payment of a game with this ``outcome`` under ``rules.scoring``, then those of
-    its score extras (:func:`extra_payments`) and the Got to Get In payments of
-    ``rules.got_to_get_in``. Raises ``ValueError`` (quoting the value) when the outcome
-    does not fit the rules: not every seat in the order once, counts out of range, a
-    field the rules count left out."""
+    its score extras (:func:`extra_payments`), the Got to Get In payments of
+    ``rules.got_to_get_in`` and the guarantees' (:func:`guarantee_payments`). Raises
+    ``ValueError`` (quoting the value) when the outcome does not fit the rules: not every
+    seat in the order once, counts out of range, a field the rules count left out."""
     _check(rules, outcome)
     pays = SCHEMES[rules.scoring].payments(rules, outcome)
     if rules.score_extras:
@@ -560,6 +568,8 @@ def outcome_payments(rules: Rules, outcome: Outcome) -> list[Payment]:
         winner = outcome.order[0]
         why = "got to get in: no card played when the first player went out"
         pays += [Payment(s, winner, points, why) for s in sorted(outcome.cong)]
+    if outcome.guarantees:
+        pays += _guaranteed(outcome.order, dict(outcome.guarantees))
     return pays
 
 
@@ -600,6 +610,14 @@ def _check(rules: Rules, o: Outcome) -> None:
         raise ValueError("after an instant win nobody played: no cóng, chops or last play")
     if o.hands and len(o.hands) != n:
         raise ValueError(f"hands needs one hand per seat ({n}), not {len(o.hands)}")
+    if o.guarantees:
+        if not rules.guarantees:
+            raise ValueError("these rules have no guarantees (rules.guarantees is off)")
+        seats_guaranteed = [seat for seat, _blind in o.guarantees]
+        if len(set(seats_guaranteed)) != len(seats_guaranteed) or not all(
+            s in seats for s in seats_guaranteed
+        ):
+            raise ValueError(f"each seat guarantees at most once: {o.guarantees!r}")
     for i, c in enumerate(o.chops):
         if not (c.seat in seats and c.victim in seats) or c.seat == c.victim:
             raise ValueError(f"chop {i + 1}: a seat chops another seat, not {c!r}")

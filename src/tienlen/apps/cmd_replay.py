@@ -113,7 +113,12 @@ def show(
         g = s.game
         if s.leads:
             print(f"-- {who(s.action.seat)} leads a fresh pile --", file=out)
-        print(f"{s.number:4}. {who(s.action.seat)} {_words(s.action, ascii)}", file=out)
+        words = _words(s.action, ascii)
+        if s.action.kind == "ask":
+            asked = s.action.partner
+            n = g.cards_left(asked)
+            words = f"asks {who(asked)}: {n} card{'s' if n != 1 else ''}"
+        print(f"{s.number:4}. {who(s.action.seat)} {words}", file=out)
         if hands:
             for seat in _involved(s.action):
                 print(f"        {who(seat)} holds {cards(g.hand_masks[seat])}", file=out)
@@ -157,6 +162,6 @@ def _involved(a: RecordedAction) -> tuple[int, ...]:
         return ()
     if a.kind == "accept":
         return (a.seat,)
-    if a.kind in ("pass", "refuse"):
+    if a.kind in ("pass", "refuse", "ask"):
         return ()
     return (a.seat,)

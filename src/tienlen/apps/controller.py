@@ -114,7 +114,9 @@ class SeatView:
     seat: int
     name: str
     level: str
-    cards: int
+    cards: int | None
+    """Cards held; ``None`` when the rules hide the count from the viewer (``hidden_counts``)
+    and it was not asked."""
     score: int
     to_act: bool
     passed: bool
@@ -125,15 +127,18 @@ class SeatView:
     """This seat made the play on top of the pile."""
 
     @classmethod
-    def of(cls, game: Game, seat: int, *, name: str, level: str, score: int) -> SeatView:
-        """How ``seat`` of ``game`` shows at the table."""
+    def of(
+        cls, game: Game, seat: int, *, name: str, level: str, score: int, cards: int | None
+    ) -> SeatView:
+        """How ``seat`` of ``game`` shows at the table, holding ``cards`` as far as the
+        viewer knows."""
         finish = game.finish_order
         top = game.top
         return cls(
             seat=seat,
             name=name,
             level=level,
-            cards=game.cards_left(seat),
+            cards=cards,
             score=score,
             to_act=not game.is_over and game.turn == seat,
             passed=seat in game.passed,
@@ -452,6 +457,37 @@ class MatchController(Observable):
             return False
         return self._human_move(None)
 
+    def ask_text(self, text: str) -> bool:
+        """``ask N`` (a seat number or name): ask that seat how many cards it holds, under
+        ``rules.hidden_counts``; the answer goes to the log (the whole table hears it)."""
+        words = text.split(maxsplit=1)
+        target = words[1].strip().lower() if len(words) == 2 else ""
+        seats = range(1, self.rules.players)
+        seat = next(
+            (s for s in seats if target in (str(s), self.names[s].lower())),
+            None,
+        )
+        if seat is None:
+            choices = ", ".join(f"{s} ({self.names[s]})" for s in seats)
+            self._say(f"write ask and a seat: {choices}", "error")
+            self._changed()
+            return False
+        try:
+            self._ask(HUMAN, seat)
+        except IllegalMoveError as e:
+            self._say(str(e), "error")
+            self._changed()
+            return False
+        self._changed()
+        return True
+
+    def _ask(self, asker: int, seat: int) -> None:
+        """``asker`` asks ``seat``'s card count; the answer goes to the log and the note."""
+        count = self.game.ask_count(asker, seat)
+        answer = f"{self.names[seat]} holds {count} card{'s' if count != 1 else ''}"
+        self.log.append(f"{self.names[asker]} asked: {answer}")
+        self._say(answer)
+
     def _human_move(self, cards: Sequence[Card] | None) -> bool:
         g = self.game
         try:
@@ -612,8 +648,11 @@ class MatchController(Observable):
         """An immutable picture of the table for the screens."""
         g = self.game
         scores = self.match.scores
+        counts = g.shown_counts(HUMAN)
         seats = tuple(
-            SeatView.of(g, s, name=self.names[s], level=self.levels[s], score=scores[s])
+            SeatView.of(
+                g, s, name=self.names[s], level=self.levels[s], score=scores[s], cards=counts[s]
+            )
             for s in range(self.rules.players)
         )
         combos = self.combos() if self.human_to_act and g.phase == "play" else []
@@ -717,9 +756,14 @@ class MatchController(Observable):
                 raise RecordError(f"{where}: the game was not dealt from the match's seed")
             if recorded.trades:
                 raise RecordError(f"{where}: the game has card trades, which cannot be resumed")
-            for seat, move in recorded.history:
+            asks = list(recorded.asks)  # card counts asked, each after its first ``at`` moves
+            for at, action in enumerate((*recorded.history, None)):
                 ctl._settle()
-                ctl._after_move(seat, g.play(move))
+                while asks and asks[0].at == at:
+                    ask = asks.pop(0)
+                    ctl._ask(ask.asker, ask.seat)
+                if action is not None:
+                    ctl._after_move(action.seat, g.play(action.move))
             if number < len(saved.records) and not g.is_over:
                 raise RecordError(f"{where}: the game is not over, yet a later game follows")
         if saved.scores is not None and ctl.match.scores != saved.scores:

@@ -3,8 +3,8 @@ pipes and tests.
 
 Each time it is your turn the table is printed (the pile, every opponent's card count and
 state, your hand) and one line is read: cards in notation (``3s 4s 5d``), ``pass``,
-``hint``, ``moves``, ``help`` or ``quit``. Illegal input is explained with the engine's own
-words and asked again. End of input ends the game cleanly. The same
+``hint``, ``moves``, ``ask N`` (hidden card counts), ``help`` or ``quit``. Illegal input is
+explained with the engine's own words and asked again. End of input ends the game cleanly. The same
 :class:`~tienlen.apps.controller.MatchController` as the Textual game runs the match.
 """
 
@@ -126,6 +126,12 @@ class PlainGame:
                 note = ctl.note
                 ctl.clear_selection()
                 self.say(note[:1].upper() + note[1:])
+            elif word.split()[:1] == ["ask"]:
+                if ctl.ask_text(text):
+                    self._flush_log()
+                    self._show_table()
+                else:
+                    self.say(f"Not allowed: {ctl.note}")
             elif word in ("moves", "m"):
                 legal = ctl.legal_moves()
                 shown = "; ".join(describe_move(m) for m in legal[:_MOVES_SHOWN])
@@ -152,7 +158,10 @@ class PlainGame:
                 state.append("on top")
             if s.passed:
                 state.append("passed")
-            cards = f"{s.cards} card{'s' if s.cards != 1 else ''}"
+            if s.cards is None:
+                cards = f"? cards (ask {s.seat})"
+            else:
+                cards = f"{s.cards} card{'s' if s.cards != 1 else ''}"
             self.say(f"{s.name} ({s.level}): {cards}" + (f", {', '.join(state)}" if state else ""))
         if view.pile:
             top = view.pile[-1]

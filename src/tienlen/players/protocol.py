@@ -36,7 +36,7 @@ from typing import IO, Any, NoReturn
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import Move, format_move, parse_move
-from tienlen.game import Action, TradeOffer
+from tienlen.game import Action, CountAsk, TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
     MAX_LINE,
@@ -114,6 +114,7 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
         ],
         "leader": obs.leader,
         "opening": list(obs.opening) if obs.opening is not None else None,
+        "asks": [a._asdict() for a in obs.asks],
         "rules": obs.rules.to_dict(),
     }
 
@@ -147,7 +148,11 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     naming the field and quoting the bad value."""
     err = ProtocolError
     obj = expect_object(
-        d, path, error=err, required=_OBSERVATION_FIELDS, optional=("stuck", "trades", "opening")
+        d,
+        path,
+        error=err,
+        required=_OBSERVATION_FIELDS,
+        optional=("stuck", "trades", "opening", "asks"),
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -193,8 +198,11 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     phase = obj["phase"]
     if phase not in _PHASES:
         fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
+    own = seat(obj["seat"], f"{path}.seat")
     counts = tuple(
-        expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
+        None
+        if c is None and rules.hidden_counts and i != own  # a hidden count (never one's own)
+        else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
         for i, c in enumerate(
             expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
         )
@@ -237,8 +245,23 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 accepted,
             )
         )
+    history = actions("history")
+    asks = []
+    for i, a in enumerate(
+        expect_list(obj.get("asks", []), f"{path}.asks", error=err, limit=MAX_ACTIONS)
+    ):
+        where = f"{path}.asks[{i}]"
+        ask = expect_object(a, where, error=err, required=("asker", "seat", "cards", "at"))
+        asks.append(
+            CountAsk(
+                seat(ask["asker"], f"{where}.asker"),
+                seat(ask["seat"], f"{where}.seat"),
+                expect_int(ask["cards"], f"{where}.cards", error=err, lo=0, hi=104),
+                expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
+            )
+        )
     return Observation(
-        seat=seat(obj["seat"], f"{path}.seat"),
+        seat=own,
         rules=rules,
         phase=phase,
         turn=seat(obj["turn"], f"{path}.turn"),
@@ -251,10 +274,11 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         first_lead=first_lead,
         stuck=frozenset(seats("stuck")),
         finish_order=seats("finish_order"),
-        history=actions("history"),
+        history=history,
         trades=tuple(trades),
         leader=seat(obj["leader"], f"{path}.leader"),
         opening=seats("opening") if obj.get("opening") is not None else None,
+        asks=tuple(asks),
     )
 
 

@@ -2,7 +2,7 @@
 
 >>> from tienlen.players.registry import BOTS, make_bot
 >>> list(BOTS)
-['random', 'greedy', 'heuristic', 'ismcts']
+['random', 'greedy', 'learned', 'heuristic', 'ismcts']
 >>> make_bot("greedy").name
 'greedy'
 """
@@ -49,6 +49,12 @@ def _heuristic(*, seed: int | None = None, **options: Any) -> Player:
     return HeuristicBot(**options)
 
 
+def _learned(*, seed: int | None = None, **options: Any) -> Player:
+    from tienlen.players.bots.learned import LearnedBot
+
+    return LearnedBot(seed=seed, **options)
+
+
 def _ismcts(*, seed: int | None = None, **options: Any) -> Player:
     from tienlen.players.bots.ismcts import IsmctsBot
 
@@ -65,6 +71,12 @@ BOTS: dict[str, BotInfo] = {
             "plays its lowest combination that breaks nothing; keeps 2s and bombs back",
             "easy",
             _greedy,
+        ),
+        BotInfo(
+            "learned",
+            "a move-value network trained by self-play (numpy; needs the env extra)",
+            "easy",
+            _learned,
         ),
         BotInfo(
             "heuristic",

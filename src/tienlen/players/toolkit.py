@@ -42,11 +42,11 @@ def unseen_mask(obs: Observation) -> int:
 
 def deal_unseen(obs: Observation, cards: Sequence[int]) -> list[int]:
     """Hand masks for every seat: the observer's own hand, and for each other seat in seat
-    order the next of ``cards`` (one-bit masks) in its exact card count. Cards left over are
-    set aside."""
+    order the next of ``cards`` (one-bit masks) in its card count
+    (:meth:`~tienlen.observation.Observation.tracked_counts`). Cards left over are set aside."""
     hands = []
     i = 0
-    for seat, count in enumerate(obs.card_counts):
+    for seat, count in enumerate(obs.tracked_counts()):
         if seat == obs.seat:
             hands.append(obs.hand_mask)
             continue

@@ -41,6 +41,7 @@ from .db import (
 from .limits import TokenBucket
 from .messages import (
     AcceptMsg,
+    AskMsg,
     ClientMessage,
     ErrorMsg,
     EventMsg,
@@ -394,11 +395,14 @@ class Server:
                 raise Refused("bad_status", f"the table is {table.status}")
             first = self._applied(table, Pending(msg.type, {}, actor=conn.player))
             return [first, table.deal_event(), *table.followups()]
-        assert isinstance(msg, PlayMsg | PassMsg | GiveMsg | OfferMsg | AcceptMsg | RefuseMsg)
+        assert isinstance(
+            msg, PlayMsg | PassMsg | GiveMsg | OfferMsg | AcceptMsg | RefuseMsg | AskMsg
+        )
         if seat is None:
             raise Refused("not_seated", "spectators cannot play")
         version = msg.version
-        if version < table.state_version or version > table.version:
+        # An ask depends on nothing the client saw: its answer is the count when it arrives.
+        if msg.type != "ask" and (version < table.state_version or version > table.version):
             raise Refused(
                 "stale",
                 f"you saw version {version}, the game is at version "

@@ -110,6 +110,15 @@ class RefuseMsg(_Msg):
     version: Version
 
 
+class AskMsg(_Msg):
+    """Ask seat ``partner`` how many cards it holds (rules with ``hidden_counts``; any seat,
+    out of turn, during play): the answer is a public ``ask`` event."""
+
+    type: Literal["ask"]
+    partner: int
+    version: Version
+
+
 class ChatMsg(_Msg):
     """Say something at the table."""
 
@@ -141,6 +150,7 @@ ClientMessage = Annotated[
     | OfferMsg
     | AcceptMsg
     | RefuseMsg
+    | AskMsg
     | ChatMsg
     | SyncMsg
     | PingMsg,
@@ -226,7 +236,9 @@ class GameView(_Msg):
     turn: int
     hand: list[str] | None = None
     """Your cards (``None`` for a spectator; every hand in ``hands`` once the game is over)."""
-    card_counts: list[int]
+    card_counts: list[int | None]
+    """Cards each seat holds; ``None`` where the rules hide a count (``hidden_counts``) and
+    it was not asked (see the engine's ``Game.shown_counts``)."""
     pile: list[Play]
     passed: list[int]
     locked_out: list[int]
@@ -260,6 +272,7 @@ class TableEvent(_Msg):
         "offer",
         "accept",
         "refuse",
+        "ask",
         "game_over",
         "match_over",
         "away",
@@ -274,6 +287,8 @@ class TableEvent(_Msg):
     cards: list[str] | None = None
     partner: int | None = None
     take: list[str] | None = None
+    count: int | None = None
+    """For ``ask``: how many cards seat ``partner`` held when ``seat`` asked."""
     text: str | None = None
     game: int | None = None
     commitment: str | None = None

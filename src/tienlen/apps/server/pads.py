@@ -3,7 +3,7 @@ score"), kept on the server behind an unguessable link.
 
 A pad holds its players' names, a rules code, and what the players entered for each game:
 the finishing order and, where the rules count them, the cards held when the first player
-went out, cóng, the cards left at the end, chops, the 3♠ last and instant wins. It never
+went out, cóng, the cards left at the end, chops, the 3♠ last, instant wins and guarantees. It never
 stores points: every read scores each entry with the engine
 (:func:`tienlen.scoring.outcome_payments`), so a pad and a played game are scored by the
 same code. Anyone with the link may read the pad; a guest with the link may add or delete
@@ -29,7 +29,16 @@ from .db import PadRow, now
 from .limits import TokenBucket
 from .tables import Refused
 
-__all__ = ["MAX_BODY", "MAX_GAMES", "NewPad", "PadChop", "PadGame", "pad_view", "router"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_GAMES",
+    "NewPad",
+    "PadChop",
+    "PadGame",
+    "PadGuarantee",
+    "pad_view",
+    "router",
+]
 
 #: The largest request body a pad endpoint reads, in bytes.
 MAX_BODY = 8192
@@ -68,6 +77,14 @@ class PadChop(BaseModel):
     on: Annotated[int, Field(ge=0, le=31)] | None = None
 
 
+class PadGuarantee(BaseModel):
+    """Seat ``seat`` guaranteed to go out first (``blind``: before seeing their hand)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seat: _Seat
+    blind: bool = False
+
+
 class PadGame(BaseModel):
     """``POST /api/pads/{id}/games``: one game as the players saw it. ``order`` is every
     seat, the winner first; the other fields only where the rules count them (the pad's
@@ -85,6 +102,7 @@ class PadGame(BaseModel):
     chops: Annotated[list[PadChop], Field(max_length=32)] = []
     three_spades_last: bool = False
     instant_win: bool = False
+    guarantees: Annotated[list[PadGuarantee], Field(max_length=8)] = []
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -133,6 +151,7 @@ def outcome_of_entry(rules: Rules, entry: PadGame) -> Outcome:
         "chops": bool(entry.chops),
         "three_spades_last": entry.three_spades_last,
         "instant_win": entry.instant_win,
+        "guarantees": bool(entry.guarantees),
     }
     extra = [name for name, on in given.items() if on and name not in fields]
     if extra:
@@ -153,6 +172,7 @@ def outcome_of_entry(rules: Rules, entry: PadGame) -> Outcome:
             ),
             three_spades_last=entry.three_spades_last,
             instant_win=entry.instant_win,
+            guarantees=tuple((g.seat, g.blind) for g in entry.guarantees),
         )
         outcome_payments(rules, outcome)  # the engine's check
     except ValueError as e:

@@ -27,7 +27,8 @@ from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
 __all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "bot_name", "rules_key"]
 
-#: Events that change a table (the others are announcements: chat, timeouts).
+#: Events that change a table (the others are announcements: chat, timeouts, and a card
+#: count asked, which no move depends on).
 _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
     | {"refuse", "game_over", "match_over", "away", "back"}
@@ -266,7 +267,7 @@ class Table:
             phase=obs.phase,  # type: ignore[arg-type]
             turn=obs.turn,
             hand=None if seat is None else _ids(obs.hand),
-            card_counts=list(obs.card_counts),
+            card_counts=list(obs.card_counts if seat is not None else game.shown_counts(None)),
             pile=[_play(a.seat, a.move) for a in obs.pile],
             passed=sorted(obs.passed),
             locked_out=sorted(obs.locked_out),
@@ -318,7 +319,7 @@ class Table:
                 assert self.match is not None
                 if self.match.number < data["game"]:
                     self.match.new_game()
-            case "play" | "pass" | "give" | "offer" | "accept" | "refuse":
+            case "play" | "pass" | "give" | "offer" | "accept" | "refuse" | "ask":
                 assert self.game is not None
                 act(self.game, kind, data)
             case "game_over":
@@ -407,7 +408,7 @@ class Table:
             raise Refused("not_playing", "the match has not started")
         if game.is_over:
             raise Refused("illegal", "the game is over")
-        if seat != game.turn:
+        if seat != game.turn and kind != "ask":  # a card count is asked out of turn
             raise Refused("not_your_turn", f"it is seat {game.turn}'s turn, not yours")
         data: dict[str, Any] = {"seat": seat, **fields}
         try:
@@ -418,6 +419,9 @@ class Table:
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
             public["cards"] = data["cards"]
+        elif kind == "ask":
+            public["partner"] = data["partner"]
+            public["count"] = game.cards_left(data["partner"])
         elif kind == "give":
             receiver = game.exchange_receiver(seat)
             private = {str(s): {"cards": data["cards"]} for s in {seat, receiver} if s is not None}

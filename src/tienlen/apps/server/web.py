@@ -169,6 +169,7 @@ async def game_steps(game_id: str, request: Request) -> dict[str, Any]:
             "kind": s.action.kind,
             "cards": [c.ascii() for c in parse_cards(s.action.cards)] if s.action.cards else [],
             "words": s.action.words(),
+            "partner": s.action.partner if s.action.kind in ("offer", "ask") else None,
             "phase": s.phase,
             "leads": s.leads,
             "hands": hands(s.game),

@@ -128,6 +128,7 @@ class ReplayModel(Observable):
                 name=names[s],
                 level="",
                 score=0 if rec.scores is None or not g.is_over else rec.scores[s],
+                cards=g.cards_left(s),  # a replay shows every hand
             )
             for s in range(rec.rules.players)
         )

@@ -87,6 +87,7 @@ HELP_KEYS = """\
 [b]Acting[/b]
   enter    play the selected cards   p       pass
   h        hint                      ctrl+s  save the match
+  ask N    (typed) ask seat N how many cards it holds, where counts are hidden
 [b]Other[/b]
   ctrl+n   new match                 ?       this help
   ctrl+q   quit
@@ -98,6 +99,7 @@ or the symbols ♠ ♣ ♦ ♥). Other commands:
   pass     pass (also "p" or "-")
   hint     suggest a move
   moves    list your legal moves
+  ask N    ask seat N how many cards it holds (rules with hidden card counts)
   help     this text
   quit     stop (end of input also stops)
 """

@@ -131,7 +131,7 @@ class GreedyBot:
         """Pick a move with :func:`greedy_pick`."""
         top = obs.pile[-1].move if obs.pile else None
         fewest = min(
-            (c for s, c in enumerate(obs.card_counts) if s != obs.seat and c),
+            (c for s, c in enumerate(obs.tracked_counts()) if s != obs.seat and c),
             default=99,
         )
         return greedy_pick(obs.hand_mask, legal, top, fewest, index(obs.rules))

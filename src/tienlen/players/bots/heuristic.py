@@ -194,7 +194,8 @@ class Context:
     def of(cls, obs: Observation) -> Context:
         """The context of an observation."""
         top = obs.pile[-1].move if obs.pile else None
-        return cls(obs.rules, obs.seat, obs.hand_mask, obs.card_counts, top, unseen_mask(obs))
+        counts = obs.tracked_counts()
+        return cls(obs.rules, obs.seat, obs.hand_mask, counts, top, unseen_mask(obs))
 
     def best(self, legal: Sequence[Move]) -> Move:
         """The best-scored move (ties: the lowest)."""

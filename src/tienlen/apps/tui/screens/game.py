@@ -221,7 +221,7 @@ class GameScreen(Screen[None]):
     @on(Input.Changed, "#entry")
     def _typed(self, event: Input.Changed) -> None:
         text = event.value.strip()
-        if text.lower() in _COMMAND_PREFIXES:
+        if text.lower() in _COMMAND_PREFIXES or text.lower().startswith("ask"):
             return
         self.controller.select_text(text, quiet=True)
 
@@ -237,6 +237,8 @@ class GameScreen(Screen[None]):
             ctl.hint()
         elif word in PASS_WORDS:
             done = ctl.pass_turn()
+        elif word.split()[:1] == ["ask"]:
+            done = ctl.ask_text(text)
         elif not text:
             done = ctl.play_selection()
         else:

@@ -65,7 +65,7 @@ class SeatsView(Widget):
                 Text("▶", "bold #5fd7ff") if s.to_act else Text(" "),
                 Text(s.name, name_style),
                 Text(s.level, "dim" if s.seat else "italic"),
-                Text(str(s.cards), "bold" if s.cards <= 2 and s.place is None else ""),
+                _count(s),
                 state,
                 Text(f"{s.score:+d}", "green" if s.score > 0 else "red" if s.score < 0 else ""),
             )
@@ -174,3 +174,10 @@ def show_table_top(screen: Screen[Any], view: TableView) -> None:
     pile.entries = view.pile
     pile.leader = next((s.name for s in view.seats if s.to_act), "")
     screen.query_one(LogView).lines = view.log
+
+
+def _count(s: SeatView) -> Text:
+    """A seat's card count, ``?`` where the rules hide it (``hidden_counts``)."""
+    if s.cards is None:
+        return Text("?", "dim")
+    return Text(str(s.cards), "bold" if s.cards <= 2 and s.place is None else "")

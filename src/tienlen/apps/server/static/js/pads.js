@@ -124,6 +124,10 @@ function gameForm(pad, onAdd) {
   };
   const spades = flag("three_spades_last", "three-spades", t("pad.threespades"));
   const instant = flag("instant_win", "instant-win", t("pad.instant"));
+  const guarantees = perSeat("guarantees", t("pad.guarantees"), (i) => h("select", { id: `guarantee-${i}` },
+    h("option", { value: "" }, t("pad.noguarantee")),
+    h("option", { value: "open" }, t("pad.guarantee")),
+    h("option", { value: "blind" }, t("pad.blind"))));
   const error = h("p", { class: "error", role: "alert", id: "pad-error" });
   const form = h("form", { class: "create pad-game", id: "pad-game" },
     h("h2", {}, t("pad.add", { n: pad.games.length + 1 })), parts,
@@ -147,6 +151,8 @@ function gameForm(pad, onAdd) {
     }
     if (spades && spades.checked) entry.three_spades_last = true;
     if (instant && instant.checked) entry.instant_win = true;
+    const made = guarantees.flatMap((sel, i) => (sel.value ? [{ seat: i, blind: sel.value === "blind" }] : []));
+    if (made.length) entry.guarantees = made;
     try {
       onAdd(await send("POST", `/api/pads/${pad.id}/games`, entry));
     } catch (e) {

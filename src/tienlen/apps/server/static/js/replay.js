@@ -13,9 +13,10 @@ export async function mount(root, gameId) {
     const hands = step ? step.hands : data.hands;
     const pile = step ? step.pile : [];
     const go = (n) => { at = Math.max(0, Math.min(total, n)); render(); };
-    const last = step
-      ? `${data.names[step.seat]}: ${step.kind === "play" ? cardsText(step.cards) : t("kind." + (step.kind === "give" ? "give" : "pass"))}`
-      : "";
+    const last = !step ? ""
+      : step.kind === "ask"
+        ? t("log.ask", { name: data.names[step.seat], partner: data.names[step.partner], n: step.hands[step.partner].length })
+        : `${data.names[step.seat]}: ${step.kind === "play" ? cardsText(step.cards) : t("kind." + (step.kind === "give" ? "give" : "pass"))}`;
     root.replaceChildren(h("section", { class: "replay" },
       h("h1", {}, t("game.title", { id: data.id }), " · ", data.rules),
       h("div", { class: "steps" },

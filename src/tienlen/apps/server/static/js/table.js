@@ -136,6 +136,7 @@ export async function mount(root, tableId) {
       offer: () => t("log.offer", { name, partner: nameOf(e.partner) }),
       accept: () => t("log.accept", { name }),
       refuse: () => t("log.refuse", { name }),
+      ask: () => t("log.ask", { name, partner: nameOf(e.partner), n: e.count }),
       sit: () => t("log.sit", { name: e.name, seat: e.seat }),
       stand: () => t("log.stand", { name }),
       start: () => t("log.start"),
@@ -264,7 +265,9 @@ export async function mount(root, tableId) {
     let bot = null;
     if (s.away) bot = t("table.botfor", { name: s.name });
     else if (!s.player) bot = t("table.botlevel", { level: s.bot });
+    // null: the rules hide this count (hidden_counts) and nobody asked; a seated player may ask.
     const count = v ? v.card_counts[i] : null;
+    const canAsk = v && count === null && v.phase === "play" && st.seat !== null && i !== st.seat;
     const place = v ? v.finish_order.indexOf(i) : -1;
     const turn = v && v.phase !== "over" && v.turn === i && st.table.status === "playing";
     const controls = [];
@@ -277,9 +280,10 @@ export async function mount(root, tableId) {
     return h("li", { class: "seat" + (turn ? " turn" : "") + (i === st.seat ? " mine" : ""), dataset: { seat: i } },
       h("div", { class: "seat-name" }, s.name, tags.length ? h("small", {}, ` (${tags.join(", ")})`) : null),
       bot ? h("div", { class: "seat-bot" }, bot) : null,
-      count !== null && i !== st.seat
+      v && i !== st.seat
         ? h("div", { class: "seat-cards" }, h("span", { class: "card back" }, cardBack()),
-          h("span", { class: "count" }, t("table.cards", { n: count })))
+          h("span", { class: "count" }, count === null ? t("table.hidden") : t("table.cards", { n: count })),
+          canAsk ? h("button", { type: "button", class: "ask", onclick: () => act("ask", { partner: i }) }, t("table.ask")) : null)
         : null,
       v && v.passed.includes(i) ? h("div", { class: "badge passed" }, t("table.passed")) : null,
       place >= 0 ? h("div", { class: "badge place" }, t("table.place", { n: place + 1 })) : null,

@@ -1,0 +1,130 @@
+"""``learned``: a move-value network trained by self-play, run in numpy (no deep-learning
+framework at play time).
+
+The network scores every legal move: ``Q(observation, move)`` is a small multilayer
+perceptron over :func:`~tienlen.players.encoding.encode_observation` joined with the move's
+row of :func:`~tienlen.players.encoding.encode_moves`, trained by Deep Monte-Carlo
+(``tienlen train``, :mod:`tienlen.env.train`) to predict the seat's final return. The bot
+plays the move of highest value. Its weights ship with the package
+(``players/bots/learned_standard.npz``); ``weights=PATH`` loads another checkpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tienlen.combos import Move
+from tienlen.observation import Observation
+from tienlen.players.base import Budget
+from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_moves, encode_observation
+
+__all__ = ["SHIPPED_WEIGHTS", "LearnedBot", "QNet"]
+
+FloatArray = npt.NDArray[np.float32]
+#: The weights that ship with the package (trained on the ``standard`` rules).
+SHIPPED_WEIGHTS = "learned_standard.npz"
+_LAYERS = ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3")
+
+
+class QNet:
+    """``Q(obs, move)``: ``relu(o·W1o + a·W1a + b1) → relu(·W2 + b2) → ·W3 + b3``. Splitting
+    the first layer computes the observation's share once per decision, whatever the number
+    of legal moves."""
+
+    def __init__(self, params: dict[str, FloatArray], meta: dict[str, Any] | None = None):
+        for name in _LAYERS:
+            if name not in params:
+                raise ValueError(f"weights lack the layer {name!r}")
+        if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != MOVE_DIM:
+            raise ValueError(
+                f"weights are for {params['w1o'].shape[0]} observation and "
+                f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {MOVE_DIM}"
+            )
+        self.params = params
+        self.meta = dict(meta or {})
+
+    @classmethod
+    def init(cls, hidden: tuple[int, int] = (256, 128), *, seed: int = 0) -> QNet:
+        """Fresh He-initialised weights."""
+        rng = np.random.default_rng(seed)
+        h1, h2 = hidden
+        fan1 = OBS_DIM + MOVE_DIM
+
+        def he(rows: int, cols: int, fan: int) -> FloatArray:
+            w: FloatArray = (rng.standard_normal((rows, cols)) * np.sqrt(2.0 / fan)).astype(
+                np.float32
+            )
+            return w
+
+        return cls(
+            {
+                "w1o": he(OBS_DIM, h1, fan1),
+                "w1a": he(MOVE_DIM, h1, fan1),
+                "b1": np.zeros(h1, np.float32),
+                "w2": he(h1, h2, h1),
+                "b2": np.zeros(h2, np.float32),
+                "w3": he(h2, 1, h2) * 0.1,
+                "b3": np.zeros(1, np.float32),
+            }
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> QNet:
+        """Weights from an ``.npz`` file written by :meth:`save`."""
+        with np.load(path, allow_pickle=False) as data:
+            params = {k: data[k].astype(np.float32) for k in _LAYERS if k in data}
+            meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta_")}
+        return cls(params, meta)
+
+    @classmethod
+    def shipped(cls) -> QNet:
+        """The weights that ship with the package."""
+        ref = resources.files("tienlen.players.bots").joinpath(SHIPPED_WEIGHTS)
+        with resources.as_file(ref) as path:
+            return cls.load(path)
+
+    def save(self, path: str | Path) -> None:
+        """Write the weights (float32) and ``meta`` (numbers and strings) to ``path``."""
+        arrays: dict[str, Any] = dict(self.params)
+        arrays.update({f"meta_{k}": np.asarray(v) for k, v in self.meta.items()})
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    def values(self, obs: FloatArray, moves: FloatArray) -> FloatArray:
+        """The value of each row of ``moves`` (one observation vector, a batch of moves)."""
+        p = self.params
+        h = np.maximum(obs @ p["w1o"] + moves @ p["w1a"] + p["b1"], 0.0)
+        h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
+        out: FloatArray = (h @ p["w3"] + p["b3"])[:, 0]
+        return out
+
+
+class LearnedBot:
+    """Plays the legal move the network values most (deterministic: ``seed`` is unused).
+    ``weights``: a checkpoint path (default: the shipped weights)."""
+
+    def __init__(
+        self,
+        *,
+        weights: str | Path | QNet | None = None,
+        seed: int | None = None,
+        name: str = "learned",
+    ) -> None:
+        self.name = name
+        if isinstance(weights, QNet):
+            self.net = weights
+        else:
+            self.net = QNet.shipped() if weights is None else QNet.load(weights)
+
+    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+        """The legal move of highest value."""
+        if len(legal) == 1:
+            return legal[0]
+        values = self.net.values(encode_observation(obs), encode_moves(obs, legal))
+        return legal[int(np.argmax(values))]

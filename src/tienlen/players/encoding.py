@@ -1,0 +1,207 @@
+"""Numeric encodings of what one seat knows, for learning agents (needs numpy).
+
+Everything here is computed from an :class:`~tienlen.observation.Observation` and the legal
+moves, never from a :class:`~tienlen.game.Game`, so an encoding cannot hold another seat's
+hidden cards. Seats are relative: slot ``k`` is the seat ``k`` places after the observer in
+seat order (slot 0 is the observer), for up to :data:`MAX_SEATS` seats; slots past the
+player count stay zero.
+
+- :func:`encode_observation`: one ``float32`` vector of :data:`OBS_DIM` features;
+- :func:`encode_moves`: the legal moves as a ``(len(legal), MOVE_DIM)`` batch, one row per
+  move, every move kept (action-as-input: a learner scores each row);
+- :func:`legal_batch`: that batch padded to a fixed number of rows with a mask.
+
+A card plane has 52 entries, one per rank and suit (index ``rank * 4 + suit``), holding how
+many copies of that card the set has (0-2 with two decks). ``docs/env.md`` lists every
+feature with its offset.
+
+>>> from tienlen import Game
+>>> from tienlen.observation import observe
+>>> game = Game("standard", seed=1)
+>>> obs = observe(game, game.turn)
+>>> encode_observation(obs).shape == (OBS_DIM,)
+True
+>>> encode_moves(obs, game.legal_moves()).shape == (len(game.legal_moves()), MOVE_DIM)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from tienlen.cards import deck_mask
+from tienlen.combos import Move, index
+from tienlen.observation import Observation
+from tienlen.rules import Rules
+
+__all__ = [
+    "KINDS",
+    "MAX_SEATS",
+    "MOVE_DIM",
+    "OBS_DIM",
+    "PHASES",
+    "card_plane",
+    "encode_moves",
+    "encode_observation",
+    "legal_batch",
+    "max_legal_moves",
+]
+
+FloatArray = npt.NDArray[np.float32]
+
+#: Seats the encodings have room for (the engine's most).
+MAX_SEATS: Final = 8
+#: Move kinds, in the order of the kind one-hot (``give``: a San Jose or debt give).
+KINDS: Final = (
+    "pass",
+    "single",
+    "pair",
+    "triple",
+    "quad",
+    "straight",
+    "pair_run",
+    "triple_run",
+    "quad_run",
+    "multi_quad",
+    "dragon",
+    "give",
+)
+#: Game phases, in the order of the phase one-hot.
+PHASES: Final = ("trading", "exchange", "play", "over")
+_KIND_INDEX: Final = {k: i for i, k in enumerate(KINDS)}
+
+# Move features: cards (52), kind (12), size/13, cards/13, top rank (13), top suit (4),
+# is-bomb, cards left after the move / hand size, goes out.
+_M_CARDS, _M_KIND, _M_SIZE = 0, 52, 52 + len(KINDS)
+_M_COUNT = _M_SIZE + 1
+_M_RANK = _M_COUNT + 1
+_M_SUIT = _M_RANK + 13
+_M_BOMB = _M_SUIT + 4
+_M_LEFT = _M_BOMB + 1
+_M_OUT = _M_LEFT + 1
+#: Features of one move.
+MOVE_DIM: Final = _M_OUT + 1
+
+# Observation features (see docs/env.md for the table).
+_O_HAND, _O_PLAYED, _O_UNSEEN = 0, 52, 104
+_O_BY_SEAT = 156  # cards each relative seat has played: MAX_SEATS planes of 52
+_O_COUNTS = _O_BY_SEAT + 52 * MAX_SEATS
+_O_PRESENT = _O_COUNTS + MAX_SEATS
+_O_PASSED = _O_PRESENT + MAX_SEATS
+_O_LOCKED = _O_PASSED + MAX_SEATS
+_O_OUT = _O_LOCKED + MAX_SEATS
+_O_TOP_SEAT = _O_OUT + MAX_SEATS
+_O_TOP = _O_TOP_SEAT + MAX_SEATS  # the move to beat (MOVE_DIM, its hand features zero)
+_O_PHASE = _O_TOP + MOVE_DIM
+_O_FLAGS = _O_PHASE + len(PHASES)
+# flags: leading, straight lock, first-lead constraint pending, opening bombs pending,
+# my turn, plays in the pile / 10 (at most 2)
+#: Features of one observation.
+OBS_DIM: Final = _O_FLAGS + 6
+
+
+def card_plane(mask: int) -> FloatArray:
+    """The 52-entry card plane of a card mask (copies per rank and suit)."""
+    raw = np.frombuffer(mask.to_bytes(13, "little"), dtype=np.uint8)
+    bits = np.unpackbits(raw, bitorder="little")
+    plane: FloatArray = bits.reshape(52, 2).sum(axis=1).astype(np.float32)
+    return plane
+
+
+def _move_row(row: FloatArray, move: Move, bomb: bool) -> None:
+    mask = move.mask
+    if mask:
+        row[_M_CARDS : _M_CARDS + 52] = card_plane(mask)
+        top = move.top_id
+        row[_M_RANK + (top >> 3)] = 1.0
+        row[_M_SUIT + ((top >> 1) & 3)] = 1.0
+    row[_M_KIND + _KIND_INDEX.get(move.kind, _KIND_INDEX["give"])] = 1.0
+    row[_M_SIZE] = move.size / 13.0
+    row[_M_COUNT] = mask.bit_count() / 13.0
+    row[_M_BOMB] = float(bomb)
+
+
+def encode_moves(obs: Observation, legal: Sequence[Move]) -> FloatArray:
+    """Every move of ``legal`` as one row of :data:`MOVE_DIM` features, in order."""
+    out = np.zeros((len(legal), MOVE_DIM), dtype=np.float32)
+    ix = index(obs.rules)
+    hand = obs.hand_mask
+    size = max(obs.rules.cards_per_hand, 1)
+    for i, move in enumerate(legal):
+        row = out[i]
+        _move_row(row, move, ix.is_bomb(move) if move.mask else False)
+        left = (hand & ~move.mask).bit_count()
+        row[_M_LEFT] = left / size
+        row[_M_OUT] = float(left == 0 and move.kind != "give")
+    return out
+
+
+def encode_observation(obs: Observation) -> FloatArray:
+    """The observation as one vector of :data:`OBS_DIM` features."""
+    out = np.zeros(OBS_DIM, dtype=np.float32)
+    n = obs.rules.players
+    me = obs.seat
+    played = obs.played_mask
+    out[_O_HAND : _O_HAND + 52] = card_plane(obs.hand_mask)
+    out[_O_PLAYED : _O_PLAYED + 52] = card_plane(played)
+    out[_O_UNSEEN : _O_UNSEEN + 52] = card_plane(
+        deck_mask(obs.rules.decks) & ~obs.hand_mask & ~played
+    )
+    by_seat = [0] * n
+    for action in obs.history:
+        if action.move.kind != "give":
+            by_seat[action.seat] |= action.move.mask
+    size = max(obs.rules.cards_per_hand, 1)
+    out_seats = set(obs.finish_order)
+    counts = obs.tracked_counts()  # hidden counts (rules.hidden_counts) as a player reckons
+    for k in range(n):
+        seat = (me + k) % n
+        base = _O_BY_SEAT + 52 * k
+        out[base : base + 52] = card_plane(by_seat[seat])
+        out[_O_COUNTS + k] = counts[seat] / size
+        out[_O_PRESENT + k] = 1.0
+        out[_O_PASSED + k] = float(seat in obs.passed)
+        out[_O_LOCKED + k] = float(seat in obs.locked_out)
+        out[_O_OUT + k] = float(seat in out_seats)
+    top = obs.top
+    if top is not None:
+        out[_O_TOP_SEAT + (top.seat - me) % n] = 1.0
+        row = out[_O_TOP : _O_TOP + MOVE_DIM]
+        _move_row(row, top.move, index(obs.rules).is_bomb(top.move))
+    if obs.phase in PHASES:
+        out[_O_PHASE + PHASES.index(obs.phase)] = 1.0
+    out[_O_FLAGS] = float(not obs.pile)
+    out[_O_FLAGS + 1] = float(obs.straight_locked)
+    out[_O_FLAGS + 2] = float(obs.first_lead is not None)
+    out[_O_FLAGS + 3] = float(bool(obs.opening))
+    out[_O_FLAGS + 4] = float(obs.is_my_turn())
+    out[_O_FLAGS + 5] = min(len(obs.pile) / 10.0, 2.0)
+    return out
+
+
+def max_legal_moves(rules: Rules) -> int:
+    """The most legal moves a seat can ever have in the play phase under ``rules``: the
+    rules' own upper bound on the combinations of one hand
+    (:attr:`~tienlen.rules.Rules.most_combinations`) plus the pass."""
+    return rules.most_combinations + 1
+
+
+def legal_batch(
+    obs: Observation, legal: Sequence[Move], rows: int | None = None
+) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """``(moves, mask)``: :func:`encode_moves` padded with zero rows to ``rows`` (default:
+    exactly ``len(legal)``), and a boolean mask of the real rows. Raises ``ValueError``
+    rather than drop a move when ``rows`` is too small."""
+    n = len(legal)
+    rows = n if rows is None else rows
+    if rows < n:
+        raise ValueError(f"{n} legal moves do not fit in {rows} rows; no move is ever dropped")
+    moves = np.zeros((rows, MOVE_DIM), dtype=np.float32)
+    moves[:n] = encode_moves(obs, legal)
+    mask = np.zeros(rows, dtype=bool)
+    mask[:n] = True
+    return moves, mask

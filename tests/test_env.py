@@ -1,0 +1,367 @@
+"""The research environments (tienlen.env) and the encodings they are built on."""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
+pytest.importorskip("pettingzoo", reason="the env extra (pettingzoo) is not installed")
+pytest.importorskip("gymnasium", reason="the env extra (gymnasium) is not installed")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test  # noqa: E402
+
+from tienlen import Game, Rules, parse_cards  # noqa: E402
+from tienlen.cards import Card, mask_of  # noqa: E402
+from tienlen.combos import PASS, parse_move  # noqa: E402
+from tienlen.env import returns  # noqa: E402
+from tienlen.env.aec import TienLenAEC  # noqa: E402
+from tienlen.env.selfplay import SelfPlay  # noqa: E402
+from tienlen.env.single import TienLenGym  # noqa: E402
+from tienlen.observation import observe  # noqa: E402
+from tienlen.players.base import Budget  # noqa: E402
+from tienlen.players.encoding import (  # noqa: E402
+    KINDS,
+    MOVE_DIM,
+    OBS_DIM,
+    card_plane,
+    encode_moves,
+    encode_observation,
+    legal_batch,
+    max_legal_moves,
+)
+from tienlen.players.registry import make_bot  # noqa: E402
+
+# --- encodings ----------------------------------------------------------------------------
+
+
+def test_a_card_plane_counts_copies_per_rank_and_suit() -> None:
+    plane = card_plane(mask_of(parse_cards("3s 3s' 2h")))
+    assert plane.shape == (52,)
+    assert plane[0] == 2.0 and plane[51] == 1.0 and plane.sum() == 3.0
+
+
+def test_move_rows_say_kind_cards_top_and_what_is_left() -> None:
+    rules = Rules.preset("standard")
+    game = Game(rules, hands=["3s 4s 5d 9h", "4c 8s 10d Ah", "5c 6s Js 2c", "6h 8c Qd 2s"])
+    obs = observe(game, 0)
+    run = parse_move("3s 4s 5d", rules)
+    rows = encode_moves(obs, [run, PASS])
+    assert rows.shape == (2, MOVE_DIM)
+    assert rows[0, :52].sum() == 3.0 and rows[0, 52 + KINDS.index("straight")] == 1.0
+    assert rows[1, :52].sum() == 0.0 and rows[1, 52 + KINDS.index("pass")] == 1.0
+    top = 52 + len(KINDS) + 2  # the top rank one-hot: a 5 is rank 2
+    assert rows[0, top + 2] == 1.0
+    assert rows[0, -2] == pytest.approx(1 / 13)  # one card of 13 left after the run
+    out = encode_moves(obs, [parse_move("3s 4s 5d", rules)])
+    assert out[0, -1] == 0.0  # not out: the 9h stays
+
+
+def test_legal_moves_are_padded_with_a_mask_and_never_dropped() -> None:
+    game = Game("standard", seed=5)
+    game.apply_unchecked(game.legal_moves()[0])
+    obs = observe(game, game.turn)
+    legal = game.legal_moves()
+    assert len(legal) > 2
+    moves, mask = legal_batch(obs, legal)
+    assert moves.shape == (len(legal), MOVE_DIM) and mask.all()
+    moves, mask = legal_batch(obs, legal, rows=len(legal) + 7)
+    assert mask.sum() == len(legal) and not moves[len(legal) :].any()
+    with pytest.raises(ValueError, match="no move is ever dropped"):
+        legal_batch(obs, legal, rows=len(legal) - 1)
+
+
+def test_the_action_space_bound_holds_for_crowded_hands() -> None:
+    rules = Rules.preset("standard")
+    # four suits of 3-5 and of 6: hundreds of straights and pair runs
+    hand = "3s 3c 3d 3h 4s 4c 4d 4h 5s 5c 5d 5h 6s"
+    others = [
+        "7s 7c 7d 7h 8s 8c 8d 8h 9s 9c 9d 9h 10s",
+        "10c 10d 10h Js Jc Jd Jh Qs Qc Qd Qh Ks Kc",
+        "Kd Kh As Ac Ad Ah 2s 2c 2d 2h 6c 6d 6h",
+    ]
+    game = Game(rules, hands=[hand, *others])
+    legal = game.legal_moves()
+    assert len(legal) > 100
+    assert len(legal) <= max_legal_moves(rules)
+    rng = random.Random(1)
+    for seed in range(20):
+        g = Game(rules, seed=seed)
+        while not g.is_over:
+            legal = g.legal_moves()
+            assert len(legal) <= max_legal_moves(rules)
+            g.apply_unchecked(rng.choice(legal))
+
+
+def _hidden_twin(seed: int, plies: int) -> tuple[Game, Game, list]:
+    """Two games where seat 0 holds the same hand and everyone makes the same first
+    ``plies`` moves, but the cards the other seats have not played by then are dealt
+    differently among them."""
+    rng = random.Random(seed)
+    a = Game("standard", seed=seed)
+    moves = []
+    for _ in range(plies):
+        move = rng.choice(a.legal_moves())
+        moves.append(move)
+        a.apply_unchecked(move)
+    dealt = [m for m in a.setup.hands]
+    hidden = []
+    for s in (1, 2, 3):
+        hidden += [c for c in dealt[s] if c.bit & a.hand_masks[s]]
+    rng.shuffle(hidden)
+    hands = [list(dealt[0])]
+    for s in (1, 2, 3):
+        kept = [c for c in dealt[s] if not c.bit & a.hand_masks[s]]
+        take = len(dealt[s]) - len(kept)
+        hands.append(kept + hidden[:take])
+        hidden = hidden[take:]
+    b = Game("standard", hands=hands)
+    return Game("standard", seed=seed), b, moves
+
+
+def test_the_encodings_never_see_other_seats_hidden_cards() -> None:
+    for seed in range(6):
+        a, b, moves = _hidden_twin(seed, plies=24)
+        assert a.hand_masks[1:] != b.hand_masks[1:]
+        for move in moves:
+            oa, ob = observe(a, 0), observe(b, 0)
+            assert np.array_equal(encode_observation(oa), encode_observation(ob))
+            if a.turn == 0:
+                legal = a.legal_moves()
+                assert legal == b.legal_moves()
+                assert np.array_equal(encode_moves(oa, legal), encode_moves(ob, legal))
+            a.play(move)
+            b.play(move)
+        # the full states differ: an encoding of seat 1 would tell them apart
+        assert not np.array_equal(
+            encode_observation(observe(a, 1)), encode_observation(observe(b, 1))
+        )
+
+
+def test_an_observation_vector_has_its_documented_size_and_bounds() -> None:
+    game = Game("double-deck-13", seed=2)
+    rng = random.Random(2)
+    while not game.is_over:
+        for seat in range(game.rules.players):
+            v = encode_observation(observe(game, seat))
+            assert v.shape == (OBS_DIM,) and v.min() >= 0.0 and v.max() <= 2.0
+        game.apply_unchecked(rng.choice(game.legal_moves()))
+
+
+# --- environments ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rules", "players"), [("standard", None), ("hawaii", 3),
+                                                ("double-deck-13", 6), ("proplay", 2)])
+def test_the_aec_environment_passes_pettingzoo_api_test(rules: str, players: int | None) -> None:
+    env = TienLenAEC(rules, players=players)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its advice on dict observation spaces
+        api_test(env, num_cycles=200)
+
+
+def test_an_aec_episode_plays_a_whole_game_with_masked_actions() -> None:
+    env = TienLenAEC("standard")
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+    steps = 0
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        assert mask.sum() == len(env.legal_moves(agent)) == len(env.move_features(agent))
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        steps += 1
+    assert steps > 20
+    assert sorted(totals.values()) == pytest.approx([-1.0, -1 / 3, 1 / 3, 1.0])
+
+
+def test_an_illegal_aec_action_is_refused() -> None:
+    env = TienLenAEC("standard")
+    env.reset(seed=1)
+    agent = env.agent_selection
+    with pytest.raises(ValueError, match="not a legal move index"):
+        env.step(len(env.legal_moves(agent)))
+
+
+@pytest.mark.parametrize("opponents", [["random"] * 3, ["heuristic", "greedy"]])
+def test_the_gymnasium_environment_passes_check_env(opponents: list[str]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(TienLenGym("standard", opponents=opponents), skip_render_check=True)
+
+
+def test_a_gymnasium_episode_ends_with_the_seats_return() -> None:
+    env = TienLenGym("standard", opponents=["greedy"] * 3, seat=2)
+    obs, info = env.reset(seed=4)
+    done, reward = False, 0.0
+    while not done:
+        assert obs["action_mask"].sum() == len(env.legal_moves())
+        obs, reward, done, _, info = env.step(0)
+    game = env.game
+    assert game is not None and game.is_over
+    assert reward == returns(game)[2]
+    env.reset(seed=4)
+    _, r, done, _, info = env.step(10_000)
+    assert done and r == -1.0 and info["illegal_action"]
+
+
+def test_an_unknown_opponent_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        TienLenGym("standard", opponents=["nobody", "random", "random"])
+
+
+def _aec_trace(seed: int) -> list[bytes]:
+    env = TienLenAEC("standard")
+    env.reset(seed=seed)
+    trace = []
+    for agent in env.agent_iter(max_iter=60):
+        obs, _, terminated, truncated, _ = env.last()
+        trace.append(obs["observation"].tobytes())
+        env.step(None if terminated or truncated else len(env.legal_moves(agent)) - 1)
+    return trace
+
+
+def test_seeding_makes_episodes_reproducible() -> None:
+    assert _aec_trace(3) == _aec_trace(3)
+    assert _aec_trace(3) != _aec_trace(4)
+
+    def gym_trace(seed: int) -> list[bytes]:
+        env = TienLenGym("standard", opponents=["random"] * 3)
+        obs, _ = env.reset(seed=seed)
+        out = [obs["observation"].tobytes()]
+        done = False
+        while not done:
+            obs, _, done, _, _ = env.step(0)
+            out.append(obs["observation"].tobytes())
+        return out
+
+    assert gym_trace(8) == gym_trace(8)
+    assert gym_trace(8) != gym_trace(9)
+
+    def selfplay(seed: int) -> tuple:
+        env = SelfPlay("standard")
+        env.set_agents([make_bot("random", seed=s) for s in range(4)])
+        trajectories, payoffs = env.run(seed=seed)
+        seen = [[(t.observation.tobytes(), t.action) for t in seat] for seat in trajectories]
+        return payoffs, seen
+
+    assert selfplay(5) == selfplay(5)
+    assert selfplay(5) != selfplay(6)
+
+
+def test_selfplay_records_every_decision_of_every_seat() -> None:
+    env = SelfPlay("standard", players=3)
+    env.set_agents([make_bot("greedy") for _ in range(3)])
+    trajectories, payoffs = env.run(seed=2)
+    assert len(trajectories) == 3 and sorted(payoffs) == [-1.0, 0.0, 1.0]
+    for seat in trajectories:
+        for t in seat:
+            assert t.observation.shape == (OBS_DIM,)
+            assert t.moves.shape[1] == MOVE_DIM and 0 <= t.action < len(t.moves) > 1
+    with pytest.raises(ValueError, match="2 agents for 3 seats"):
+        env.set_agents([make_bot("greedy")] * 2)
+
+
+def test_card_ids_of_the_plane_follow_rank_then_suit() -> None:
+    assert card_plane(Card.parse("Qd").bit).argmax() == 9 * 4 + 2
+
+
+# --- training and the learned bot ----------------------------------------------------------
+
+
+def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path) -> None:
+    from tienlen.apps.cli import main
+    from tienlen.players.bots.learned import QNet
+
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--checkpoint-every", "300", "--eval-games", "4",
+            "--eval-bots", "random", "--games-per-round", "2", "--seed", "3"]
+    assert main([*args, "--steps", "500"]) == 0
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert log and all(e["eval"]["random"]["games"] == 4 for e in log)
+    first_frames = log[-1]["frames"]
+    assert first_frames >= 500
+    before = QNet.load(out / "latest.npz").params
+    assert main([*args, "--steps", "900"]) == 2  # a run is there: --resume is needed
+    assert main([*args, "--steps", str(first_frames + 400), "--resume"]) == 0
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert log[-1]["frames"] >= first_frames + 400
+    assert log[-1]["games"] > log[0]["games"]
+    after = QNet.load(out / "latest.npz").params
+    assert not np.array_equal(before["w1o"], after["w1o"])
+    bot = make_bot("learned", weights=str(out / "best.npz"))
+    game = Game("standard", seed=1)
+    assert bot.choose(observe(game, game.turn), game.legal_moves(), Budget()) in game.legal_moves()
+
+
+def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
+    from tienlen.env.train import TrainConfig, Trainer
+
+    config = TrainConfig(seed=4, games_per_round=2, checkpoint_every=10_000, eval_bots=())
+    a = Trainer(config, tmp_path)
+    a.run(steps=200)
+    b = Trainer(config, tmp_path)
+    assert b.frames == a.frames and b.adam.t == a.adam.t
+    for k, v in a.net.params.items():
+        assert np.array_equal(v, b.net.params[k])
+    with pytest.raises(ValueError, match="resume it with the same settings"):
+        Trainer(TrainConfig(hidden=(32, 16)), tmp_path)
+
+
+def test_the_gradient_matches_finite_differences() -> None:
+    from tienlen.env.train import loss_and_grads
+    from tienlen.players.bots.learned import QNet
+
+    rng = np.random.default_rng(0)
+    params = {k: v.astype(np.float64) for k, v in QNet.init((12, 6), seed=2).params.items()}
+    obs, acts, targets = rng.random((6, OBS_DIM)), rng.random((6, MOVE_DIM)), rng.random(6)
+    loss, grads = loss_and_grads(params, obs, acts, targets)  # type: ignore[arg-type]
+    for name in ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3"):
+        flat = np.abs(grads[name]).argmax()
+        where = np.unravel_index(flat, params[name].shape)
+        bumped = {k: v.copy() for k, v in params.items()}
+        bumped[name][where] += 1e-6
+        numeric = (loss_and_grads(bumped, obs, acts, targets)[0] - loss) / 1e-6  # type: ignore[arg-type]
+        assert numeric == pytest.approx(float(grads[name][where]), rel=1e-3, abs=1e-6)
+
+
+def test_weights_for_other_encodings_are_refused(tmp_path) -> None:
+    from tienlen.players.bots.learned import QNet
+
+    net = QNet.init((8, 4))
+    net.params["w1o"] = net.params["w1o"][:-1]
+    with pytest.raises(ValueError, match=f"not {OBS_DIM} and {MOVE_DIM}"):
+        QNet(net.params)
+
+
+def test_the_shipped_learned_bot_beats_random_clearly() -> None:
+    from tienlen.players.arena import run_arena
+
+    result = run_arena(Rules.preset("standard"), ["learned", "random", "random", "random"],
+                       games=200, seed=2026)
+    learned = result.stats()[0]
+    assert not result.problems
+    # a random player wins a quarter of the games; the interval must lie well above that
+    assert learned.win_ci[0] > 0.4, learned
+
+
+@pytest.mark.parametrize(("preset", "players"), [("standard", 2), ("vietcong", 4),
+                                                 ("proplay", 3), ("double-deck-13", 8)])
+def test_the_learned_bot_plays_legal_games_under_other_rules(preset: str, players: int) -> None:
+    rules = Rules.preset(preset).for_players(players)
+    bot = make_bot("learned")
+    game = Game(rules, seed=3)
+    while not game.is_over:
+        legal = game.legal_moves()
+        move = bot.choose(observe(game, game.turn), legal, Budget())
+        game.play(move)  # validated: an illegal answer raises
+    assert sorted(game.finish_order) == list(range(players))
