@@ -1046,6 +1046,7 @@ class Game:
         g._receivers = self._receivers
         g._settle = None if self._settle is None else self._settle.copy()
         g._opening = self._opening
+        g._asks = self._asks
         return g
 
     def __repr__(self) -> str:
