@@ -120,6 +120,13 @@ def test_hidden_counts_are_sent_as_null_with_the_asks() -> None:
     bad = dict(sent, asks=[{"asker": asker, "seat": first, "cards": 12, "at": 9}])
     with pytest.raises(ProtocolError, match=r"observation\.asks\[0\]\.at"):
         observation_from_json(bad)
+    # null only for another seat's count, and only under hidden_counts.
+    own = dict(sent, card_counts=[None] * 4)
+    with pytest.raises(ProtocolError, match=rf"observation\.card_counts\[{game.turn}\]"):
+        observation_from_json(own)
+    shown = dict(sent, rules=Rules.preset("standard").to_dict())
+    with pytest.raises(ProtocolError, match=r"card_counts\[\d\]: must be an integer"):
+        observation_from_json(shown)
     # A bot plays on from the hidden counts (it keeps count from the public plays).
     bot = make_bot("heuristic", seed=1)
     assert bot.choose(obs, game.legal_moves(), Budget()) in game.legal_moves()

@@ -131,3 +131,18 @@ def test_resuming_under_other_rules_needs_switch_rules(
     )
     assert "standard rules" in capsys.readouterr().out
     assert main(["play", "--plain", "--resume", str(path)]) == 0
+
+
+def test_card_counts_asked_are_saved_and_resumed(tmp_path: Path) -> None:
+    # 004: "When requested, a player must reveal the number of cards in his or her hand."
+    rules = Rules.preset("standard", hidden_counts=True)
+    ctl = MatchController(Settings(rules=rules, bots=("random", "greedy", "heuristic"), seed=5))
+    while ctl.bot_to_act:
+        ctl.step_bot()
+    assert ctl.view().seats[1].cards is None
+    assert ctl.ask_text("ask 1")
+    path = ctl.save(tmp_path / "match.json")
+    resumed = MatchController.load(path)
+    assert resumed.game.asks == ctl.game.asks and len(resumed.game.asks) == 1
+    assert resumed.view().seats[1].cards == ctl.view().seats[1].cards == ctl.game.cards_left(1)
+    assert resumed.log[-1] == f"You asked: Lan holds {ctl.game.cards_left(1)} cards"

@@ -473,16 +473,20 @@ class MatchController(Observable):
             self._changed()
             return False
         try:
-            count = self.game.ask_count(HUMAN, seat)
+            self._ask(HUMAN, seat)
         except IllegalMoveError as e:
             self._say(str(e), "error")
             self._changed()
             return False
-        answer = f"{self.names[seat]} holds {count} card{'s' if count != 1 else ''}"
-        self.log.append(f"{self.names[HUMAN]} asked: {answer}")
-        self._say(answer)
         self._changed()
         return True
+
+    def _ask(self, asker: int, seat: int) -> None:
+        """``asker`` asks ``seat``'s card count; the answer goes to the log and the note."""
+        count = self.game.ask_count(asker, seat)
+        answer = f"{self.names[seat]} holds {count} card{'s' if count != 1 else ''}"
+        self.log.append(f"{self.names[asker]} asked: {answer}")
+        self._say(answer)
 
     def _human_move(self, cards: Sequence[Card] | None) -> bool:
         g = self.game
@@ -752,9 +756,14 @@ class MatchController(Observable):
                 raise RecordError(f"{where}: the game was not dealt from the match's seed")
             if recorded.trades:
                 raise RecordError(f"{where}: the game has card trades, which cannot be resumed")
-            for seat, move in recorded.history:
+            asks = list(recorded.asks)  # card counts asked, each after its first ``at`` moves
+            for at, action in enumerate((*recorded.history, None)):
                 ctl._settle()
-                ctl._after_move(seat, g.play(move))
+                while asks and asks[0].at == at:
+                    ask = asks.pop(0)
+                    ctl._ask(ask.asker, ask.seat)
+                if action is not None:
+                    ctl._after_move(action.seat, g.play(action.move))
             if number < len(saved.records) and not g.is_over:
                 raise RecordError(f"{where}: the game is not over, yet a later game follows")
         if saved.scores is not None and ctl.match.scores != saved.scores:

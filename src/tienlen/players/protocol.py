@@ -198,8 +198,11 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     phase = obj["phase"]
     if phase not in _PHASES:
         fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
+    own = seat(obj["seat"], f"{path}.seat")
     counts = tuple(
-        None if c is None else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
+        None
+        if c is None and rules.hidden_counts and i != own  # a hidden count (never one's own)
+        else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
         for i, c in enumerate(
             expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
         )
@@ -258,7 +261,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
             )
         )
     return Observation(
-        seat=seat(obj["seat"], f"{path}.seat"),
+        seat=own,
         rules=rules,
         phase=phase,
         turn=seat(obj["turn"], f"{path}.turn"),
