@@ -2,8 +2,8 @@
 
 Prints
 
-- the median and 90th-percentile decision time of ``greedy`` and ``heuristic`` over every
-  non-forced decision of seeded self-play games (``standard``, four players);
+- the median and 90th-percentile decision time of ``greedy``, ``heuristic`` and ``learned``
+  over every non-forced decision of seeded self-play games (``standard``, four players);
 - ``ismcts`` iterations per second at a fixed time budget, on the same kind of positions;
 - the arena's time per game for ``greedy`` self-play (duplicate deals, one process).
 
@@ -81,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     rules = Rules.preset("standard")
 
-    for name in ("greedy", "heuristic"):
+    for name in ("greedy", "heuristic", "learned"):
         t = sorted(decision_times(name, args.games, rules))
         median = statistics.median(t) * 1000
         p90 = t[int(len(t) * 0.9)] * 1000

@@ -303,6 +303,19 @@ def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path) -> None
     assert bot.choose(observe(game, game.turn), game.legal_moves(), Budget()) in game.legal_moves()
 
 
+def test_training_against_registry_bots_samples_their_moves_too() -> None:
+    from tienlen.env.train import _Job, _play
+    from tienlen.players.bots.learned import QNet
+
+    params = QNet.init((16, 8)).params
+    alone = _play(_Job("standard", None, params, 0.0, 1, 3, (), 0.5))
+    mixed = _play(_Job("standard", None, params, 0.0, 1, 3, ("greedy",), 1.0))
+    assert alone[3] == mixed[3] == 3
+    # the same deals: with greedy at every seat the moves (so the samples) differ
+    assert len(alone[2]) != len(mixed[2]) or not np.array_equal(alone[1], mixed[1])
+    assert sorted(set(mixed[2].tolist())) == pytest.approx([-1.0, -1 / 3, 1 / 3, 1.0])
+
+
 def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 

@@ -10,6 +10,7 @@ import pytest
 from reference import public_state
 from tienlen import (
     PASS,
+    RULESETS,
     Card,
     CardParseError,
     Chop,
@@ -470,6 +471,22 @@ def test_copies_are_independent() -> None:
     other.offer_trade(1, "9h", "Kd")
     other.accept_trade()
     assert trading.trades == () and trading.hands != other.hands
+
+
+@pytest.mark.skipif(
+    not hasattr(Game, "__slots__"), reason="a compiled Game does not list its fields"
+)
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_a_copy_holds_every_field_of_the_game(name: str) -> None:
+    # copy() names each field (see Game.copy): a field added to Game but not to copy() fails.
+    game = Game(name, seed=f"copy-{name}")
+    for _ in range(9):
+        if game.is_over:
+            break
+        game.play(game.legal_moves()[0])
+    twin = game.copy()
+    for field in Game.__slots__:
+        assert getattr(twin, field) == getattr(game, field), field
 
 
 def test_copies_are_independent_while_card_debts_are_settled() -> None:

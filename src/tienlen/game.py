@@ -157,10 +157,15 @@ class Game:
         leader: int | None = None,
         previous_finish: Sequence[int] | None = None,
         debts: Sequence[CardDebt] = (),
+        _shell: bool = False,
     ) -> None:
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         self._rules = rules
+        if _shell:
+            # An empty game for copy() and from_state() to fill in: a class compiled with
+            # mypyc can only be made through __init__ (no object.__new__).
+            return
         n = rules.players
         self._unused: tuple[int, ...] = ()
         if hands is not None:
@@ -977,9 +982,8 @@ class Game:
     ) -> Game:
         """A play-phase game built from its parts, e.g. an observation plus sampled hands.
         The history starts empty; ``pile`` is the current pile's plays."""
-        g = object.__new__(cls)
         n = rules.players
-        g._rules = rules
+        g = cls(rules, _shell=True)
         g._hands = list(hands)
         if len(g._hands) != n:
             raise ValueError(f"{len(g._hands)} hands given for {n} players")
@@ -1014,17 +1018,35 @@ class Game:
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:
         """An independent copy (cheap: hands and tables are immutable values)."""
-        g = object.__new__(Game)
-        for name in Game.__slots__:
-            setattr(g, name, getattr(self, name))
+        g = Game(self._rules, _shell=True)
+        g._setup = self._setup
+        g._dealt = self._dealt
+        g._unused = self._unused
+        g._spare = self._spare
         g._hands = self._hands[:]
         g._tables = self._tables[:]
+        g._leader = self._leader
+        g._turn = self._turn
+        g._phase = self._phase
+        g._pile = self._pile
+        g._passed = self._passed
+        g._locked = self._locked
+        g._lock = self._lock
+        g._first = self._first
+        g._lowest = self._lowest
+        g._stuck = self._stuck
         g._finish = self._finish[:]
         g._history = self._history[:]
         g._chops = self._chops[:]
+        g._instant = self._instant
         g._trade = self._trade[:]
-        if self._settle is not None:
-            g._settle = self._settle.copy()
+        g._exchange = self._exchange
+        g._exchange_done = self._exchange_done
+        g._given = self._given
+        g._receivers = self._receivers
+        g._settle = None if self._settle is None else self._settle.copy()
+        g._opening = self._opening
+        g._asks = self._asks
         return g
 
     def __repr__(self) -> str:

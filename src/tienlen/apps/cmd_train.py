@@ -4,6 +4,7 @@ Examples::
 
     tienlen train --out runs/a --minutes 90 --seed 1
     tienlen train --out runs/a --minutes 30 --resume      # go on where runs/a stopped
+    tienlen train --out runs/b --minutes 60 --opponents heuristic --mix 0.5
     tienlen train --out runs/tiny --steps 2000 --checkpoint-every 1000 --eval-games 8
 """
 
@@ -57,6 +58,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--games-per-round", type=_positive, default=16, help="games per update")
     p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
     p.add_argument("--epsilon", type=float, default=0.05, help="exploration rate")
+    p.add_argument(
+        "--opponents", default="",
+        help="registry bots that may take seats in training games, comma-separated "
+        "(default: none, pure self-play); their moves are samples too",
+    )
+    p.add_argument(
+        "--mix", type=float, default=0.5,
+        help="chance that a seat goes to one of --opponents (default 0.5)",
+    )
     p.set_defaults(func=run)
 
 
@@ -100,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         checkpoint_every=args.checkpoint_every,
         eval_bots=tuple(b for b in args.eval_bots.split(",") if b),
         eval_games=args.eval_games,
+        opponents=tuple(b for b in args.opponents.split(",") if b),
+        mix=args.mix,
     )
     trainer = Trainer(config, args.out)
     console = Console(stderr=True)

@@ -1,7 +1,8 @@
 """Deep Monte-Carlo self-play training of the ``learned`` bot, in numpy.
 
 Each round, self-play workers play whole games with the current network at every seat
-(epsilon-greedy over ``Q(observation, move)``); every decision becomes a sample
+(epsilon-greedy over ``Q(observation, move)``), or, with ``opponents``, some seats taken by
+registry bots (which then explore with the same epsilon); every decision becomes a sample
 ``(observation, chosen move, the seat's final return)``. The network is then regressed on
 the new samples (mean squared error, Adam, one pass in shuffled mini-batches): the Monte-
 Carlo targets need no bootstrapping, and the move features let one network score any
@@ -22,7 +23,7 @@ import json
 import multiprocessing
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,12 +31,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tienlen.combos import Move
+from tienlen.observation import Observation
 from tienlen.players.arena import run_arena
+from tienlen.players.base import Budget, Player
 from tienlen.players.bots.learned import QNet
+from tienlen.players.registry import make_bot
 from tienlen.rules import Rules
 
 from . import resolve_rules
-from .selfplay import SelfPlay
+from .selfplay import SelfPlay, VectorAgent
 
 __all__ = ["TrainConfig", "Trainer", "train"]
 
@@ -59,6 +64,10 @@ class TrainConfig:
     eval_bots: tuple[str, ...] = ("random", "greedy", "heuristic")
     eval_games: int = 200
     eval_seed: int = 12
+    opponents: tuple[str, ...] = ()
+    """Registry bots that may take seats in training games (none: pure self-play)."""
+    mix: float = 0.5
+    """The chance that a seat goes to one of ``opponents`` rather than the network."""
 
 
 class _Agent:
@@ -73,20 +82,48 @@ class _Agent:
         return int(np.argmax(self.net.values(observation, moves)))
 
 
-def _play(
-    job: tuple[str, int | None, dict[str, FloatArray], float, int, int]
-) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    """Self-play ``games`` games; the samples as ``(observations, moves, returns, games)``."""
-    rules, players, params, epsilon, seed, games = job
-    rng = np.random.default_rng(seed)
-    agent = _Agent(QNet(params), epsilon, rng)
-    env = SelfPlay(rules, players=players)
-    env.set_agents([agent] * env.rules.players)
+class _Explore:
+    """A registry bot that plays a random legal move with probability ``epsilon``."""
+
+    def __init__(self, bot: Player, epsilon: float, rng: np.random.Generator) -> None:
+        self.name, self.bot, self.epsilon, self.rng = bot.name, bot, epsilon, rng
+
+    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+        if self.rng.random() < self.epsilon:
+            return legal[int(self.rng.integers(len(legal)))]
+        return self.bot.choose(obs, legal, budget)
+
+
+@dataclass(frozen=True)
+class _Job:
+    rules: str
+    players: int | None
+    params: dict[str, FloatArray]
+    epsilon: float
+    seed: int
+    games: int
+    opponents: tuple[str, ...]
+    mix: float
+
+
+def _play(job: _Job) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """Play ``job.games`` games; the samples as ``(observations, moves, returns, games)``.
+    Each seat is the network, or with probability ``job.mix`` one of ``job.opponents``;
+    every seat's decisions are samples (a bot's moves teach their value too)."""
+    rng = np.random.default_rng(job.seed)
+    agent = _Agent(QNet(job.params), job.epsilon, rng)
+    bots = [_Explore(make_bot(name), job.epsilon, rng) for name in job.opponents]
+    env = SelfPlay(job.rules, players=job.players)
     obs: list[FloatArray] = []
     acts: list[FloatArray] = []
     targets: list[float] = []
-    for g in range(games):
-        trajectories, payoffs = env.run(seed=seed * 1_000 + g if g == 0 else None)
+    for g in range(job.games):
+        seats: list[Player | VectorAgent] = [
+            bots[int(rng.integers(len(bots)))] if bots and rng.random() < job.mix else agent
+            for _ in range(env.rules.players)
+        ]
+        env.set_agents(seats)
+        trajectories, payoffs = env.run(seed=job.seed * 1_000 + g if g == 0 else None)
         for seat, steps in enumerate(trajectories):
             for t in steps:
                 obs.append(t.observation)
@@ -96,7 +133,7 @@ def _play(
         np.asarray(obs, np.float32),
         np.asarray(acts, np.float32),
         np.asarray(targets, np.float32),
-        games,
+        job.games,
     )
 
 
@@ -209,8 +246,8 @@ class Trainer:
         cfg = self.config
         per = -(-cfg.games_per_round // cfg.workers)
         jobs = [
-            (self.rules.name, cfg.players, self.net.params, cfg.epsilon,
-             int(self.rng.integers(1 << 31)), per)
+            _Job(self.rules.name, cfg.players, self.net.params, cfg.epsilon,
+                 int(self.rng.integers(1 << 31)), per, cfg.opponents, cfg.mix)
             for _ in range(cfg.workers)
         ]
         parts = pool.map(_play, jobs) if pool is not None else [_play(j) for j in jobs]

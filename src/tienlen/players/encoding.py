@@ -27,7 +27,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Final
 
 import numpy as np
@@ -106,9 +107,7 @@ OBS_DIM: Final = _O_FLAGS + 6
 
 def card_plane(mask: int) -> FloatArray:
     """The 52-entry card plane of a card mask (copies per rank and suit)."""
-    raw = np.frombuffer(mask.to_bytes(13, "little"), dtype=np.uint8)
-    bits = np.unpackbits(raw, bitorder="little")
-    plane: FloatArray = bits.reshape(52, 2).sum(axis=1).astype(np.float32)
+    plane: FloatArray = _planes([mask])[0]
     return plane
 
 
@@ -127,17 +126,55 @@ def _move_row(row: FloatArray, move: Move, bomb: bool) -> None:
 
 def encode_moves(obs: Observation, legal: Sequence[Move]) -> FloatArray:
     """Every move of ``legal`` as one row of :data:`MOVE_DIM` features, in order."""
-    out = np.zeros((len(legal), MOVE_DIM), dtype=np.float32)
-    ix = index(obs.rules)
-    hand = obs.hand_mask
+    n = len(legal)
+    out = np.zeros((n, MOVE_DIM), dtype=np.float32)
+    if not n:
+        return out
+    out[:, _M_CARDS : _M_CARDS + 52] = _planes([m.mask for m in legal])
+    rows = np.arange(n)
+    bomb = _bomb_test(obs.rules)
+    give = _KIND_INDEX["give"]
+    out[rows, _M_KIND + np.array([_KIND_INDEX.get(m.kind, give) for m in legal])] = 1.0
+    out[:, _M_SIZE] = [m.size / 13.0 for m in legal]
+    counts = np.array([m.mask.bit_count() for m in legal])
+    out[:, _M_COUNT] = counts / 13.0
+    played = np.array([m.mask != 0 for m in legal])
+    tops = np.array([max(m.top_id, 0) for m in legal])
+    out[rows[played], _M_RANK + (tops[played] >> 3)] = 1.0
+    out[rows[played], _M_SUIT + ((tops[played] >> 1) & 3)] = 1.0
+    out[:, _M_BOMB] = [bomb(m) for m in legal]
     size = max(obs.rules.cards_per_hand, 1)
-    for i, move in enumerate(legal):
-        row = out[i]
-        _move_row(row, move, ix.is_bomb(move) if move.mask else False)
-        left = (hand & ~move.mask).bit_count()
-        row[_M_LEFT] = left / size
-        row[_M_OUT] = float(left == 0 and move.kind != "give")
+    hand = obs.hand_mask
+    left = np.array([(hand & ~m.mask).bit_count() for m in legal])
+    out[:, _M_LEFT] = left / size
+    out[:, _M_OUT] = (left == 0) & np.array([m.kind != "give" for m in legal])
     return out
+
+
+@cache
+def _bomb_test(rules: Rules) -> Callable[[Move], bool]:
+    """Whether a move is a bomb under ``rules``, memoised by kind, size and top rank."""
+    ix = index(rules)
+    known: dict[tuple[str, int, int], bool] = {}
+
+    def bomb(move: Move) -> bool:
+        if not move.mask:
+            return False
+        key = (move.kind, move.size, move.top_rank)
+        value = known.get(key)
+        if value is None:
+            value = known[key] = ix.is_bomb(move)
+        return value
+
+    return bomb
+
+
+def _planes(masks: Sequence[int]) -> FloatArray:
+    """Card planes of several masks at once, ``(len(masks), 52)``."""
+    raw = np.frombuffer(b"".join(m.to_bytes(13, "little") for m in masks), dtype=np.uint8)
+    bits = np.unpackbits(raw.reshape(len(masks), 13), axis=1, bitorder="little")
+    planes: FloatArray = bits.reshape(len(masks), 52, 2).sum(axis=2).astype(np.float32)
+    return planes
 
 
 def encode_observation(obs: Observation) -> FloatArray:
@@ -146,22 +183,20 @@ def encode_observation(obs: Observation) -> FloatArray:
     n = obs.rules.players
     me = obs.seat
     played = obs.played_mask
-    out[_O_HAND : _O_HAND + 52] = card_plane(obs.hand_mask)
-    out[_O_PLAYED : _O_PLAYED + 52] = card_plane(played)
-    out[_O_UNSEEN : _O_UNSEEN + 52] = card_plane(
-        deck_mask(obs.rules.decks) & ~obs.hand_mask & ~played
-    )
     by_seat = [0] * n
     for action in obs.history:
         if action.move.kind != "give":
             by_seat[action.seat] |= action.move.mask
+    unseen = deck_mask(obs.rules.decks) & ~obs.hand_mask & ~played
+    relative = [by_seat[(me + k) % n] for k in range(n)]
+    planes = _planes([obs.hand_mask, played, unseen, *relative])
+    out[_O_HAND : _O_BY_SEAT] = planes[:3].reshape(-1)
+    out[_O_BY_SEAT : _O_BY_SEAT + 52 * n] = planes[3:].reshape(-1)
     size = max(obs.rules.cards_per_hand, 1)
     out_seats = set(obs.finish_order)
     counts = obs.tracked_counts()  # hidden counts (rules.hidden_counts) as a player reckons
     for k in range(n):
         seat = (me + k) % n
-        base = _O_BY_SEAT + 52 * k
-        out[base : base + 52] = card_plane(by_seat[seat])
         out[_O_COUNTS + k] = counts[seat] / size
         out[_O_PRESENT + k] = 1.0
         out[_O_PASSED + k] = float(seat in obs.passed)
@@ -171,7 +206,7 @@ def encode_observation(obs: Observation) -> FloatArray:
     if top is not None:
         out[_O_TOP_SEAT + (top.seat - me) % n] = 1.0
         row = out[_O_TOP : _O_TOP + MOVE_DIM]
-        _move_row(row, top.move, index(obs.rules).is_bomb(top.move))
+        _move_row(row, top.move, _bomb_test(obs.rules)(top.move))
     if obs.phase in PHASES:
         out[_O_PHASE + PHASES.index(obs.phase)] = 1.0
     out[_O_FLAGS] = float(not obs.pile)
