@@ -20,7 +20,8 @@ from .cards import (
     Card,
     CardParseError,
     cards_of_mask,
-    deck,
+    deck_bits,
+    deck_mask,
     format_cards,
     mask_of,
     parse_cards,
@@ -269,7 +270,8 @@ class Game:
 
     def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
         rules = self._rules
-        cards = list(deck(rules.decks))
+        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
+        cards = list(deck_bits(rules.decks))
         rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
         rng.shuffle(cards)
         n, size = rules.players, rules.cards_per_hand
@@ -277,8 +279,8 @@ class Game:
         order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
         masks = [0] * hands_dealt
         for i in range(size * hands_dealt):
-            masks[order[i % hands_dealt]] |= cards[i].bit
-        spare = mask_of(cards[size * hands_dealt :])
+            masks[order[i % hands_dealt]] |= cards[i]
+        spare = sum(cards[size * hands_dealt :])
         self._unused = tuple(masks[n:])
         return masks[:n], spare
 
@@ -1056,7 +1058,7 @@ class Game:
 
 # --- helpers ---------------------------------------------------------------------------
 def _full_deck(rules: Rules) -> int:
-    return mask_of(deck(rules.decks))
+    return deck_mask(rules.decks)
 
 
 def _union(masks: Iterable[int]) -> int:
