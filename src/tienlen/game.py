@@ -20,7 +20,8 @@ from .cards import (
     Card,
     CardParseError,
     cards_of_mask,
-    deck,
+    deck_bits,
+    deck_mask,
     format_cards,
     mask_of,
     parse_cards,
@@ -271,7 +272,8 @@ class Game:
 
     def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
         rules = self._rules
-        cards = list(deck(rules.decks))
+        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
+        cards = list(deck_bits(rules.decks))
         rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
         rng.shuffle(cards)
         n, size = rules.players, rules.cards_per_hand
@@ -280,14 +282,14 @@ class Game:
         while True:
             masks = [0] * hands_dealt
             for i in range(size * hands_dealt):
-                masks[order[i % hands_dealt]] |= cards[i].bit
+                masks[order[i % hands_dealt]] |= cards[i]
             # 004: four 2s are shown and the cards dealt again (hands set aside included: with
             # two players under deal_four_hands they are the next game's).
             if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
                 break
             self._redeals += 1
             rng.shuffle(cards)
-        spare = mask_of(cards[size * hands_dealt :])
+        spare = sum(cards[size * hands_dealt :])
         self._unused = tuple(masks[n:])
         return masks[:n], spare
 
@@ -1072,7 +1074,7 @@ class Game:
 
 # --- helpers ---------------------------------------------------------------------------
 def _full_deck(rules: Rules) -> int:
-    return mask_of(deck(rules.decks))
+    return deck_mask(rules.decks)
 
 
 def _union(masks: Iterable[int]) -> int:
