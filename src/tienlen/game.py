@@ -601,7 +601,7 @@ class Game:
             ]
         elif self._locked >> seat & 1:
             ix = index(rules)
-            if not is_twos(top):
+            if not self._twos_under():
                 return [PASS]
             moves = [
                 m
@@ -750,7 +750,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (is_twos(top) and ix.is_bomb(m) and after):
+            if not (self._twos_under() and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -843,7 +843,7 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and is_twos(last.move) and bool(index(self._rules).after_pass)
+        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
         p = seat
         while True:
             p = (p + step) % n
@@ -859,6 +859,22 @@ class Game:
                 continue
             self._turn = p
             return
+
+    def _twos_under(self) -> bool:
+        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
+        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
+        pile = self._pile
+        if is_twos(pile[-1].move):
+            return True
+        if not self._rules.after_pass_on_chops:
+            return False
+        ix = index(self._rules)
+        for action in reversed(pile):
+            if is_twos(action.move):
+                return True
+            if not ix.is_bomb(action.move):
+                return False
+        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
