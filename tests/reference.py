@@ -230,6 +230,9 @@ class RefTable:
     turn: int = field(init=False)
     top: Move | None = field(init=False, default=None)
     top_seat: int = field(init=False, default=-1)
+    # The top is 2s, or (after_pass_on_chops) a bomb on 2s or on such a bomb: locked-out
+    # players may come back with an after-pass bomb.
+    on_twos: bool = field(init=False, default=False)
     passed: set[int] = field(init=False, default_factory=set)  # since the last play
     locked: set[int] = field(init=False, default_factory=set)  # out of this pile
     passed_in_pile: set[int] = field(init=False, default_factory=set)
@@ -361,9 +364,10 @@ class RefTable:
             # bombs are for "the other players", so none on one's own play.
             if seat == self.top_seat and (m.kind, m.size) != (top.kind, top.size):
                 continue
-            # A passed player is back only to chop 2s with an after-pass bomb.
+            # A passed player is back only to chop 2s (or, after_pass_on_chops, a chain of
+            # bombs on 2s) with an after-pass bomb.
             passed_back = seat in self.locked and seat != self.top_seat
-            if passed_back and not (is_twos_play(top) and may_bomb_after_pass(m, rules)):
+            if passed_back and not (self.on_twos and may_bomb_after_pass(m, rules)):
                 continue
             if not rules.may_finish_on_two and self.finishes_on_two(m):
                 continue
@@ -428,6 +432,9 @@ class RefTable:
         self.fresh = False
         self.hands[seat] &= ~move.mask
         self.stuck.clear()
+        # 2s on top, or (after_pass_on_chops) a bomb on 2s or on such a bomb.
+        chained = self.rules.after_pass_on_chops and self.on_twos and is_bomb(move, self.rules)
+        self.on_twos = is_twos_play(move) or chained
         self.top, self.top_seat = move, seat
         self.pile.append((seat, move))
         self.passed.clear()
@@ -452,7 +459,7 @@ class RefTable:
     def _move_on(self, seat: int) -> None:
         """RULES.md "Turn order, precisely"."""
         assert self.top is not None
-        twos_open = bool(self.rules.after_pass_bombs) and is_twos_play(self.top)
+        twos_open = bool(self.rules.after_pass_bombs) and self.on_twos
         p = seat
         while True:
             p = self.after(p)
@@ -471,7 +478,7 @@ class RefTable:
             return
 
     def _fresh_pile(self, leader: int) -> None:
-        self.top, self.top_seat = None, -1
+        self.top, self.top_seat, self.on_twos = None, -1, False
         self.pile.clear()
         self.passed.clear()
         self.locked.clear()

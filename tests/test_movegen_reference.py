@@ -47,6 +47,13 @@ VARIANTS: dict[str, Rules] = {
     "wikipedia/opening-any-chop/no-bomb-lead": Rules.preset(
         "wikipedia", opening_bombs=("quad", "pair_run3+"), bombs_may_lead=False
     ),
+    # 004: "Four consecutive pairs can chop a single 2 or smaller chop even if the player has
+    # previously passed."
+    "standard/after-pass-on-chops": Rules.preset("standard", after_pass_on_chops=True),
+    "suited/four-pairs-after-pass-on-chops": Rules.from_code(
+        "suited.pair-run4-chops-single-of-2.pair-run4-chops-pair-run3"
+        ".after-pass-bombs-pair-run4.after-pass-on-chops"
+    ),
 }
 VARIANT_POSITIONS = 1_500
 

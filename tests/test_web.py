@@ -660,3 +660,21 @@ def test_timer_legal_highlights_group_key_then_replay_player_and_leaderboard(
     sync_api.expect(page.locator("table.games tbody tr")).to_have_count(1)
     page.get_by_role("link", name="Leaderboard").click()
     sync_api.expect(page.locator(".board")).to_contain_text("Nobody is rated")  # one human
+
+
+def test_a_private_tables_invite_link_lets_a_friend_sit(players: Any) -> None:
+    an = players("An")
+    an.enter("/")
+    an.page.check("#private")
+    an.page.get_by_role("button", name="Create").click()
+    an.page.wait_for_selector(".seat.mine")
+    link = an.page.locator("#invite-link").input_value()
+    assert "invite=" in link
+    table = link.split("/t/")[1].split("?")[0]
+    stranger = players("Chi")
+    stranger.enter(f"/t/{table}")  # without the invite: refused
+    sync_api.expect(stranger.page.locator("#page")).to_contain_text("private")
+    binh = players("Binh")
+    binh.enter(link.replace(binh.base, "") + "&sit=1")
+    binh.page.wait_for_selector(".seat.mine")
+    sync_api.expect(an.page.locator(".opponents")).to_contain_text("Binh")

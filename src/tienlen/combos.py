@@ -257,6 +257,7 @@ class RulesIndex:
         )
         self.opening: tuple[Pattern, ...] = tuple(parse_pattern(p) for p in rules.opening_bombs)
         self.killer: int = Card.parse(rules.single_killer).id if rules.single_killer else -1
+        self.triple_beats_ace: bool = rules.triple_beats_ace
         self.follows = (
             rules.single_same_suit
             or rules.pair_same_colours

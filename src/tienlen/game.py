@@ -20,7 +20,8 @@ from .cards import (
     Card,
     CardParseError,
     cards_of_mask,
-    deck,
+    deck_bits,
+    deck_mask,
     format_cards,
     mask_of,
     parse_cards,
@@ -131,6 +132,7 @@ class Game:
         "_phase",
         "_pile",
         "_receivers",
+        "_redeals",
         "_rules",
         "_settle",
         "_setup",
@@ -162,6 +164,7 @@ class Game:
             return
         n = rules.players
         self._unused: tuple[int, ...] = ()
+        self._redeals: int = 0
         if hands is not None:
             masks = self._explicit_hands(hands)
             self._spare = _full_deck(rules) & ~_union(masks)
@@ -263,16 +266,24 @@ class Game:
 
     def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
         rules = self._rules
-        cards = list(deck(rules.decks))
+        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
+        cards = list(deck_bits(rules.decks))
         rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
         rng.shuffle(cards)
         n, size = rules.players, rules.cards_per_hand
         hands_dealt = 4 if rules.deal_four_hands else n
         order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
-        masks = [0] * hands_dealt
-        for i in range(size * hands_dealt):
-            masks[order[i % hands_dealt]] |= cards[i].bit
-        spare = mask_of(cards[size * hands_dealt :])
+        while True:
+            masks = [0] * hands_dealt
+            for i in range(size * hands_dealt):
+                masks[order[i % hands_dealt]] |= cards[i]
+            # 004: four 2s are shown and the cards dealt again (hands set aside included: with
+            # two players under deal_four_hands they are the next game's).
+            if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
+                break
+            self._redeals += 1
+            rng.shuffle(cards)
+        spare = sum(cards[size * hands_dealt :])
         self._unused = tuple(masks[n:])
         return masks[:n], spare
 
@@ -475,6 +486,11 @@ class Game:
         return self._opening
 
     @property
+    def redeals(self) -> int:
+        """How many deals were void before this one (``rules.redeal_four_twos``)."""
+        return self._redeals
+
+    @property
     def asks(self) -> tuple[CountAsk, ...]:
         """Every card count asked for and answered, in order (``rules.hidden_counts``)."""
         return self._asks
@@ -579,7 +595,7 @@ class Game:
             ]
         elif self._locked >> seat & 1:
             ix = index(rules)
-            if not is_twos(top):
+            if not self._twos_under():
                 return [PASS]
             moves = [
                 m
@@ -728,7 +744,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (is_twos(top) and ix.is_bomb(m) and after):
+            if not (self._twos_under() and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -821,7 +837,7 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and is_twos(last.move) and bool(index(self._rules).after_pass)
+        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
         p = seat
         while True:
             p = (p + step) % n
@@ -837,6 +853,22 @@ class Game:
                 continue
             self._turn = p
             return
+
+    def _twos_under(self) -> bool:
+        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
+        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
+        pile = self._pile
+        if is_twos(pile[-1].move):
+            return True
+        if not self._rules.after_pass_on_chops:
+            return False
+        ix = index(self._rules)
+        for action in reversed(pile):
+            if is_twos(action.move):
+                return True
+            if not ix.is_bomb(action.move):
+                return False
+        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
@@ -1005,6 +1037,7 @@ class Game:
         g._setup = (g._dealt, state.leader, None, ())
         g._tables = [None] * n
         g._unused = ()
+        g._redeals = 0
         g._spare = 0
         g._leader = state.leader
         g._turn = state.turn
@@ -1068,6 +1101,7 @@ class Game:
         g._settle = None if self._settle is None else self._settle.copy()
         g._opening = self._opening
         g._asks = self._asks
+        g._redeals = self._redeals
         return g
 
     def __repr__(self) -> str:
@@ -1077,7 +1111,7 @@ class Game:
 
 # --- helpers ---------------------------------------------------------------------------
 def _full_deck(rules: Rules) -> int:
-    return mask_of(deck(rules.decks))
+    return deck_mask(rules.decks)
 
 
 def _union(masks: Iterable[int]) -> int:
