@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 __all__ = ["Job", "Writer"]
@@ -30,12 +30,12 @@ _Write = tuple[Job | None, Sequence[Mapping[str, Any]], asyncio.Future[None]]
 
 
 class Writer:
-    """Runs :data:`Job` s and inserts rows into ``rows_table`` in group commits, one
-    transaction at a time."""
+    """Runs :data:`Job` s, and inserts rows into the table of ``rows_into`` (a mapped
+    class), in group commits, one transaction at a time."""
 
-    def __init__(self, sessions: async_sessionmaker[Any], rows_table: Table) -> None:
+    def __init__(self, sessions: async_sessionmaker[Any], rows_into: type[Any]) -> None:
         self._sessions = sessions
-        self._rows_table = rows_table
+        self._rows_into = rows_into
         self._queue: list[_Write] = []
         self._task: asyncio.Task[None] | None = None
         self.commits = 0
@@ -75,7 +75,7 @@ class Writer:
                     await job(s)
             rows = [row for _job, some, _done in group for row in some]
             if rows:  # one executemany for the whole group
-                await (await s.connection()).execute(self._rows_table.insert(), rows)
+                await (await s.connection()).execute(insert(self._rows_into), rows)
         self.commits += 1
         self.writes += len(group)
         for _job, _rows, done in group:
