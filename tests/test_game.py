@@ -3,6 +3,7 @@ the end of piles and games, instant wins, trading, exchanges, deals, copies."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -21,7 +22,7 @@ from tienlen import (
     deck,
     parse_cards,
 )
-from tienlen.cards import mask_of
+from tienlen.cards import TWOS_MASK, mask_of
 from tienlen.debts import CardDebt
 from tienlen.game import instant_win_of
 from tienlen.observation import game_from_observation, observe
@@ -517,3 +518,31 @@ def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:
         assert rebuilt.turn == game.turn and rebuilt.top == game.top
         moves = game.legal_moves()
         game.play(moves[step % len(moves)])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("standard", redeal_four_twos=True),
+        Rules.preset("pike", players=2, redeal_four_twos=True),  # the hands set aside too
+        Rules.preset("lu", players=2, redeal_four_twos=True),
+    ],
+    ids=lambda r: r.code(),
+)
+def test_a_deal_with_four_twos_is_dealt_again(rules: Rules) -> None:
+    # 004: "the player with that four 2s will no long be a winner. He would like to tell
+    # another players and they will have the game restarted."
+    plain = dataclasses.replace(rules, redeal_four_twos=False)
+    redealt = 0
+    for seed in range(300):
+        game = Game(rules, seed=seed)
+        hands = [*game.hand_masks, *(mask_of(h) for h in game.unused_hands)]
+        assert all((m & TWOS_MASK).bit_count() < 4 for m in hands)
+        first = Game(plain, seed=seed)
+        dealt = [*first.hand_masks, *(mask_of(h) for h in first.unused_hands)]
+        had_four = any((m & TWOS_MASK).bit_count() == 4 for m in dealt)
+        assert (game.redeals > 0) == had_four
+        assert (game.hand_masks == first.hand_masks) == (not had_four)
+        assert Game(rules, seed=seed).hand_masks == game.hand_masks  # the seed decides
+        redealt += game.redeals
+    assert redealt > 0  # not vacuous

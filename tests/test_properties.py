@@ -37,6 +37,8 @@ RULE_CHOICES: tuple[Rules, ...] = (
     Rules.preset("pang", trading="san-jose"),
     Rules.preset("standard", hidden_counts=True),
     Rules.preset("lu", players=3, hidden_counts=True),
+    Rules.preset("standard", redeal_four_twos=True),
+    Rules.preset("pike", players=2, redeal_four_twos=True),
 )
 MAX_ACTIONS = 3_000
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

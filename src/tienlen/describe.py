@@ -278,6 +278,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "en": "The first dealer is chosen at random; after that the loser deals.",
         "vi": "Người chia ván đầu được chọn ngẫu nhiên; sau đó người thua chia bài.",
     },
+    "deal.redeal_four_twos": {
+        "en": "A player dealt four 2s shows them and the cards are dealt again; four 2s win "
+        "nothing.",
+        "vi": "Người được chia tứ quý heo phải báo cho cả bàn và bài được chia lại; tứ quý heo "
+        "không thắng trắng.",
+    },
     "deal.hidden_counts": {
         "en": "Card counts are hidden: during play a player may ask another how many cards they "
         "hold, and the answer is told to the whole table.",
@@ -928,6 +934,8 @@ def _deal(r: Rules) -> list[Phrase]:
         elif r.starter_takes_spare:
             out.append(Phrase("deal.spare_if_one"))
     out.append(Phrase("deal.dealer"))
+    if r.redeal_four_twos:
+        out.append(Phrase("deal.redeal_four_twos"))
     if r.hidden_counts:
         out.append(Phrase("deal.hidden_counts"))
     return out

@@ -138,6 +138,7 @@ class Game:
         "_phase",
         "_pile",
         "_receivers",
+        "_redeals",
         "_rules",
         "_settle",
         "_setup",
@@ -169,6 +170,7 @@ class Game:
             return
         n = rules.players
         self._unused: tuple[int, ...] = ()
+        self._redeals: int = 0
         if hands is not None:
             masks = self._explicit_hands(hands)
             self._spare = _full_deck(rules) & ~_union(masks)
@@ -277,9 +279,16 @@ class Game:
         n, size = rules.players, rules.cards_per_hand
         hands_dealt = 4 if rules.deal_four_hands else n
         order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
-        masks = [0] * hands_dealt
-        for i in range(size * hands_dealt):
-            masks[order[i % hands_dealt]] |= cards[i]
+        while True:
+            masks = [0] * hands_dealt
+            for i in range(size * hands_dealt):
+                masks[order[i % hands_dealt]] |= cards[i]
+            # 004: four 2s are shown and the cards dealt again (hands set aside included: with
+            # two players under deal_four_hands they are the next game's).
+            if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
+                break
+            self._redeals += 1
+            rng.shuffle(cards)
         spare = sum(cards[size * hands_dealt :])
         self._unused = tuple(masks[n:])
         return masks[:n], spare
@@ -481,6 +490,11 @@ class Game:
         """Before the game's first play under ``rules.opening_bombs``: the seats still to be
         asked whether they open out of turn (empty: the leader's turn); ``None`` after it."""
         return self._opening
+
+    @property
+    def redeals(self) -> int:
+        """How many deals were void before this one (``rules.redeal_four_twos``)."""
+        return self._redeals
 
     @property
     def asks(self) -> tuple[CountAsk, ...]:
@@ -993,6 +1007,7 @@ class Game:
         g._setup = (g._dealt, leader, None, ())
         g._tables = [None] * n
         g._unused = ()
+        g._redeals = 0
         g._spare = 0
         g._leader = leader
         g._turn = turn
@@ -1049,6 +1064,7 @@ class Game:
         g._settle = None if self._settle is None else self._settle.copy()
         g._opening = self._opening
         g._asks = self._asks
+        g._redeals = self._redeals
         return g
 
     def __repr__(self) -> str:

@@ -587,6 +587,9 @@ class MatchController(Observable):
         self.selected = 0
         self.cursor = 0
         self._combo_index = -1
+        if g.redeals:
+            times = "once" if g.redeals == 1 else f"{g.redeals} times"
+            self.log.append(f"Four 2s were dealt: the cards were dealt again ({times})")
         self.log.append(f"Game {self.match.number}: {self.names[g.leader]} leads")
         if g.phase == "trading":
             self.log.append("Nobody offers a trade this game")
