@@ -136,6 +136,7 @@ OTHER_VALUES: dict[str, Any] = {
     "opening_bombs": ("pair_run3",),
     "hidden_counts": True,
     "redeal_four_twos": True,
+    "after_pass_on_chops": True,
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",

@@ -486,6 +486,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "vi": "Ngoại lệ: khi heo đang nằm trên cùng, người đã bỏ lượt vẫn được vào lại bằng "
         "{bombs}; sau đó vẫn bị khoá.",
     },
+    "pass.bomb_back_chops": {
+        "en": "The same holds while a bomb played on 2s, or a bomb on such a bomb, is on top.",
+        "vi": "Điều này cũng áp dụng khi trên cùng là bom đã chặt heo, hoặc bom chặt lên bom đó.",
+    },
     "pass.no_bombing": {
         "en": "No bombing after passing: a passed player waits for the next pile.",
         "vi": "Đã bỏ lượt thì không được chặt: người đã bỏ lượt chờ vòng sau.",
@@ -1038,6 +1042,8 @@ def _passing(r: Rules) -> list[Phrase]:
                 else _patterns(r.after_pass_bombs)
             )
             out.append(Phrase("pass.bomb_back", bombs=bombs))
+            if r.after_pass_on_chops:
+                out.append(Phrase("pass.bomb_back_chops"))
         else:
             out.append(Phrase("pass.no_bombing"))
     else:

@@ -40,6 +40,7 @@ from .combos import (
 )
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
+from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
 from .rules import MAX_COMBINATIONS, Rules
 
@@ -54,13 +55,6 @@ class IllegalMoveError(ValueError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.reason: Reason | None = message if isinstance(message, Reason) else None
-
-
-class Action(NamedTuple):
-    """One entry of a game's history: ``seat`` did ``move`` (a play, a pass or a give)."""
-
-    seat: int
-    move: Move
 
 
 class Chop(NamedTuple):
@@ -227,7 +221,7 @@ class Game:
         self._settle: Settlement | None = None
         self._opening: tuple[int, ...] | None = None
         self._asks: tuple[CountAsk, ...] = ()
-        self._phase = "play"
+        self._phase: Phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
         elif rules.trading == "san-jose" and previous_finish is not None:
@@ -357,7 +351,7 @@ class Game:
         return self._turn
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """``"trading"``, ``"exchange"``, ``"play"`` or ``"over"``."""
         return self._phase
 
@@ -601,7 +595,7 @@ class Game:
             ]
         elif self._locked >> seat & 1:
             ix = index(rules)
-            if not is_twos(top):
+            if not self._twos_under():
                 return [PASS]
             moves = [
                 m
@@ -750,7 +744,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (is_twos(top) and ix.is_bomb(m) and after):
+            if not (self._twos_under() and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -843,7 +837,7 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and is_twos(last.move) and bool(index(self._rules).after_pass)
+        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
         p = seat
         while True:
             p = (p + step) % n
@@ -859,6 +853,22 @@ class Game:
                 continue
             self._turn = p
             return
+
+    def _twos_under(self) -> bool:
+        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
+        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
+        pile = self._pile
+        if is_twos(pile[-1].move):
+            return True
+        if not self._rules.after_pass_on_chops:
+            return False
+        ix = index(self._rules)
+        for action in reversed(pile):
+            if is_twos(action.move):
+                return True
+            if not ix.is_bomb(action.move):
+                return False
+        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
@@ -979,46 +989,67 @@ class Game:
         self._after_settling()
 
     # --- state from parts (determinization) ---------------------------------------------
+    @property
+    def position(self) -> PlayState:
+        """Where the deal stands, every hand included (:class:`~tienlen.position.PlayState`;
+        ``game.position.format()`` writes it in position notation)."""
+        hands = tuple(self._hands)
+        return PlayState(
+            phase=self._phase,
+            turn=self._turn,
+            leader=self._leader,
+            hands=hands,
+            card_counts=tuple(h.bit_count() for h in hands),
+            pile=self._pile,
+            passed=self.passed,
+            locked_out=self.locked_out,
+            straight_locked=self._lock,
+            first_lead=self.first_lead_rule,
+            stuck=self.stuck,
+            finish_order=tuple(self._finish),
+            opening=self._opening,
+        )
+
     @classmethod
     def from_state(
-        cls,
-        rules: Rules,
-        *,
-        hands: Sequence[int],
-        turn: int,
-        pile: Sequence[Action] = (),
-        passed: Iterable[int] = (),
-        locked_out: Iterable[int] = (),
-        straight_locked: bool = False,
-        first_lead: tuple[str, Card] | None = None,
-        stuck: Iterable[int] = (),
-        finish_order: Sequence[int] = (),
-        leader: int = 0,
-        opening: Sequence[int] | None = None,
+        cls, state: PlayState, *, rules: Rules | str, hands: Sequence[int] | None = None
     ) -> Game:
-        """A play-phase game built from its parts, e.g. an observation plus sampled hands.
-        The history starts empty; ``pile`` is the current pile's plays."""
+        """A play-phase game in ``state`` (an observation, a parsed position), with
+        ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
+        sample of the hidden ones. The history starts empty; the pile is ``state.pile``."""
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
         n = rules.players
+        given = list(state.hands if hands is None else hands)
+        if len(given) != n:
+            raise ValueError(f"{len(given)} hands given for {n} players")
+        masks: list[int] = []
+        for seat, h in enumerate(given):
+            if h is None:
+                raise ValueError(f"seat {seat}'s hand is not known: give hands=")
+            masks.append(h)
+        if state.phase not in ("play", "over"):
+            raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
         g = cls(rules, _shell=True)
-        g._hands = list(hands)
-        if len(g._hands) != n:
-            raise ValueError(f"{len(g._hands)} hands given for {n} players")
-        g._dealt = tuple(g._hands)
-        g._setup = (g._dealt, leader, None, ())
+        g._rules = rules
+        g._hands = masks
+        g._dealt = tuple(masks)
+        g._setup = (g._dealt, state.leader, None, ())
         g._tables = [None] * n
         g._unused = ()
         g._redeals = 0
         g._spare = 0
-        g._leader = leader
-        g._turn = turn
-        g._pile = tuple(pile)
-        g._passed = sum(1 << s for s in set(passed))
-        g._locked = sum(1 << s for s in set(locked_out))
-        g._lock = straight_locked
+        g._leader = state.leader
+        g._turn = state.turn
+        g._pile = state.pile
+        g._passed = sum(1 << s for s in state.passed)
+        g._locked = sum(1 << s for s in state.locked_out)
+        g._lock = state.straight_locked
+        first_lead = state.first_lead
         g._first = first_lead[0] if first_lead else None
         g._lowest = first_lead[1].id if first_lead else -1
-        g._stuck = sum(1 << s for s in set(stuck))
-        g._finish = list(finish_order)
+        g._stuck = sum(1 << s for s in state.stuck)
+        g._finish = list(state.finish_order)
         g._history = []
         g._chops = []
         g._instant = None
@@ -1027,10 +1058,16 @@ class Game:
         g._given = ()
         g._receivers = ()
         g._settle = None
-        g._opening = tuple(opening) if opening is not None else None
+        g._opening = state.opening
         g._asks = ()
         g._phase = "over" if len(g._finish) == n else "play"
         return g
+
+    @classmethod
+    def from_position(cls, text: str, *, rules: Rules | str) -> Game:
+        """A play-phase game in the position written ``text`` (every hand known; see
+        :func:`~tienlen.position.parse_position`)."""
+        return cls.from_state(parse_position(text, rules), rules=rules)
 
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:

@@ -390,9 +390,7 @@ class GameRecord:
         tags: dict[str, str] = {}
         where: dict[str, str] = {}
         body: list[str] = []
-        for lineno, raw in enumerate(
-            decode(text, error=RecordError, what="record").split("\n"), 1
-        ):
+        for lineno, raw in enumerate(decode(text, error=RecordError, what="record").split("\n"), 1):
             line = raw.strip()
             if not line or line.startswith(";"):
                 continue

@@ -151,6 +151,10 @@ class Rules:
     after_pass_bombs: tuple[str, ...] = ()
     """Bombs (patterns) a locked-out player may still play while 2s are on top of the pile;
     such players are offered their turn again then. Empty: no bombing after passing."""
+    after_pass_on_chops: bool = False
+    """Locked-out players may also come back with ``after_pass_bombs`` while the top of the
+    pile is a bomb that chopped 2s, or a bomb on such a bomb (004: "Four consecutive pairs
+    can chop a single 2 or smaller chop even if the player has previously passed")."""
     stacking: bool = False
     """When everyone else has passed, the last player may go on beating their own play with
     higher combinations of the same kind and size (never a bomb on it)."""
