@@ -19,10 +19,10 @@ from .combos import (
     SET_KINDS,
     Move,
     RulesIndex,
+    beats,
     index,
     is_one_colour,
     min_run,
-    why_not_beats,
 )
 from .rules import Rules
 
@@ -193,13 +193,11 @@ class MoveTable:
                 out.extend(m for m in ms[start:first_higher] if _tie_ok(m, old, rules))
                 out.extend(ms[first_higher:])
             else:
-                out.extend(
-                    m for m in ms[start:] if why_not_beats(m, old, rules, locked=locked) is None
-                )
+                out.extend(m for m in ms[start:] if beats(m, old, rules, locked=locked))
         for other in others:
             group = groups.get(other)
             if group is not None:
-                out.extend(m for m in group if why_not_beats(m, old, rules, locked=locked) is None)
+                out.extend(m for m in group if beats(m, old, rules, locked=locked))
         return out
 
 
@@ -216,7 +214,7 @@ def _tie_ok(new: Move, old: Move, rules: Rules) -> bool:
     """Between candidates with the same rank and suit of top card: the tie rule decides."""
     if new.top_id >> 1 != old.top_id >> 1:
         return new.top_id > old.top_id
-    return why_not_beats(new, old, rules) is None
+    return beats(new, old, rules)
 
 
 # Keyed by the rules' index (one per rules value, hashed by identity), not by the Rules
@@ -226,7 +224,7 @@ def _other_kinds(
     ix: RulesIndex, kind: str, size: int, top_rank: int
 ) -> tuple[tuple[str, int], ...]:
     """(kind, size) groups that might beat a play other than by "same kind, higher top":
-    bombs, triples on an Ace. A superset; every candidate is checked by ``why_not_beats``."""
+    bombs, triples on an Ace. A superset; every candidate is checked by ``beats``."""
     keys: set[tuple[str, int]] = set()
     patterns = [b for t, b in ix.chops if t.matches(kind, size, top_rank)]
     if ix.rung_of(kind, size, top_rank) >= 0:
