@@ -149,3 +149,33 @@ def test_the_notation_document_runs() -> None:
     three = Rules.preset("standard").for_players(3)
     state = parse_position("-/5h/- 1 0 - - - 02", three)
     assert state.finish_order == (0, 2) and state.phase == "play"
+
+
+def test_reprs_paste_back() -> None:
+    from dataclasses import replace
+
+    from tienlen import PASS, IllegalMoveError, Move
+
+    namespace = {"Game": Game, "Move": Move, "Rules": Rules}
+    for name in sorted(RULESETS):
+        game = _played(Rules.preset(name), 7, 9)
+        for move in game.legal_moves():
+            back = eval(repr(move), namespace)
+            assert back == move and back.size == move.size and back.kind == move.kind
+        if game.phase in ("play", "over"):
+            again = eval(repr(game), namespace)
+            assert again.position == game.position and repr(again) == repr(game)
+    assert repr(PASS) == "Move.of('pass')" and eval(repr(PASS), namespace) == PASS
+    changed = replace(Rules.preset("pagat"), after_pass_bombs=())
+    game = Game(changed, seed=1)
+    again = eval(repr(game), namespace)
+    assert again.rules == changed and again.position == game.position
+    with pytest.raises(ValueError, match="'straigt'"):
+        Move.of("straigt", "3s 4s 5s")
+    with pytest.raises(ValueError, match="only the pass"):
+        Move.of("pass", "3s")
+    with pytest.raises(IllegalMoveError) as info:
+        game.play(Move.of("single", "2h") if game.hand_masks[game.turn] >> 51 & 1 else "pass")
+    assert info.value.move is not None and info.value.state == game.position
+    assert str(info.value).startswith(f"illegal move {str(info.value.move)!r}: ")
+    assert info.value.reason is not None and info.value.reason.code

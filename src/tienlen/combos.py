@@ -23,6 +23,7 @@ from .cards import (
     format_cards,
     mask_of,
     parse_cards,
+    rank_counts,
 )
 from .patterns import Pattern, parse_pattern
 from .reasons import Reason, kind_param, kind_words, reason
@@ -102,11 +103,29 @@ class Move:
     def __str__(self) -> str:
         return format_move(self)
 
+    @classmethod
+    def of(cls, kind: str, cards: str = "") -> Move:
+        """The move of ``kind`` made of ``cards`` (notation), as :func:`repr` writes it:
+        ``Move.of('straight', '3s 4s 5d')``, ``Move.of('pass')``. The size is the number of
+        ranks (of cards, for a give); the kind is taken as given, not checked against rules.
+
+        >>> Move.of('pair_run', '3s 3c 4d 4h 5s 5h').size
+        3
+        """
+        if kind not in _MOVE_KINDS:
+            raise ValueError(f"no move kind {kind!r}; kinds: {', '.join(_MOVE_KINDS)}")
+        mask = mask_of(parse_cards(cards))
+        if (kind == "pass") != (not mask):
+            raise ValueError(f"{kind!r} with cards {cards!r}: only the pass has no cards")
+        if kind == "give":
+            return cls(kind, mask.bit_count(), mask)
+        return cls(kind, sum(1 for c in rank_counts(mask) if c), mask) if mask else PASS
+
     def __repr__(self) -> str:
         if not self.mask:
-            return "PASS"
+            return "Move.of('pass')"
         notation = " ".join(c.ascii() for c in self.cards)
-        return f"<Move {self.kind} {notation!r}>"
+        return f"Move.of({self.kind!r}, {notation!r})"
 
     def describe(self) -> str:
         """Plain words: ``"pair of 7s"``, ``"5-card straight to J♦"``, ``"pass"``."""
@@ -115,6 +134,21 @@ class Move:
 
 #: The pass.
 PASS: Final = Move("pass", 0, 0)
+#: Every kind a :class:`Move` may have (``"give"``: cards given in an exchange).
+_MOVE_KINDS: Final = (
+    "pass",
+    "single",
+    "pair",
+    "triple",
+    "quad",
+    "straight",
+    "pair_run",
+    "triple_run",
+    "quad_run",
+    "multi_quad",
+    "dragon",
+    "give",
+)
 
 # --- notation -----------------------------------------------------------------------------
 

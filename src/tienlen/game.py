@@ -42,19 +42,31 @@ from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
 from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import MAX_COMBINATIONS, Rules
+from .rules import MAX_COMBINATIONS, RULESETS, Rules
 
 __all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
 
 class IllegalMoveError(ValueError):
-    """A move the rules do not allow now; the message says why (in English), ``reason`` has
-    its stable code and parameters for translation (:mod:`tienlen.reasons`). The game is
-    unchanged."""
+    """A move the rules do not allow now. The game is unchanged.
 
-    def __init__(self, message: str) -> None:
+    ``args[0]`` says why, in English; ``reason`` is the same with its stable code and
+    parameters for translation (:mod:`tienlen.reasons`); ``move`` is the move refused and
+    ``state`` the position it was refused in (:attr:`Game.position`), where a move was
+    tried. The message quotes the move: ``"illegal move 'K♦': a 3-card straight ..."``.
+    """
+
+    def __init__(
+        self, message: str, *, move: Move | None = None, state: PlayState | None = None
+    ) -> None:
         super().__init__(message)
         self.reason: Reason | None = message if isinstance(message, Reason) else None
+        self.move = move
+        self.state = state
+
+    def __str__(self) -> str:
+        why = str(self.args[0]) if self.args else ""
+        return f"illegal move {str(self.move)!r}: {why}" if self.move is not None else why
 
 
 class Chop(NamedTuple):
@@ -757,7 +769,7 @@ class Game:
         m = self._to_move(move)
         why = self._why_illegal(m)
         if why is not None:
-            raise IllegalMoveError(why)
+            raise IllegalMoveError(why, move=m, state=self.position)
         self._apply(m)
         return m
 
@@ -1106,8 +1118,15 @@ class Game:
         return g
 
     def __repr__(self) -> str:
-        hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
-        return f"<Game {self._rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+        """In the play phase, ``Game.from_position(...)``: pasted back, a game in the same
+        position (its history aside); before it, a summary."""
+        rules = self._rules
+        if self._phase in ("trading", "exchange"):
+            hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
+            return f"<Game {rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+        preset = rules.name in RULESETS and Rules.preset(rules.name) == rules
+        shown = repr(rules.name) if preset else repr(rules)
+        return f"Game.from_position({self.position.format()!r}, rules={shown})"
 
 
 # --- helpers ---------------------------------------------------------------------------

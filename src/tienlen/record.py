@@ -604,7 +604,9 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
         try:
             apply_action(game, action)
         except ValueError as e:
-            raise RecordError(f"action {number} ({action.words()}): {e}") from None
+            # the action is named already: the reason alone (an IllegalMoveError's str
+            # quotes the move again)
+            raise RecordError(f"action {number} ({action.words()}): {e.args[0]}") from None
         yield Step(number, action, leads, phase, game)
 
 

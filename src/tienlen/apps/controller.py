@@ -492,8 +492,9 @@ class MatchController(Observable):
         g = self.game
         try:
             move = g.play(PASS if cards is None else cards)
-        except (IllegalMoveError, ValueError) as e:
-            self._say(str(e), "error")
+        except ValueError as e:
+            # the player chose the cards: the reason alone, not the move quoted back
+            self._say(str(e.args[0]) if isinstance(e, IllegalMoveError) else str(e), "error")
             self._changed()
             return False
         self.selected = 0
