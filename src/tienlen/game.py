@@ -730,7 +730,8 @@ class Game:
                 self._give(m)
             return
         seat = self._turn
-        self._history.append(Action(seat, m))
+        action = Action(seat, m)
+        self._history.append(action)
         if m.is_pass:
             self._pass(seat)
             return
@@ -743,7 +744,7 @@ class Game:
             last = self._pile[-1]
             if (last.move.kind, last.move.size) != (m.kind, m.size):
                 self._chops.append(Chop(seat, last.seat, m, last.move))
-        self._pile += (Action(seat, m),)
+        self._pile += (action,)
         self._passed = 0
         self._first = None
         if self._rules.straight_lock and m.kind == "straight" and not self._lock:
