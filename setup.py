@@ -21,6 +21,7 @@ COMPILED_MODULES = [
     "src/tienlen/game.py",
     "src/tienlen/movegen.py",
     "src/tienlen/patterns.py",
+    "src/tienlen/play.py",
 ]
 
 ext_modules = []

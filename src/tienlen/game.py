@@ -34,12 +34,12 @@ from .combos import (
     classify_mask,
     index,
     is_one_suit,
-    is_twos,
     parse_move,
     why_not_beats,
 )
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
+from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
 from .rules import MAX_COMBINATIONS, RULESETS, Rules
@@ -586,41 +586,17 @@ class Game:
                 return [Move("give", count, m) for m in _subsets(pool, count)]
             return [PASS] if phase == "trading" else []
         seat = self._turn
-        table = self.table(seat)
-        rules = self._rules
-        if self._opening:
-            moves = [m for m in table.moves if self._opens(m)]
-            if not rules.may_finish_on_two:
-                moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
-            return [*moves, PASS]
-        if not self._pile:
-            moves = self._leads(table)
-            if self._first == "holder-may-decline" or (not moves and table.moves):
-                moves.append(PASS)
-            return moves
-        last = self._pile[-1]
-        top = last.move
-        if seat == last.seat:  # stacking: the same kind and size only, never a bomb
-            same = (top.kind, top.size)
-            moves = [
-                m for m in table.beating(top, rules, locked=self._lock) if (m.kind, m.size) == same
-            ]
-        elif self._locked >> seat & 1:
-            ix = index(rules)
-            if not self._twos_under():
-                return [PASS]
-            moves = [
-                m
-                for m in table.beating(top, rules, locked=self._lock)
-                if ix.is_bomb(m)
-                and any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            ]
-        else:
-            moves = table.beating(top, rules, locked=self._lock)
-        if not rules.may_finish_on_two:
-            moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
-        moves.append(PASS)
-        return moves
+        return play_moves(
+            self.table(seat),
+            self._rules,
+            seat=seat,
+            pile=self._pile,
+            locked_out=bool(self._locked >> seat & 1),
+            straight_locked=self._lock,
+            first=self._first,
+            lowest=self._lowest,
+            opening=self._opening,
+        )
 
     def _to_give(self) -> tuple[int, int]:
         """(count, cards to choose from) of the give due now in the exchange phase."""
@@ -628,41 +604,6 @@ class Game:
         if settle is not None and not settle.done:
             return settle.count, settle.pool(self._hands)
         return self._exchange[len(self._given)][2], self._hands[self._turn]
-
-    def _opens(self, m: Move) -> bool:
-        return any(p.matches(m.kind, m.size, m.top_rank) for p in index(self._rules).opening)
-
-    def _leads(self, table: MoveTable) -> list[Move]:
-        moves = self._constrained_leads(table)
-        if self._opening is not None:
-            # 004: the game's first play may be an opening bomb "without being the lead or
-            # having three of spades", whatever else constrains the leader.
-            known = {m.mask for m in moves}
-            extra = [m for m in table.moves if m.mask not in known and self._opens(m)]
-            if not self._rules.may_finish_on_two:
-                extra = [m for m in extra if not _finishes_on_two(m, table.hand)]
-            moves += extra
-        return moves
-
-    def _constrained_leads(self, table: MoveTable) -> list[Move]:
-        rules = self._rules
-        moves = list(table.moves)
-        first = self._first
-        if first is not None:
-            bit = 1 << self._lowest
-            if first == "lowest-single":
-                moves = [m for m in moves if m.mask == bit]
-            else:
-                moves = [m for m in moves if m.mask & bit]
-            if rules.first_lead_kinds:
-                moves = [m for m in moves if m.kind in rules.first_lead_kinds]
-        if not rules.bombs_may_lead:
-            ix = index(rules)
-            moves = [m for m in moves if not ix.is_bomb(m)]
-        if not rules.may_finish_on_two:
-            hand = table.hand
-            moves = [m for m in moves if not _finishes_on_two(m, hand)]
-        return moves
 
     def why_illegal(self, move: Move | str | Iterable[Card]) -> str | None:
         """``None`` if the move is legal now; else the reason, in words."""
@@ -713,8 +654,8 @@ class Game:
             return None
         rules = self._rules
         if self._opening:
-            if m.is_pass or self._opens(m):
-                if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+            if m.is_pass or opens(m, rules):
+                if not rules.may_finish_on_two and finishes_on_two(m, hand):
                     return reason("no_finish_on_two")
                 return None
             return reason("opening_bombs_only")
@@ -724,13 +665,13 @@ class Game:
             if (
                 top is None
                 and self._first != "holder-may-decline"
-                and self._leads(self.table(seat))
+                and leads(self.table(seat), rules, self._first, self._lowest, self._opening)
             ):
                 return reason("must_lead")
             return None
-        if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+        if not rules.may_finish_on_two and finishes_on_two(m, hand):
             return reason("no_finish_on_two")
-        if top is None and self._opening is not None and self._opens(m):
+        if top is None and self._opening is not None and opens(m, rules):
             return None
         if top is None:
             first = self._first
@@ -756,7 +697,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (self._twos_under() and ix.is_bomb(m) and after):
+            if not (twos_under(self._pile, rules) and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -789,7 +730,8 @@ class Game:
                 self._give(m)
             return
         seat = self._turn
-        self._history.append(Action(seat, m))
+        action = Action(seat, m)
+        self._history.append(action)
         if m.is_pass:
             self._pass(seat)
             return
@@ -802,7 +744,7 @@ class Game:
             last = self._pile[-1]
             if (last.move.kind, last.move.size) != (m.kind, m.size):
                 self._chops.append(Chop(seat, last.seat, m, last.move))
-        self._pile += (Action(seat, m),)
+        self._pile += (action,)
         self._passed = 0
         self._first = None
         if self._rules.straight_lock and m.kind == "straight" and not self._lock:
@@ -849,7 +791,10 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
+        rules = self._rules
+        rejoin = (
+            bool(self._locked) and bool(index(rules).after_pass) and twos_under(self._pile, rules)
+        )
         p = seat
         while True:
             p = (p + step) % n
@@ -865,22 +810,6 @@ class Game:
                 continue
             self._turn = p
             return
-
-    def _twos_under(self) -> bool:
-        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
-        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
-        pile = self._pile
-        if is_twos(pile[-1].move):
-            return True
-        if not self._rules.after_pass_on_chops:
-            return False
-        ix = index(self._rules)
-        for action in reversed(pile):
-            if is_twos(action.move):
-                return True
-            if not ix.is_bomb(action.move):
-                return False
-        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
@@ -1138,10 +1067,6 @@ def _union(masks: Iterable[int]) -> int:
     for m in masks:
         out |= m
     return out
-
-
-def _finishes_on_two(m: Move, hand: int) -> bool:
-    return m.mask == hand and bool(m.mask & TWOS_MASK)
 
 
 def _highest(hand: int, count: int) -> int:
