@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 from .cards import (
     ACE,
@@ -42,10 +42,27 @@ __all__ = [
     "why_not_beats",
 ]
 
-#: Kinds made of cards of one rank, by card count.
-SET_KINDS: Final = ("", "single", "pair", "triple", "quad")
-#: Runs of sets: the kind for sets of 1, 2, 3, 4 cards per rank.
-RUN_KINDS: Final = ("", "straight", "pair_run", "triple_run", "quad_run")
+#: The kind of a :class:`Move`: the pass, a combination, or cards given in an exchange.
+MoveKind = Literal[
+    "pass",
+    "single",
+    "pair",
+    "triple",
+    "quad",
+    "straight",
+    "pair_run",
+    "triple_run",
+    "quad_run",
+    "multi_quad",
+    "dragon",
+    "give",
+]
+
+
+#: Kinds made of cards of one rank, by card count (none: the pass).
+SET_KINDS: Final[tuple[MoveKind, ...]] = ("pass", "single", "pair", "triple", "quad")
+#: Runs of sets: the kind for sets of 1, 2, 3, 4 cards per rank (index 0 unused).
+RUN_KINDS: Final[tuple[MoveKind, ...]] = ("pass", "straight", "pair_run", "triple_run", "quad_run")
 
 
 class Move:
@@ -58,12 +75,12 @@ class Move:
     """
 
     __slots__ = ("kind", "mask", "size", "top_id")
-    kind: str
+    kind: MoveKind
     size: int
     mask: int
     top_id: int
 
-    def __init__(self, kind: str, size: int, mask: int) -> None:
+    def __init__(self, kind: MoveKind, size: int, mask: int) -> None:
         self.kind = kind
         self.size = size
         self.mask = mask
@@ -112,14 +129,15 @@ class Move:
         >>> Move.of('pair_run', '3s 3c 4d 4h 5s 5h').size
         3
         """
-        if kind not in _MOVE_KINDS:
-            raise ValueError(f"no move kind {kind!r}; kinds: {', '.join(_MOVE_KINDS)}")
+        known = _KIND_NAMED.get(kind)
+        if known is None:
+            raise ValueError(f"no move kind {kind!r}; kinds: {', '.join(_KIND_NAMED)}")
         mask = mask_of(parse_cards(cards))
-        if (kind == "pass") != (not mask):
+        if (known == "pass") != (not mask):
             raise ValueError(f"{kind!r} with cards {cards!r}: only the pass has no cards")
-        if kind == "give":
-            return cls(kind, mask.bit_count(), mask)
-        return cls(kind, sum(1 for c in rank_counts(mask) if c), mask) if mask else PASS
+        if known == "give":
+            return cls(known, mask.bit_count(), mask)
+        return cls(known, sum(1 for c in rank_counts(mask) if c), mask) if mask else PASS
 
     def __repr__(self) -> str:
         if not self.mask:
@@ -134,21 +152,8 @@ class Move:
 
 #: The pass.
 PASS: Final = Move("pass", 0, 0)
-#: Every kind a :class:`Move` may have (``"give"``: cards given in an exchange).
-_MOVE_KINDS: Final = (
-    "pass",
-    "single",
-    "pair",
-    "triple",
-    "quad",
-    "straight",
-    "pair_run",
-    "triple_run",
-    "quad_run",
-    "multi_quad",
-    "dragon",
-    "give",
-)
+#: The kinds by name, to read a kind from text.
+_KIND_NAMED: Final[dict[str, MoveKind]] = {k: k for k in get_args(MoveKind)}
 
 # --- notation -----------------------------------------------------------------------------
 

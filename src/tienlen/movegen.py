@@ -18,6 +18,7 @@ from .combos import (
     RUN_KINDS,
     SET_KINDS,
     Move,
+    MoveKind,
     RulesIndex,
     beats,
     index,
@@ -105,7 +106,7 @@ def generate(hand: int, rules: Rules) -> dict[tuple[str, int], list[Move]]:
                     n = end - start + 1
                     if n < shortest:
                         continue
-                    name = kind
+                    name: MoveKind = kind
                     if dragon and n == 12 and end == ACE and per == 1:
                         name = "dragon"
                     new = [Move(name, n, m) for m in partial if not one_colour or is_one_colour(m)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 from tienlen.cards import ACE, RANK_BITS, RANK_MASK, TWO
-from tienlen.combos import Move, index
+from tienlen.combos import SET_KINDS, Move, index
 from tienlen.rules import Rules
 
 __all__ = [
@@ -33,7 +33,6 @@ Counts = bytes
 _POPCOUNT: Final = bytes(bin(b).count("1") for b in range(256))
 
 _RUN_KINDS: Final = ((1, "straight"), (2, "pair_run"), (3, "triple_run"))
-_SET_KINDS: Final = ("", "single", "pair", "triple", "quad")
 
 
 def counts_of(mask: int) -> Counts:
@@ -155,7 +154,7 @@ class Planner:
         rest = bytearray(counts)
         rest[r] -= k
         sub = self.plan(bytes(rest))
-        kind = _SET_KINDS[k]
+        kind = SET_KINDS[k]
         options.append(
             Plan(sub.cost + self.unit_cost(kind, k, r, r), (Unit(kind, k, r, r), *sub.units))
         )
