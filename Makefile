@@ -25,7 +25,7 @@ $(CHROMIUM):
 # package that .venv runs.
 COMPILED := build/compiled
 $(COMPILED)/.built: $(STAMP) setup.py $(wildcard src/tienlen/*.py)
-	rm -rf $(COMPILED)
+	rm -rf $(COMPILED) build/lib.* build/temp.*  # no stale modules from an earlier build
 	TIENLEN_COMPILE=1 $(BIN)/pip install --quiet --no-build-isolation --no-deps --target $(COMPILED) .
 	touch $@
 

@@ -22,7 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tienlen.cards import Card
 from tienlen.combos import Move, why_not_beats
+from tienlen.position import Action, PlayState
 from tienlen.rules import Rules
 
 RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
@@ -228,6 +230,9 @@ class RefTable:
     turn: int = field(init=False)
     top: Move | None = field(init=False, default=None)
     top_seat: int = field(init=False, default=-1)
+    # The top is 2s, or (after_pass_on_chops) a bomb on 2s or on such a bomb: locked-out
+    # players may come back with an after-pass bomb.
+    on_twos: bool = field(init=False, default=False)
     passed: set[int] = field(init=False, default_factory=set)  # since the last play
     locked: set[int] = field(init=False, default_factory=set)  # out of this pile
     passed_in_pile: set[int] = field(init=False, default_factory=set)
@@ -243,6 +248,8 @@ class RefTable:
     opening: list[int] = field(init=False, default_factory=list)
     first_leader: int = field(init=False, default=-1)
     fresh: bool = field(init=False, default=True)  # no card played yet this game
+    lead_seat: int = field(init=False, default=-1)  # who leads (or must lead) the first pile
+    pile: list[tuple[int, Move]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.hands = list(self.hands)
@@ -256,6 +263,7 @@ class RefTable:
             self.first_mode = None if mode == "holder-free" else mode
         else:
             self.turn = self.leader
+        self.lead_seat = self.turn
         if self.rules.opening_bombs:
             self.first_leader = self.turn
             seat = self.after(self.turn)
@@ -356,9 +364,10 @@ class RefTable:
             # bombs are for "the other players", so none on one's own play.
             if seat == self.top_seat and (m.kind, m.size) != (top.kind, top.size):
                 continue
-            # A passed player is back only to chop 2s with an after-pass bomb.
+            # A passed player is back only to chop 2s (or, after_pass_on_chops, a chain of
+            # bombs on 2s) with an after-pass bomb.
             passed_back = seat in self.locked and seat != self.top_seat
-            if passed_back and not (is_twos_play(top) and may_bomb_after_pass(m, rules)):
+            if passed_back and not (self.on_twos and may_bomb_after_pass(m, rules)):
                 continue
             if not rules.may_finish_on_two and self.finishes_on_two(m):
                 continue
@@ -367,6 +376,26 @@ class RefTable:
         return out
 
     # -- transitions
+    def position(self) -> PlayState:
+        """The state as the engine's :class:`~tienlen.position.PlayState` value, to compare
+        the two whole."""
+        first = (self.first_mode, Card.from_id(self.lowest)) if self.first_mode else None
+        return PlayState(
+            phase="over" if self.over else "play",
+            turn=self.turn,
+            leader=self.lead_seat,
+            hands=tuple(self.hands),
+            card_counts=tuple(h.bit_count() for h in self.hands),
+            pile=tuple(Action(s, m) for s, m in self.pile),
+            passed=frozenset(self.passed),
+            locked_out=frozenset(self.locked),
+            straight_locked=self.straight_lock,
+            first_lead=first,
+            stuck=frozenset(self.stuck),
+            finish_order=tuple(self.finish),
+            opening=tuple(self.opening) if self.rules.opening_bombs and self.fresh else None,
+        )
+
     def apply(self, move: Move) -> None:
         seat = self.turn
         if move.mask == 0:
@@ -403,7 +432,11 @@ class RefTable:
         self.fresh = False
         self.hands[seat] &= ~move.mask
         self.stuck.clear()
+        # 2s on top, or (after_pass_on_chops) a bomb on 2s or on such a bomb.
+        chained = self.rules.after_pass_on_chops and self.on_twos and is_bomb(move, self.rules)
+        self.on_twos = is_twos_play(move) or chained
         self.top, self.top_seat = move, seat
+        self.pile.append((seat, move))
         self.passed.clear()
         self.first_mode = None
         if self.rules.straight_lock and move.kind == "straight" and is_one_suit(move):
@@ -426,7 +459,7 @@ class RefTable:
     def _move_on(self, seat: int) -> None:
         """RULES.md "Turn order, precisely"."""
         assert self.top is not None
-        twos_open = bool(self.rules.after_pass_bombs) and is_twos_play(self.top)
+        twos_open = bool(self.rules.after_pass_bombs) and self.on_twos
         p = seat
         while True:
             p = self.after(p)
@@ -445,7 +478,8 @@ class RefTable:
             return
 
     def _fresh_pile(self, leader: int) -> None:
-        self.top, self.top_seat = None, -1
+        self.top, self.top_seat, self.on_twos = None, -1, False
+        self.pile.clear()
         self.passed.clear()
         self.locked.clear()
         self.passed_in_pile.clear()
@@ -474,25 +508,13 @@ def public_state(game: Any) -> tuple[Any, ...]:
     """Everything a :class:`~tienlen.Game` exposes, as one comparable value (to check that
     a refused move changed nothing)."""
     return (
-        game.phase,
-        game.turn,
-        game.hand_masks,
+        game.position,
         game.dealt,
         game.history,
-        game.pile,
-        game.top,
-        game.passed,
-        game.locked_out,
-        game.straight_locked,
-        game.first_lead_rule,
-        game.stuck,
-        game.finish_order,
         game.chops,
         game.instant_win,
         game.trades,
         game.pending_trade,
-        game.unused_hands,
-        game.leader,
-        tuple(game.cards_left(s) for s in range(game.rules.players)),
         game.asks,
+        game.unused_hands,
     )

@@ -155,8 +155,9 @@ def test_an_observation_vector_has_its_documented_size_and_bounds() -> None:
 # --- environments ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("rules", "players"), [("standard", None), ("hawaii", 3),
-                                                ("double-deck-13", 6), ("proplay", 2)])
+@pytest.mark.parametrize(
+    ("rules", "players"), [("standard", None), ("hawaii", 3), ("double-deck-13", 6), ("proplay", 2)]
+)
 def test_the_aec_environment_passes_pettingzoo_api_test(rules: str, players: int | None) -> None:
     env = TienLenAEC(rules, players=players)
     with warnings.catch_warnings():
@@ -283,8 +284,21 @@ def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path) -> None
     from tienlen.players.bots.learned import QNet
 
     out = tmp_path / "run"
-    args = ["train", "--out", str(out), "--checkpoint-every", "300", "--eval-games", "4",
-            "--eval-bots", "random", "--games-per-round", "2", "--seed", "3"]
+    args = [
+        "train",
+        "--out",
+        str(out),
+        "--checkpoint-every",
+        "300",
+        "--eval-games",
+        "4",
+        "--eval-bots",
+        "random",
+        "--games-per-round",
+        "2",
+        "--seed",
+        "3",
+    ]
     assert main([*args, "--steps", "500"]) == 0
     log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert log and all(e["eval"]["random"]["games"] == 4 for e in log)
@@ -378,16 +392,18 @@ def test_weights_for_other_encodings_are_refused(tmp_path) -> None:
 def test_the_shipped_learned_bot_beats_random_clearly() -> None:
     from tienlen.players.arena import run_arena
 
-    result = run_arena(Rules.preset("standard"), ["learned", "random", "random", "random"],
-                       games=200, seed=2026)
+    result = run_arena(
+        Rules.preset("standard"), ["learned", "random", "random", "random"], games=200, seed=2026
+    )
     learned = result.stats()[0]
     assert not result.problems
     # a random player wins a quarter of the games; the interval must lie well above that
     assert learned.win_ci[0] > 0.4, learned
 
 
-@pytest.mark.parametrize(("preset", "players"), [("standard", 2), ("vietcong", 4),
-                                                 ("proplay", 3), ("double-deck-13", 8)])
+@pytest.mark.parametrize(
+    ("preset", "players"), [("standard", 2), ("vietcong", 4), ("proplay", 3), ("double-deck-13", 8)]
+)
 def test_the_learned_bot_plays_legal_games_under_other_rules(preset: str, players: int) -> None:
     rules = Rules.preset(preset).for_players(players)
     bot = make_bot("learned")

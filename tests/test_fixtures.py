@@ -84,6 +84,7 @@ STATE_KEYS = {
     "debts",
     "opening",
     "shown",
+    "redeals",
 }
 
 # Topics every preset must cover: the columns of RULES.md's bomb table and the rule knobs
@@ -423,6 +424,8 @@ def check_state(game: Game, expect: dict[str, Any]) -> None:
             got = game.winner
         elif key == "scores":
             got = list(score(game))
+        elif key == "redeals":
+            got = game.redeals
         elif key == "shown":
             got = {s: list(game.shown_counts(int(s))) for s in want}
         elif key == "opening":

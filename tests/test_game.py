@@ -3,6 +3,7 @@ the end of piles and games, instant wins, trading, exchanges, deals, copies."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from reference import public_state
 from tienlen import (
     PASS,
+    RULESETS,
     Card,
     CardParseError,
     Chop,
@@ -20,10 +22,10 @@ from tienlen import (
     deck,
     parse_cards,
 )
-from tienlen.cards import mask_of
+from tienlen.cards import TWOS_MASK, mask_of
 from tienlen.debts import CardDebt
 from tienlen.game import instant_win_of
-from tienlen.observation import game_from_observation, observe
+from tienlen.observation import observe
 
 
 def cards(text: str) -> set[Card]:
@@ -297,7 +299,7 @@ def test_trading_errors() -> None:
     with pytest.raises(IllegalMoveError, match="no trade can be offered now"):
         game.offer_trade(2, "6c", "3d")
     game.play("pass")
-    assert public_state(game)[2] == before[2]  # hands unchanged
+    assert public_state(game)[0].hands == before[0].hands  # hands unchanged
     with pytest.raises(IllegalMoveError, match="no trade can be offered now"):
         Game("standard", seed=1).offer_trade(1, "3s", "4s")
 
@@ -472,6 +474,22 @@ def test_copies_are_independent() -> None:
     assert trading.trades == () and trading.hands != other.hands
 
 
+@pytest.mark.skipif(
+    not hasattr(Game, "__slots__"), reason="a compiled Game does not list its fields"
+)
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_a_copy_holds_every_field_of_the_game(name: str) -> None:
+    # copy() names each field (see Game.copy): a field added to Game but not to copy() fails.
+    game = Game(name, seed=f"copy-{name}")
+    for _ in range(9):
+        if game.is_over:
+            break
+        game.play(game.legal_moves()[0])
+    twin = game.copy()
+    for field in Game.__slots__:
+        assert getattr(twin, field) == getattr(game, field), field
+
+
 def test_copies_are_independent_while_card_debts_are_settled() -> None:
     # 004: "the last person to be chopped owes the person who chopped them card(s) in the
     # next round": seat 0 owes seat 1 a 2 of its choice; a copy settles it, the game waits.
@@ -495,8 +513,36 @@ def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:
         if game.is_over or step > 60:
             break
         seat = game.turn
-        rebuilt = game_from_observation(observe(game, seat), game.hand_masks)
+        rebuilt = Game.from_state(observe(game, seat), rules=game.rules, hands=game.hand_masks)
         assert rebuilt.legal_moves() == game.legal_moves()
         assert rebuilt.turn == game.turn and rebuilt.top == game.top
         moves = game.legal_moves()
         game.play(moves[step % len(moves)])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("standard", redeal_four_twos=True),
+        Rules.preset("pike", players=2, redeal_four_twos=True),  # the hands set aside too
+        Rules.preset("lu", players=2, redeal_four_twos=True),
+    ],
+    ids=lambda r: r.code(),
+)
+def test_a_deal_with_four_twos_is_dealt_again(rules: Rules) -> None:
+    # 004: "the player with that four 2s will no long be a winner. He would like to tell
+    # another players and they will have the game restarted."
+    plain = dataclasses.replace(rules, redeal_four_twos=False)
+    redealt = 0
+    for seed in range(300):
+        game = Game(rules, seed=seed)
+        hands = [*game.hand_masks, *(mask_of(h) for h in game.unused_hands)]
+        assert all((m & TWOS_MASK).bit_count() < 4 for m in hands)
+        first = Game(plain, seed=seed)
+        dealt = [*first.hand_masks, *(mask_of(h) for h in first.unused_hands)]
+        had_four = any((m & TWOS_MASK).bit_count() == 4 for m in dealt)
+        assert (game.redeals > 0) == had_four
+        assert (game.hand_masks == first.hand_masks) == (not had_four)
+        assert Game(rules, seed=seed).hand_masks == game.hand_masks  # the seed decides
+        redealt += game.redeals
+    assert redealt > 0  # not vacuous

@@ -11,7 +11,7 @@ from tienlen import Game, IllegalMoveError, Rules, parse_cards
 from tienlen.cards import mask_of
 from tienlen.debts import CardDebt
 from tienlen.game import CountAsk
-from tienlen.observation import Observation, game_from_observation, observe
+from tienlen.observation import Observation, observe
 
 HANDS = ["3s 7d 9h Kc", "4c 8s 10d Ah", "5d 6s Js 2c", "6h 8c Qd 2s"]
 # The same deal seen from seat 0: every other seat holds other (unplayed) cards.
@@ -97,7 +97,7 @@ def test_a_game_rebuilt_from_an_observation_plays_on_identically() -> None:
         if game.is_over:
             break
         obs = observe(game, game.turn)
-        rebuilt = game_from_observation(obs, game.hand_masks)
+        rebuilt = Game.from_state(obs, rules=obs.rules, hands=game.hand_masks)
         assert rebuilt.legal_moves() == game.legal_moves()
         assert observe(rebuilt, game.turn).pile == obs.pile
         move = game.legal_moves()[i % len(game.legal_moves())]

@@ -246,3 +246,14 @@ def test_hidden_card_counts_show_as_a_question_mark_until_asked() -> None:
     record = first.records()[-1]
     assert record.actions[-1].words() == "S0 asks 2"
     assert record.game().asks == first.game.asks
+
+
+def test_a_void_deal_of_four_twos_is_logged() -> None:
+    # 004: "the player with that four 2s will no long be a winner. He would like to tell
+    # another players and they will have the game restarted."
+    rules = Rules.preset("standard", redeal_four_twos=True)
+    ctl = MatchController(make_settings(rules=rules, seed=187))
+    assert ctl.game.redeals == 1 and ctl.game.instant_win is None
+    assert ctl.log[0] == "Four 2s were dealt: the cards were dealt again (once)"
+    record = ctl.records()[0]
+    assert record.game().hand_masks == ctl.game.hand_masks  # the record keeps the new deal

@@ -135,6 +135,8 @@ OTHER_VALUES: dict[str, Any] = {
     "guarantees": True,
     "opening_bombs": ("pair_run3",),
     "hidden_counts": True,
+    "redeal_four_twos": True,
+    "after_pass_on_chops": True,
     "loser_owes_twos": True,
     "chop_debts": "stacking",
     "debt_card": "any-two",
@@ -212,6 +214,11 @@ def test_replace_works_for_every_knob(knob: str) -> None:
         (
             {"loser_owes_twos": True, "trading": "mutual"},
             "rules.loser_owes_twos: card debts cannot be combined with trading",
+        ),
+        ({"redeal_four_twos": True, "decks": 2}, "rules.redeal_four_twos: needs one deck"),
+        (
+            {"redeal_four_twos": True, "instant_wins": ("six-pairs", "four-twos")},
+            "rules.redeal_four_twos: four 2s are dealt again, so 'four-twos' cannot win at once",
         ),
     ],
 )

@@ -31,7 +31,7 @@ def test_waiting_writes_share_a_commit_and_a_bad_one_fails_alone(tmp_path: Path)
     async def main() -> None:
         engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
         await migrate(engine)
-        writer = Writer(sessions)
+        writer = Writer(sessions, PlayerRow)
         await writer.write(guest("a", "An"))
         results = await asyncio.gather(
             writer.write(guest("b", "Binh")),
@@ -51,11 +51,34 @@ def test_waiting_writes_share_a_commit_and_a_bad_one_fails_alone(tmp_path: Path)
     asyncio.run(main())
 
 
+def test_rows_of_waiting_writes_go_in_one_statement_and_a_bad_one_fails_alone(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
+        await migrate(engine)
+        writer = Writer(sessions, PlayerRow)
+        await writer.write(rows=[{"id": "a", "name": "An"}])
+        results = await asyncio.gather(
+            writer.write(rows=[{"id": "b", "name": "Binh"}, {"id": "d", "name": "Dung"}]),
+            writer.write(rows=[{"id": "a", "name": "An again"}]),  # the id is taken
+            writer.write(guest("c", "Chi"), rows=[{"id": "e", "name": "Em"}]),
+            return_exceptions=True,
+        )
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], Exception)
+        assert await names(sessions) == ["An", "Binh", "Chi", "Dung", "Em"]
+        assert (writer.commits, writer.writes) == (3, 3)
+        await engine.dispose()
+
+    asyncio.run(main())
+
+
 def test_a_lone_failed_write_raises_its_error(tmp_path: Path) -> None:
     async def main() -> None:
         engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
         await migrate(engine)
-        writer = Writer(sessions)
+        writer = Writer(sessions, PlayerRow)
         await writer.write(guest("a", "An"))
         with pytest.raises(Exception, match="UNIQUE"):
             await writer.write(guest("a", "An"))

@@ -567,3 +567,114 @@ def test_mutual_trading_has_its_own_controls(players: Any) -> None:
     sync_api.expect(log).to_contain_text(
         re.compile(r"Bot 2 \(greedy\) (accepts|refuses) the trade")
     )
+
+
+def test_the_san_jose_exchange_has_its_own_controls(players: Any) -> None:
+    """From the second game of a San Jose match the winner and the second of the last game
+    give back cards of their choice (the losers' highest cards go by themselves): the page
+    offers a Give control for them. Against random bots An (playing the hints) is soon
+    first or second."""
+    an = players("An")
+    an.enter("/")
+    page = an.page
+    knob = page.locator("#knob-trading")
+    page.locator("details", has=knob).locator("summary").click()
+    knob.select_option("san-jose")
+    page.select_option("#bots", "random")
+    page.fill("#games", "10")
+    page.get_by_role("button", name="Create").click()
+    page.wait_for_selector(".seat.mine")
+    page.click("#start")
+    while True:  # play by hints until an exchange asks this seat to choose
+        page.wait_for_function(
+            "() => document.querySelector('#give')"
+            " || document.querySelector('.table-page')?.dataset.status === 'finished'"
+            " || (document.querySelector('#turn')?.dataset.mine === '1'"
+            "     && document.querySelector('#play')?.disabled === false)"
+        )
+        if page.locator("#give").count():
+            break
+        assert page.locator(".table-page").get_attribute("data-status") != "finished"
+        take_turn(page)
+    view = next(
+        f["view"]
+        for f in reversed(an.frames)
+        if (f.get("view") or {}).get("phase") == "exchange" and f["view"].get("legal")
+    )
+    sync_api.expect(page.locator(".controls")).to_contain_text(
+        f"Choose {len(view['legal'][0])} cards to give"
+    )
+    for card in view["legal"][0]:
+        page.click(f'.hand button.card[data-card="{card}"]')
+    page.click("#give")
+    sync_api.expect(page.locator("#log")).to_contain_text(re.compile(r"An gives \S"))
+
+
+def test_timer_legal_highlights_group_key_then_replay_player_and_leaderboard(
+    players: Any,
+) -> None:
+    """The table's turn timer, the legal plays holding the selection, the Group key; after
+    the game its replay (every hand, step by step), the player's page and the leaderboard."""
+    an = players("An")
+    an.enter("/")
+    page = an.page
+    page.fill("#games", "1")
+    page.fill("#timer", "60")
+    page.get_by_role("button", name="Create").click()
+    page.wait_for_selector(".seat.mine")
+    page.click("#start")
+    assert wait_turn_or_end(page) == "turn"
+    sync_api.expect(page.locator("#turn .timer")).to_have_text(re.compile(r"^\d+ s$"))
+    card = page.locator(".hand button.card").first
+    chosen = card.get_attribute("data-card")
+    card.click()
+    view = next(f["view"] for f in reversed(an.frames) if (f.get("view") or {}).get("legal"))
+    expected = {c for m in view["legal"] if chosen in m for c in m}
+    fits = set(
+        page.locator(".hand button.card.fits").evaluate_all("bs => bs.map(b => b.dataset.card)")
+    )
+    assert fits == expected
+    if expected:
+        assert page.locator(".legal li").count() >= 1
+    page.keyboard.press("Escape")
+    page.keyboard.press("g")
+    sync_api.expect(page.locator("#group")).to_have_attribute("aria-pressed", "true")
+    groups = page.locator(".hand .card.group-start").count()
+    page.keyboard.press("g")
+    sync_api.expect(page.locator("#group")).to_have_attribute("aria-pressed", "false")
+    assert groups >= 1 and page.locator(".hand .card.group-start").count() == 0
+    play_to_the_end(page)
+    page.locator("#result").get_by_role("link", name="Replay").click()
+    page.wait_for_url(re.compile(r"/games/"))
+    where = page.locator("#where")
+    sync_api.expect(where).to_have_text(re.compile(r"^Move 0 of \d+$"))
+    total = int(where.inner_text().rsplit(" ", 1)[1])
+    assert page.locator(".replay-seat").count() == 4
+    assert page.locator(".replay-seat").nth(1).locator(".card").count() >= 13  # all hands
+    page.keyboard.press("ArrowRight")
+    sync_api.expect(where).to_have_text(f"Move 1 of {total}")
+    page.click("#last")
+    sync_api.expect(page.locator(".replay .result li")).to_have_count(4)
+    page.get_by_role("link", name="My games").click()
+    page.wait_for_url(re.compile(r"/players/"))
+    sync_api.expect(page.locator("table.games tbody tr")).to_have_count(1)
+    page.get_by_role("link", name="Leaderboard").click()
+    sync_api.expect(page.locator(".board")).to_contain_text("Nobody is rated")  # one human
+
+
+def test_a_private_tables_invite_link_lets_a_friend_sit(players: Any) -> None:
+    an = players("An")
+    an.enter("/")
+    an.page.check("#private")
+    an.page.get_by_role("button", name="Create").click()
+    an.page.wait_for_selector(".seat.mine")
+    link = an.page.locator("#invite-link").input_value()
+    assert "invite=" in link
+    table = link.split("/t/")[1].split("?")[0]
+    stranger = players("Chi")
+    stranger.enter(f"/t/{table}")  # without the invite: refused
+    sync_api.expect(stranger.page.locator("#page")).to_contain_text("private")
+    binh = players("Binh")
+    binh.enter(link.replace(binh.base, "") + "&sit=1")
+    binh.page.wait_for_selector(".seat.mine")
+    sync_api.expect(an.page.locator(".opponents")).to_contain_text("Binh")

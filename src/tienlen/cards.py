@@ -175,6 +175,12 @@ def deck(decks: int = 1) -> tuple[Card, ...]:
 
 
 @cache
+def deck_bits(decks: int = 1) -> tuple[int, ...]:
+    """The bit of every card of :func:`deck`, in the same order (dealing shuffles these)."""
+    return tuple(c.bit for c in deck(decks))
+
+
+@cache
 def deck_mask(decks: int = 1) -> int:
     """Every card of one or two decks as a bitmask."""
     return mask_of(deck(decks))

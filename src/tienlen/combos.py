@@ -1,8 +1,9 @@
 """Combinations (what may be played) and how one beats another under a :class:`Rules`.
 
 A :class:`Move` is one play (or the pass). ``classify`` tells which combination some
-cards form; ``why_not_beats`` is the single place that decides whether one play beats
-another, and says why not in words a player understands.
+cards form; one function decides whether one play beats another: ``beats`` asks it (move
+generation does, for every candidate) and ``why_not_beats`` words its refusal in words a
+player understands.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from .cards import (
     format_cards,
     mask_of,
     parse_cards,
+    rank_counts,
 )
 from .patterns import Pattern, parse_pattern
-from .reasons import kind_param, kind_words, reason
+from .reasons import Reason, kind_param, kind_words, reason
 from .rules import Rules
 
 __all__ = [
@@ -96,11 +98,29 @@ class Move:
     def __str__(self) -> str:
         return format_move(self)
 
+    @classmethod
+    def of(cls, kind: str, cards: str = "") -> Move:
+        """The move of ``kind`` made of ``cards`` (notation), as :func:`repr` writes it:
+        ``Move.of('straight', '3s 4s 5d')``, ``Move.of('pass')``. The size is the number of
+        ranks (of cards, for a give); the kind is taken as given, not checked against rules.
+
+        >>> Move.of('pair_run', '3s 3c 4d 4h 5s 5h').size
+        3
+        """
+        if kind not in _MOVE_KINDS:
+            raise ValueError(f"no move kind {kind!r}; kinds: {', '.join(_MOVE_KINDS)}")
+        mask = mask_of(parse_cards(cards))
+        if (kind == "pass") != (not mask):
+            raise ValueError(f"{kind!r} with cards {cards!r}: only the pass has no cards")
+        if kind == "give":
+            return cls(kind, mask.bit_count(), mask)
+        return cls(kind, sum(1 for c in rank_counts(mask) if c), mask) if mask else PASS
+
     def __repr__(self) -> str:
         if not self.mask:
-            return "PASS"
+            return "Move.of('pass')"
         notation = " ".join(c.ascii() for c in self.cards)
-        return f"<Move {self.kind} {notation!r}>"
+        return f"Move.of({self.kind!r}, {notation!r})"
 
     def describe(self) -> str:
         """Plain words: ``"pair of 7s"``, ``"5-card straight to J♦"``, ``"pass"``."""
@@ -109,6 +129,21 @@ class Move:
 
 #: The pass.
 PASS: Final = Move("pass", 0, 0)
+#: Every kind a :class:`Move` may have (``"give"``: cards given in an exchange).
+_MOVE_KINDS: Final = (
+    "pass",
+    "single",
+    "pair",
+    "triple",
+    "quad",
+    "straight",
+    "pair_run",
+    "triple_run",
+    "quad_run",
+    "multi_quad",
+    "dragon",
+    "give",
+)
 
 # --- notation -----------------------------------------------------------------------------
 
@@ -257,6 +292,7 @@ class RulesIndex:
         )
         self.opening: tuple[Pattern, ...] = tuple(parse_pattern(p) for p in rules.opening_bombs)
         self.killer: int = Card.parse(rules.single_killer).id if rules.single_killer else -1
+        self.triple_beats_ace: bool = rules.triple_beats_ace
         self.follows = (
             rules.single_same_suit
             or rules.pair_same_colours
@@ -299,6 +335,18 @@ def why_not_beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -
 
     ``locked`` is true when a one-suit straight has locked the pile (``straight_lock``).
     """
+    code = _refusal(new, old, rules, locked)
+    return None if code is None else _explain(code, new, old)
+
+
+def beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -> bool:
+    """Whether ``new`` may be played on ``old`` (see :func:`why_not_beats`)."""
+    # Move generation asks this of every candidate: no reason is worded for the refused.
+    return _refusal(new, old, rules, locked) is None
+
+
+def _refusal(new: Move, old: Move, rules: Rules, locked: bool) -> str | None:
+    """The one decision of what beats what: ``None`` or the refusal's reason code."""
     ix = index(rules)
     old_rank, new_rank = old.top_id >> 3, new.top_id >> 3
     for target, bomb in ix.chops:
@@ -313,52 +361,57 @@ def why_not_beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -
             if new_rung < old_rung:
                 return None
             if new_rung > old_rung:
-                return reason("weaker_bomb", new=_move(new), old=_move(old))
+                return "weaker_bomb"
     if rules.triple_beats_ace and new.kind == "triple" and old.kind == "single" and old_rank == ACE:
         return None
     if new.kind == "single" and old.kind == "single":
         if old.top_id == ix.killer:
-            return reason("unbeatable_single", card=str(old.top))
+            return "unbeatable_single"
         if new.top_id == ix.killer:
             return None
     if new.kind != old.kind or new.size != old.size:
-        what = _kind(old.kind, old.size)
-        if is_twos(old) and ix.bombs:
-            return reason("twos_need_bomb", what=what)
-        return reason("same_kind", what=what)
+        return "twos_need_bomb" if is_twos(old) and ix.bombs else "same_kind"
     if locked and new.kind == "straight" and not is_one_suit(new):
-        return reason("straight_locked")
+        return "straight_locked"
     if ix.follows and old_rank != TWO and new_rank != TWO:
-        why = _why_not_follows(new, old, rules)
-        if why:
-            return why
+        code = _not_following(new, old, rules)
+        if code is not None:
+            return code
     new_key, old_key = new.top_id >> 1, old.top_id >> 1
     if new_key > old_key:
         return None
     if new_key < old_key:
-        return reason("lower", card=str(new.top), top=str(old.top), what=_kind(old.kind, old.size))
-    return _why_not_tie(new, old, rules)
+        return "lower"
+    return _tie_refusal(new, old, rules)
 
 
-def beats(new: Move, old: Move, rules: Rules, *, locked: bool = False) -> bool:
-    """Whether ``new`` may be played on ``old`` (see :func:`why_not_beats`)."""
-    return why_not_beats(new, old, rules, locked=locked) is None
+def _explain(code: str, new: Move, old: Move) -> Reason:
+    """The :class:`~tienlen.reasons.Reason` for a refusal code of :func:`_refusal`."""
+    if code == "weaker_bomb":
+        return reason(code, new=_move(new), old=_move(old))
+    if code in ("unbeatable_single", "single_same_suit"):
+        return reason(code, card=str(old.top))
+    if code in ("twos_need_bomb", "same_kind"):
+        return reason(code, what=_kind(old.kind, old.size))
+    if code == "lower":
+        return reason(code, card=str(new.top), top=str(old.top), what=_kind(old.kind, old.size))
+    if code in ("blue_tie", "tie"):
+        return reason(code, card=str(new.top), top=str(old.top))
+    return reason(code)
 
 
-def _why_not_tie(new: Move, old: Move, rules: Rules) -> str | None:
+def _tie_refusal(new: Move, old: Move, rules: Rules) -> str | None:
     """Top cards of equal rank and suit (two decks)."""
     tie = rules.tie_rule
     if tie == "later-wins":
         return None
     if tie == "red-beats-blue":
-        if new.top_id > old.top_id:
-            return None
-        return reason("blue_tie", card=str(new.top), top=str(old.top))
+        return None if new.top_id > old.top_id else "blue_tie"
     if tie == "highest-distinct":
         a = sorted((c.id >> 1 for c in new.cards), reverse=True)
         b = sorted((c.id >> 1 for c in old.cards), reverse=True)
-        return None if a > b else reason("distinct_tie")
-    return reason("tie", card=str(new.top), top=str(old.top))
+        return None if a > b else "distinct_tie"
+    return "tie"
 
 
 def _colours(mask: int) -> tuple[int, ...]:
@@ -376,21 +429,22 @@ def _suits(mask: int) -> frozenset[int]:
     return frozenset(c.suit for c in cards_of_mask(mask))
 
 
-def _why_not_follows(new: Move, old: Move, rules: Rules) -> str | None:
+def _not_following(new: Move, old: Move, rules: Rules) -> str | None:
+    """The refusal code of a play that does not follow ``old`` as the rules require."""
     kind = new.kind
     if kind == "single" and rules.single_same_suit and new.top.suit != old.top.suit:  # type: ignore[union-attr]
-        return reason("single_same_suit", card=str(old.top))
+        return "single_same_suit"
     if kind == "pair" and rules.pair_same_colours and _colours(new.mask) != _colours(old.mask):
-        return reason("pair_same_colours")
+        return "pair_same_colours"
     if kind == "triple" and rules.triple_same_suits and _suits(new.mask) != _suits(old.mask):
-        return reason("triple_same_suits")
+        return "triple_same_suits"
     if kind == "straight" and rules.straight_above and _lowest_rank(new) <= old.top_rank:
-        return reason("straight_above")
+        return "straight_above"
     if kind == "pair_run":
         if rules.pair_run_same_colours and _colours(new.mask) != _colours(old.mask):
-            return reason("pair_run_same_colours")
+            return "pair_run_same_colours"
         if rules.pair_run_above and _lowest_rank(new) <= old.top_rank:
-            return reason("pair_run_above")
+            return "pair_run_above"
     return None
 
 

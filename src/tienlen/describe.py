@@ -278,6 +278,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "en": "The first dealer is chosen at random; after that the loser deals.",
         "vi": "Người chia ván đầu được chọn ngẫu nhiên; sau đó người thua chia bài.",
     },
+    "deal.redeal_four_twos": {
+        "en": "A player dealt four 2s shows them and the cards are dealt again; four 2s win "
+        "nothing.",
+        "vi": "Người được chia tứ quý heo phải báo cho cả bàn và bài được chia lại; tứ quý heo "
+        "không thắng trắng.",
+    },
     "deal.hidden_counts": {
         "en": "Card counts are hidden: during play a player may ask another how many cards they "
         "hold, and the answer is told to the whole table.",
@@ -479,6 +485,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "with {bombs}; they stay locked out after that.",
         "vi": "Ngoại lệ: khi heo đang nằm trên cùng, người đã bỏ lượt vẫn được vào lại bằng "
         "{bombs}; sau đó vẫn bị khoá.",
+    },
+    "pass.bomb_back_chops": {
+        "en": "The same holds while a bomb played on 2s, or a bomb on such a bomb, is on top.",
+        "vi": "Điều này cũng áp dụng khi trên cùng là bom đã chặt heo, hoặc bom chặt lên bom đó.",
     },
     "pass.no_bombing": {
         "en": "No bombing after passing: a passed player waits for the next pile.",
@@ -928,6 +938,8 @@ def _deal(r: Rules) -> list[Phrase]:
         elif r.starter_takes_spare:
             out.append(Phrase("deal.spare_if_one"))
     out.append(Phrase("deal.dealer"))
+    if r.redeal_four_twos:
+        out.append(Phrase("deal.redeal_four_twos"))
     if r.hidden_counts:
         out.append(Phrase("deal.hidden_counts"))
     return out
@@ -1030,6 +1042,8 @@ def _passing(r: Rules) -> list[Phrase]:
                 else _patterns(r.after_pass_bombs)
             )
             out.append(Phrase("pass.bomb_back", bombs=bombs))
+            if r.after_pass_on_chops:
+                out.append(Phrase("pass.bomb_back_chops"))
         else:
             out.append(Phrase("pass.no_bombing"))
     else:

@@ -20,7 +20,8 @@ from .cards import (
     Card,
     CardParseError,
     cards_of_mask,
-    deck,
+    deck_bits,
+    deck_mask,
     format_cards,
     mask_of,
     parse_cards,
@@ -39,27 +40,33 @@ from .combos import (
 )
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
+from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import MAX_COMBINATIONS, Rules
+from .rules import MAX_COMBINATIONS, RULESETS, Rules
 
 __all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
 
 class IllegalMoveError(ValueError):
-    """A move the rules do not allow now; the message says why (in English), ``reason`` has
-    its stable code and parameters for translation (:mod:`tienlen.reasons`). The game is
-    unchanged."""
+    """A move the rules do not allow now. The game is unchanged.
 
-    def __init__(self, message: str) -> None:
+    ``args[0]`` says why, in English; ``reason`` is the same with its stable code and
+    parameters for translation (:mod:`tienlen.reasons`); ``move`` is the move refused and
+    ``state`` the position it was refused in (:attr:`Game.position`), where a move was
+    tried. The message quotes the move: ``"illegal move 'K♦': a 3-card straight ..."``.
+    """
+
+    def __init__(
+        self, message: str, *, move: Move | None = None, state: PlayState | None = None
+    ) -> None:
         super().__init__(message)
         self.reason: Reason | None = message if isinstance(message, Reason) else None
+        self.move = move
+        self.state = state
 
-
-class Action(NamedTuple):
-    """One entry of a game's history: ``seat`` did ``move`` (a play, a pass or a give)."""
-
-    seat: int
-    move: Move
+    def __str__(self) -> str:
+        why = str(self.args[0]) if self.args else ""
+        return f"illegal move {str(self.move)!r}: {why}" if self.move is not None else why
 
 
 class Chop(NamedTuple):
@@ -137,6 +144,7 @@ class Game:
         "_phase",
         "_pile",
         "_receivers",
+        "_redeals",
         "_rules",
         "_settle",
         "_setup",
@@ -157,12 +165,18 @@ class Game:
         leader: int | None = None,
         previous_finish: Sequence[int] | None = None,
         debts: Sequence[CardDebt] = (),
+        _shell: bool = False,
     ) -> None:
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         self._rules = rules
+        if _shell:
+            # An empty game for copy() and from_state() to fill in: a class compiled with
+            # mypyc can only be made through __init__ (no object.__new__).
+            return
         n = rules.players
         self._unused: tuple[int, ...] = ()
+        self._redeals: int = 0
         if hands is not None:
             masks = self._explicit_hands(hands)
             self._spare = _full_deck(rules) & ~_union(masks)
@@ -219,7 +233,7 @@ class Game:
         self._settle: Settlement | None = None
         self._opening: tuple[int, ...] | None = None
         self._asks: tuple[CountAsk, ...] = ()
-        self._phase = "play"
+        self._phase: Phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
         elif rules.trading == "san-jose" and previous_finish is not None:
@@ -264,16 +278,24 @@ class Game:
 
     def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
         rules = self._rules
-        cards = list(deck(rules.decks))
+        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
+        cards = list(deck_bits(rules.decks))
         rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
         rng.shuffle(cards)
         n, size = rules.players, rules.cards_per_hand
         hands_dealt = 4 if rules.deal_four_hands else n
         order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
-        masks = [0] * hands_dealt
-        for i in range(size * hands_dealt):
-            masks[order[i % hands_dealt]] |= cards[i].bit
-        spare = mask_of(cards[size * hands_dealt :])
+        while True:
+            masks = [0] * hands_dealt
+            for i in range(size * hands_dealt):
+                masks[order[i % hands_dealt]] |= cards[i]
+            # 004: four 2s are shown and the cards dealt again (hands set aside included: with
+            # two players under deal_four_hands they are the next game's).
+            if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
+                break
+            self._redeals += 1
+            rng.shuffle(cards)
+        spare = sum(cards[size * hands_dealt :])
         self._unused = tuple(masks[n:])
         return masks[:n], spare
 
@@ -341,7 +363,7 @@ class Game:
         return self._turn
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """``"trading"``, ``"exchange"``, ``"play"`` or ``"over"``."""
         return self._phase
 
@@ -476,6 +498,11 @@ class Game:
         return self._opening
 
     @property
+    def redeals(self) -> int:
+        """How many deals were void before this one (``rules.redeal_four_twos``)."""
+        return self._redeals
+
+    @property
     def asks(self) -> tuple[CountAsk, ...]:
         """Every card count asked for and answered, in order (``rules.hidden_counts``)."""
         return self._asks
@@ -580,7 +607,7 @@ class Game:
             ]
         elif self._locked >> seat & 1:
             ix = index(rules)
-            if not is_twos(top):
+            if not self._twos_under():
                 return [PASS]
             moves = [
                 m
@@ -729,7 +756,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (is_twos(top) and ix.is_bomb(m) and after):
+            if not (self._twos_under() and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -742,7 +769,7 @@ class Game:
         m = self._to_move(move)
         why = self._why_illegal(m)
         if why is not None:
-            raise IllegalMoveError(why)
+            raise IllegalMoveError(why, move=m, state=self.position)
         self._apply(m)
         return m
 
@@ -822,7 +849,7 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and is_twos(last.move) and bool(index(self._rules).after_pass)
+        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
         p = seat
         while True:
             p = (p + step) % n
@@ -838,6 +865,22 @@ class Game:
                 continue
             self._turn = p
             return
+
+    def _twos_under(self) -> bool:
+        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
+        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
+        pile = self._pile
+        if is_twos(pile[-1].move):
+            return True
+        if not self._rules.after_pass_on_chops:
+            return False
+        ix = index(self._rules)
+        for action in reversed(pile):
+            if is_twos(action.move):
+                return True
+            if not ix.is_bomb(action.move):
+                return False
+        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
@@ -958,46 +1001,67 @@ class Game:
         self._after_settling()
 
     # --- state from parts (determinization) ---------------------------------------------
+    @property
+    def position(self) -> PlayState:
+        """Where the deal stands, every hand included (:class:`~tienlen.position.PlayState`;
+        ``game.position.format()`` writes it in position notation)."""
+        hands = tuple(self._hands)
+        return PlayState(
+            phase=self._phase,
+            turn=self._turn,
+            leader=self._leader,
+            hands=hands,
+            card_counts=tuple(h.bit_count() for h in hands),
+            pile=self._pile,
+            passed=self.passed,
+            locked_out=self.locked_out,
+            straight_locked=self._lock,
+            first_lead=self.first_lead_rule,
+            stuck=self.stuck,
+            finish_order=tuple(self._finish),
+            opening=self._opening,
+        )
+
     @classmethod
     def from_state(
-        cls,
-        rules: Rules,
-        *,
-        hands: Sequence[int],
-        turn: int,
-        pile: Sequence[Action] = (),
-        passed: Iterable[int] = (),
-        locked_out: Iterable[int] = (),
-        straight_locked: bool = False,
-        first_lead: tuple[str, Card] | None = None,
-        stuck: Iterable[int] = (),
-        finish_order: Sequence[int] = (),
-        leader: int = 0,
-        opening: Sequence[int] | None = None,
+        cls, state: PlayState, *, rules: Rules | str, hands: Sequence[int] | None = None
     ) -> Game:
-        """A play-phase game built from its parts, e.g. an observation plus sampled hands.
-        The history starts empty; ``pile`` is the current pile's plays."""
-        g = object.__new__(cls)
+        """A play-phase game in ``state`` (an observation, a parsed position), with
+        ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
+        sample of the hidden ones. The history starts empty; the pile is ``state.pile``."""
+        if isinstance(rules, str):
+            rules = Rules.preset(rules)
         n = rules.players
+        given = list(state.hands if hands is None else hands)
+        if len(given) != n:
+            raise ValueError(f"{len(given)} hands given for {n} players")
+        masks: list[int] = []
+        for seat, h in enumerate(given):
+            if h is None:
+                raise ValueError(f"seat {seat}'s hand is not known: give hands=")
+            masks.append(h)
+        if state.phase not in ("play", "over"):
+            raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
+        g = cls(rules, _shell=True)
         g._rules = rules
-        g._hands = list(hands)
-        if len(g._hands) != n:
-            raise ValueError(f"{len(g._hands)} hands given for {n} players")
-        g._dealt = tuple(g._hands)
-        g._setup = (g._dealt, leader, None, ())
+        g._hands = masks
+        g._dealt = tuple(masks)
+        g._setup = (g._dealt, state.leader, None, ())
         g._tables = [None] * n
         g._unused = ()
+        g._redeals = 0
         g._spare = 0
-        g._leader = leader
-        g._turn = turn
-        g._pile = tuple(pile)
-        g._passed = sum(1 << s for s in set(passed))
-        g._locked = sum(1 << s for s in set(locked_out))
-        g._lock = straight_locked
+        g._leader = state.leader
+        g._turn = state.turn
+        g._pile = state.pile
+        g._passed = sum(1 << s for s in state.passed)
+        g._locked = sum(1 << s for s in state.locked_out)
+        g._lock = state.straight_locked
+        first_lead = state.first_lead
         g._first = first_lead[0] if first_lead else None
         g._lowest = first_lead[1].id if first_lead else -1
-        g._stuck = sum(1 << s for s in set(stuck))
-        g._finish = list(finish_order)
+        g._stuck = sum(1 << s for s in state.stuck)
+        g._finish = list(state.finish_order)
         g._history = []
         g._chops = []
         g._instant = None
@@ -1006,35 +1070,67 @@ class Game:
         g._given = ()
         g._receivers = ()
         g._settle = None
-        g._opening = tuple(opening) if opening is not None else None
+        g._opening = state.opening
         g._asks = ()
         g._phase = "over" if len(g._finish) == n else "play"
         return g
 
+    @classmethod
+    def from_position(cls, text: str, *, rules: Rules | str) -> Game:
+        """A play-phase game in the position written ``text`` (every hand known; see
+        :func:`~tienlen.position.parse_position`)."""
+        return cls.from_state(parse_position(text, rules), rules=rules)
+
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:
         """An independent copy (cheap: hands and tables are immutable values)."""
-        g = object.__new__(Game)
-        for name in Game.__slots__:
-            setattr(g, name, getattr(self, name))
+        g = Game(self._rules, _shell=True)
+        g._setup = self._setup
+        g._dealt = self._dealt
+        g._unused = self._unused
+        g._spare = self._spare
         g._hands = self._hands[:]
         g._tables = self._tables[:]
+        g._leader = self._leader
+        g._turn = self._turn
+        g._phase = self._phase
+        g._pile = self._pile
+        g._passed = self._passed
+        g._locked = self._locked
+        g._lock = self._lock
+        g._first = self._first
+        g._lowest = self._lowest
+        g._stuck = self._stuck
         g._finish = self._finish[:]
         g._history = self._history[:]
         g._chops = self._chops[:]
+        g._instant = self._instant
         g._trade = self._trade[:]
-        if self._settle is not None:
-            g._settle = self._settle.copy()
+        g._exchange = self._exchange
+        g._exchange_done = self._exchange_done
+        g._given = self._given
+        g._receivers = self._receivers
+        g._settle = None if self._settle is None else self._settle.copy()
+        g._opening = self._opening
+        g._asks = self._asks
+        g._redeals = self._redeals
         return g
 
     def __repr__(self) -> str:
-        hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
-        return f"<Game {self._rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+        """In the play phase, ``Game.from_position(...)``: pasted back, a game in the same
+        position (its history aside); before it, a summary."""
+        rules = self._rules
+        if self._phase in ("trading", "exchange"):
+            hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
+            return f"<Game {rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+        preset = rules.name in RULESETS and Rules.preset(rules.name) == rules
+        shown = repr(rules.name) if preset else repr(rules)
+        return f"Game.from_position({self.position.format()!r}, rules={shown})"
 
 
 # --- helpers ---------------------------------------------------------------------------
 def _full_deck(rules: Rules) -> int:
-    return mask_of(deck(rules.decks))
+    return deck_mask(rules.decks)
 
 
 def _union(masks: Iterable[int]) -> int:

@@ -19,10 +19,10 @@ from .combos import (
     SET_KINDS,
     Move,
     RulesIndex,
+    beats,
     index,
     is_one_colour,
     min_run,
-    why_not_beats,
 )
 from .rules import Rules
 
@@ -179,7 +179,7 @@ class MoveTable:
         groups = self._groups
         out: list[Move] = []
         key = (old.kind, old.size)
-        others = _other_kinds(rules, old.kind, old.size, old.top_id >> 3)
+        others = _other_kinds(ix, old.kind, old.size, old.top_id >> 3)
         ms = groups.get(key) if key not in others else None
         if ms is not None:
             tops = self._tops.get(key)
@@ -193,13 +193,11 @@ class MoveTable:
                 out.extend(m for m in ms[start:first_higher] if _tie_ok(m, old, rules))
                 out.extend(ms[first_higher:])
             else:
-                out.extend(
-                    m for m in ms[start:] if why_not_beats(m, old, rules, locked=locked) is None
-                )
+                out.extend(m for m in ms[start:] if beats(m, old, rules, locked=locked))
         for other in others:
             group = groups.get(other)
             if group is not None:
-                out.extend(m for m in group if why_not_beats(m, old, rules, locked=locked) is None)
+                out.extend(m for m in group if beats(m, old, rules, locked=locked))
         return out
 
 
@@ -216,14 +214,17 @@ def _tie_ok(new: Move, old: Move, rules: Rules) -> bool:
     """Between candidates with the same rank and suit of top card: the tie rule decides."""
     if new.top_id >> 1 != old.top_id >> 1:
         return new.top_id > old.top_id
-    return why_not_beats(new, old, rules) is None
+    return beats(new, old, rules)
 
 
+# Keyed by the rules' index (one per rules value, hashed by identity), not by the Rules
+# value itself, whose hash is a Python-level call on every lookup.
 @lru_cache(maxsize=4096)
-def _other_kinds(rules: Rules, kind: str, size: int, top_rank: int) -> tuple[tuple[str, int], ...]:
+def _other_kinds(
+    ix: RulesIndex, kind: str, size: int, top_rank: int
+) -> tuple[tuple[str, int], ...]:
     """(kind, size) groups that might beat a play other than by "same kind, higher top":
-    bombs, triples on an Ace. A superset; every candidate is checked by ``why_not_beats``."""
-    ix = index(rules)
+    bombs, triples on an Ace. A superset; every candidate is checked by ``beats``."""
     keys: set[tuple[str, int]] = set()
     patterns = [b for t, b in ix.chops if t.matches(kind, size, top_rank)]
     if ix.rung_of(kind, size, top_rank) >= 0:
@@ -233,7 +234,7 @@ def _other_kinds(rules: Rules, kind: str, size: int, top_rank: int) -> tuple[tup
             if (p.kind is None or p.kind == k) and p.min_size <= hi and p.max_size >= lo:
                 for s in range(max(lo, p.min_size), min(hi, p.max_size) + 1):
                     keys.add((k, s))
-    if rules.triple_beats_ace and kind == "single":
+    if ix.triple_beats_ace and kind == "single":
         keys.add(("triple", 1))
     if ix.killer >= 0 and kind == "single":
         keys.add(("single", 1))  # the killer card sits below the pile's top

@@ -14,61 +14,40 @@ that reckoning, the one way bots read counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, cards_of_mask
-from .game import Action, CountAsk, Game, TradeOffer
+from .game import CountAsk, Game, TradeOffer
+from .position import Action, PlayState, state_fields
 from .rules import Rules
 
 __all__ = ["Observation", "observe"]
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
-    """One seat's view of a game at one moment."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation(PlayState):
+    """One seat's view of a game at one moment: the :class:`~tienlen.position.PlayState`
+    with only this seat's hand known (under ``rules.hidden_counts`` ``card_counts`` is
+    ``None`` for a count this seat was not shown, see :meth:`tienlen.Game.shown_counts`;
+    bots read :meth:`tracked_counts` instead), and what the seat has seen."""
 
     seat: int
     """Whose view this is."""
     rules: Rules
     """The rules in force."""
-    phase: str
-    """``"trading"``, ``"exchange"``, ``"play"`` or ``"over"``."""
-    turn: int
-    """The seat to act."""
-    hand_mask: int
-    """This seat's cards as a bitmask (see :mod:`tienlen.cards`)."""
-    card_counts: tuple[int | None, ...]
-    """Cards held by every seat; under ``rules.hidden_counts`` ``None`` for a count this seat
-    was not shown (see :meth:`tienlen.Game.shown_counts`). Bots read
-    :meth:`tracked_counts` instead."""
-    pile: tuple[Action, ...]
-    """Plays of the current pile, oldest first; empty when the seat to act leads."""
-    passed: frozenset[int]
-    """Seats that passed since the last play."""
-    locked_out: frozenset[int]
-    """Seats locked out of the current pile."""
-    straight_locked: bool
-    """A one-suit straight has locked the pile."""
-    first_lead: tuple[str, Card] | None
-    """The constraint on the opening play, while it is pending."""
-    stuck: frozenset[int]
-    """Leaders who passed the lead because they had no legal play (since the last play)."""
-    finish_order: tuple[int, ...]
-    """Seats out so far, in order (every seat, loser last, once over)."""
     history: tuple[Action, ...]
     """Every public action so far (exchanges show only to the two seats involved)."""
     trades: tuple[TradeOffer, ...]
     """Trade offers: full for offers this seat made or received; for others only who
     offered to whom and the answer (the cards, and so their number, are hidden)."""
-    leader: int
-    """The seat that led the first pile."""
-    opening: tuple[int, ...] | None = None
-    """Before the game's first play under ``rules.opening_bombs``, the seats still to be
-    asked whether they open out of turn (see :attr:`tienlen.Game.opening`)."""
     asks: tuple[CountAsk, ...] = ()
     """Card counts asked for so far and their answers (public; ``at`` counts the actions of
     :attr:`history` before each)."""
+
+    @property
+    def hand_mask(self) -> int:
+        """This seat's cards as a bitmask (see :mod:`tienlen.cards`)."""
+        return self.hands[self.seat] or 0
 
     def tracked_counts(self) -> tuple[int, ...]:
         """Every seat's card count as a player who keeps count works it out: the counts
@@ -103,11 +82,6 @@ class Observation:
     def hand(self) -> tuple[Card, ...]:
         """This seat's cards, lowest first."""
         return cards_of_mask(self.hand_mask)
-
-    @property
-    def top(self) -> Action | None:
-        """The play to beat, if any."""
-        return self.pile[-1] if self.pile else None
 
     @property
     def played_mask(self) -> int:
@@ -149,42 +123,9 @@ def observe(game: Game, seat: int) -> Observation:
     trades = tuple(
         t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0) for t in game.trades
     )
+    state = state_fields(game.position)
+    state["hands"] = tuple(h if s == seat else None for s, h in enumerate(state["hands"]))
+    state["card_counts"] = game.shown_counts(seat)
     return Observation(
-        seat=seat,
-        rules=game.rules,
-        phase=game.phase,
-        turn=game.turn,
-        hand_mask=game.hand_masks[seat],
-        card_counts=game.shown_counts(seat),
-        pile=game.pile,
-        passed=game.passed,
-        locked_out=game.locked_out,
-        straight_locked=game.straight_locked,
-        first_lead=game.first_lead_rule,
-        stuck=game.stuck,
-        finish_order=game.finish_order,
-        history=history,
-        trades=trades,
-        leader=game.leader,
-        opening=game.opening,
-        asks=asks,
-    )
-
-
-def game_from_observation(obs: Observation, hands: Sequence[int]) -> Game:
-    """A game in the observed play-phase state with the given hands (bitmasks, one per seat;
-    ``hands[obs.seat]`` must be the observer's own). Used to sample determinizations."""
-    return Game.from_state(
-        obs.rules,
-        hands=hands,
-        turn=obs.turn,
-        pile=obs.pile,
-        passed=obs.passed,
-        locked_out=obs.locked_out,
-        straight_locked=obs.straight_locked,
-        first_lead=obs.first_lead,
-        stuck=obs.stuck,
-        finish_order=obs.finish_order,
-        leader=obs.leader,
-        opening=obs.opening,
+        **state, seat=seat, rules=game.rules, history=history, trades=trades, asks=asks
     )

@@ -390,9 +390,7 @@ class GameRecord:
         tags: dict[str, str] = {}
         where: dict[str, str] = {}
         body: list[str] = []
-        for lineno, raw in enumerate(
-            decode(text, error=RecordError, what="record").split("\n"), 1
-        ):
+        for lineno, raw in enumerate(decode(text, error=RecordError, what="record").split("\n"), 1):
             line = raw.strip()
             if not line or line.startswith(";"):
                 continue
@@ -606,7 +604,9 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
         try:
             apply_action(game, action)
         except ValueError as e:
-            raise RecordError(f"action {number} ({action.words()}): {e}") from None
+            # the action is named already: the reason alone (an IllegalMoveError's str
+            # quotes the move again)
+            raise RecordError(f"action {number} ({action.words()}): {e.args[0]}") from None
         yield Step(number, action, leads, phase, game)
 
 

@@ -151,6 +151,10 @@ class Rules:
     after_pass_bombs: tuple[str, ...] = ()
     """Bombs (patterns) a locked-out player may still play while 2s are on top of the pile;
     such players are offered their turn again then. Empty: no bombing after passing."""
+    after_pass_on_chops: bool = False
+    """Locked-out players may also come back with ``after_pass_bombs`` while the top of the
+    pile is a bomb that chopped 2s, or a bomb on such a bomb (004: "Four consecutive pairs
+    can chop a single 2 or smaller chop even if the player has previously passed")."""
     stacking: bool = False
     """When everyone else has passed, the last player may go on beating their own play with
     higher combinations of the same kind and size (never a bomb on it)."""
@@ -162,6 +166,12 @@ class Rules:
     # --- special phases ---------------------------------------------------------------
     instant_wins: tuple[str, ...] = ()
     """Dealt hands that win at once (tới trắng); checked only when there is no trading."""
+    redeal_four_twos: bool = False
+    """A deal that gives a player four 2s is void and the cards are dealt again (004, a
+    variation of the four-2s instant win: "the player with that four 2s will no long be a
+    winner. He would like to tell another players and they will have the game restarted").
+    One deck only, and ``four-twos`` cannot be an instant win with it. Hands given to
+    :class:`tienlen.Game` explicitly are taken as dealt."""
     trading: Trading = "none"
     """``mutual``: before the first lead, players may swap equal numbers of cards by
     agreement. ``san-jose``: from the second game, the losers give their highest cards to the
@@ -577,6 +587,11 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
             Card.parse(out["single_killer"])
         except ValueError as e:
             bad("single_killer", str(e))
+    if out["redeal_four_twos"]:
+        if out["decks"] != 1:
+            bad("redeal_four_twos", "needs one deck (with two, four 2s are too common to redeal)")
+        if "four-twos" in out["instant_wins"]:
+            bad("redeal_four_twos", "four 2s are dealt again, so 'four-twos' cannot win at once")
     if out["trading"] != "none":
         # Both settle cards between the deal and the first lead; one hand-over at a time.
         if out["chop_debts"] != "none":

@@ -45,11 +45,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--steps", type=_positive, help="stop after this many frames (decisions)")
     p.add_argument("--minutes", type=float, help="stop after this many minutes")
     p.add_argument(
-        "--checkpoint-every", type=_positive, default=50_000, metavar="FRAMES",
+        "--checkpoint-every",
+        type=_positive,
+        default=50_000,
+        metavar="FRAMES",
         help="frames between checkpoints (default 50000)",
     )
     p.add_argument(
-        "--eval-bots", default="random,greedy,heuristic",
+        "--eval-bots",
+        default="random,greedy,heuristic",
         help="bots the checkpoints play (three of each against the learned bot); '' for none",
     )
     p.add_argument(
@@ -59,12 +63,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
     p.add_argument("--epsilon", type=float, default=0.05, help="exploration rate")
     p.add_argument(
-        "--opponents", default="",
+        "--opponents",
+        default="",
         help="registry bots that may take seats in training games, comma-separated "
         "(default: none, pure self-play); their moves are samples too",
     )
     p.add_argument(
-        "--mix", type=float, default=0.5,
+        "--mix",
+        type=float,
+        default=0.5,
         help="chance that a seat goes to one of --opponents (default 0.5)",
     )
     p.set_defaults(func=run)
@@ -139,8 +146,9 @@ def run(args: argparse.Namespace) -> int:
                 + (f"; wins vs 3x {rates}" if rates else "")
             )
 
-        trainer.run(steps=args.steps, minutes=args.minutes, progress=progress,
-                    on_checkpoint=on_checkpoint)
+        trainer.run(
+            steps=args.steps, minutes=args.minutes, progress=progress, on_checkpoint=on_checkpoint
+        )
     best = args.out / "best.npz"
     print(f"done: {trainer.frames:,} frames, {trainer.games:,} games; best: {best}")
     return 0

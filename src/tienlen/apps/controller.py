@@ -492,8 +492,9 @@ class MatchController(Observable):
         g = self.game
         try:
             move = g.play(PASS if cards is None else cards)
-        except (IllegalMoveError, ValueError) as e:
-            self._say(str(e), "error")
+        except ValueError as e:
+            # the player chose the cards: the reason alone, not the move quoted back
+            self._say(str(e.args[0]) if isinstance(e, IllegalMoveError) else str(e), "error")
             self._changed()
             return False
         self.selected = 0
@@ -587,6 +588,9 @@ class MatchController(Observable):
         self.selected = 0
         self.cursor = 0
         self._combo_index = -1
+        if g.redeals:
+            times = "once" if g.redeals == 1 else f"{g.redeals} times"
+            self.log.append(f"Four 2s were dealt: the cards were dealt again ({times})")
         self.log.append(f"Game {self.match.number}: {self.names[g.leader]} leads")
         if g.phase == "trading":
             self.log.append("Nobody offers a trade this game")

@@ -56,7 +56,10 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
     }
 
     def __init__(
-        self, rules: Rules | str = "standard", *, players: int | None = None,
+        self,
+        rules: Rules | str = "standard",
+        *,
+        players: int | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()

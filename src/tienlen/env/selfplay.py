@@ -69,9 +69,7 @@ class SelfPlay:
             raise ValueError(f"{len(agents)} agents for {self.rules.players} seats")
         self.agents = list(agents)
 
-    def run(
-        self, *, seed: int | None = None
-    ) -> tuple[list[list[Transition]], tuple[float, ...]]:
+    def run(self, *, seed: int | None = None) -> tuple[list[list[Transition]], tuple[float, ...]]:
         """Play one game; ``(trajectories, payoffs)``: each seat's decisions in order and
         its return (:func:`tienlen.env.returns`). ``seed`` fixes this game and the later
         ones until the next seed."""

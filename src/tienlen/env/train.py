@@ -246,8 +246,16 @@ class Trainer:
         cfg = self.config
         per = -(-cfg.games_per_round // cfg.workers)
         jobs = [
-            _Job(self.rules.name, cfg.players, self.net.params, cfg.epsilon,
-                 int(self.rng.integers(1 << 31)), per, cfg.opponents, cfg.mix)
+            _Job(
+                self.rules.name,
+                cfg.players,
+                self.net.params,
+                cfg.epsilon,
+                int(self.rng.integers(1 << 31)),
+                per,
+                cfg.opponents,
+                cfg.mix,
+            )
             for _ in range(cfg.workers)
         ]
         parts = pool.map(_play, jobs) if pool is not None else [_play(j) for j in jobs]
@@ -275,7 +283,10 @@ class Trainer:
         for bot in cfg.eval_bots:
             specs = ["learned"] + [bot] * (self.rules.players - 1)
             result = run_arena(
-                self.rules, specs, games=cfg.eval_games, seed=cfg.eval_seed,
+                self.rules,
+                specs,
+                games=cfg.eval_games,
+                seed=cfg.eval_seed,
                 bot_options={"learned": {"weights": str(weights)}},
             )
             s = result.stats()[0]

@@ -190,7 +190,7 @@ def encode_observation(obs: Observation) -> FloatArray:
     unseen = deck_mask(obs.rules.decks) & ~obs.hand_mask & ~played
     relative = [by_seat[(me + k) % n] for k in range(n)]
     planes = _planes([obs.hand_mask, played, unseen, *relative])
-    out[_O_HAND : _O_BY_SEAT] = planes[:3].reshape(-1)
+    out[_O_HAND:_O_BY_SEAT] = planes[:3].reshape(-1)
     out[_O_BY_SEAT : _O_BY_SEAT + 52 * n] = planes[3:].reshape(-1)
     size = max(obs.rules.cards_per_hand, 1)
     out_seats = set(obs.finish_order)

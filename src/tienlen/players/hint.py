@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tienlen.combos import Move
-from tienlen.observation import Observation, game_from_observation
+from tienlen.game import Game
+from tienlen.observation import Observation
 from tienlen.players.bots.heuristic import HeuristicBot
 from tienlen.players.toolkit import placeholder_hands
 
@@ -28,7 +29,7 @@ def legal_moves_of(obs: Observation) -> list[Move]:
     on them."""
     if obs.phase != "play" or obs.turn != obs.seat:
         raise ValueError("a hint needs the play phase and this seat's turn")
-    return game_from_observation(obs, placeholder_hands(obs)).legal_moves()
+    return Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs)).legal_moves()
 
 
 def hint(obs: Observation, legal: Sequence[Move] | None = None) -> tuple[Move, str]:

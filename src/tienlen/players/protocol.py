@@ -32,11 +32,11 @@ import sys
 import time
 import weakref
 from collections.abc import Sequence
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, get_args
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import Move, format_move, parse_move
-from tienlen.game import Action, CountAsk, TradeOffer
+from tienlen.game import CountAsk, TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
     MAX_LINE,
@@ -52,6 +52,7 @@ from tienlen.inputs import (
 )
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
+from tienlen.position import Action, Phase
 from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
 from tienlen.text import NAME_CHARS, printable
 
@@ -136,7 +137,7 @@ _OBSERVATION_FIELDS = (
     "leader",
     "rules",
 )
-_PHASES = ("trading", "exchange", "play", "over")
+_PHASES = get_args(Phase)
 _FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
 #: Longest card text in a message (two decks' worth of notation).
 _CARDS_TEXT = 1000
@@ -260,12 +261,13 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
             )
         )
+    hand = mask(obj["hand"], f"{path}.hand")
     return Observation(
         seat=own,
         rules=rules,
         phase=phase,
         turn=seat(obj["turn"], f"{path}.turn"),
-        hand_mask=mask(obj["hand"], f"{path}.hand"),
+        hands=tuple(hand if s == own else None for s in range(n)),
         card_counts=counts,
         pile=actions("pile"),
         passed=frozenset(seats("passed")),

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
@@ -126,7 +126,7 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
-        self.writer = Writer(self.sessions)
+        self.writer = Writer(self.sessions, EventRow)
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -444,18 +444,18 @@ class Server:
         status_changed = any(p.kind in _STATUS_KINDS for p in pending)
         status = table.status
 
+        games = [p.game_row for p in pending if p.game_row is not None]
+
         async def store(s: AsyncSession) -> None:
-            await s.execute(insert(EventRow), rows)
-            for p in pending:
-                if p.game_row is not None:
-                    await self._store_game(s, table, p.game_row)
+            for game in games:
+                await self._store_game(s, table, game)
             if status_changed:
                 await s.execute(
                     update(TableRow).where(TableRow.id == table.id).values(status=status)
                 )
 
         try:
-            await self.writer.write(store)
+            await self.writer.write(store if games or status_changed else None, rows=rows)
         except Exception:
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:

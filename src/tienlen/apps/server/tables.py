@@ -264,7 +264,7 @@ class Table:
             game=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),
-            phase=obs.phase,  # type: ignore[arg-type]
+            phase=obs.phase,
             turn=obs.turn,
             hand=None if seat is None else _ids(obs.hand),
             card_counts=list(obs.card_counts if seat is not None else game.shown_counts(None)),

@@ -6,14 +6,19 @@ past the busy timeout a commit fails with "database is locked"), and cost one co
 action. Here writes wait in one queue; one task runs all that are waiting in a single
 transaction, so a burst of actions at many tables costs one commit. If that transaction
 fails, each write is retried alone, so only the one at fault fails.
+
+Most writes are a table's new event rows: they are given as rows, not as a job, so that a
+group inserts all of its rows in one statement (every statement is a round trip to the
+database driver's thread, which cost more than the SQL itself).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 __all__ = ["Job", "Writer"]
@@ -21,23 +26,29 @@ __all__ = ["Job", "Writer"]
 #: A write: adds or changes rows in the session it is given (it may run more than once: a
 #: retry after its group failed runs it again in a fresh session).
 Job = Callable[[AsyncSession], Awaitable[None]]
+_Write = tuple[Job | None, Sequence[Mapping[str, Any]], asyncio.Future[None]]
 
 
 class Writer:
-    """Runs :data:`Job` s in group commits, one transaction at a time."""
+    """Runs :data:`Job` s, and inserts rows into the table of ``rows_into`` (a mapped
+    class), in group commits, one transaction at a time."""
 
-    def __init__(self, sessions: async_sessionmaker[Any]) -> None:
+    def __init__(self, sessions: async_sessionmaker[Any], rows_into: type[Any]) -> None:
         self._sessions = sessions
-        self._queue: list[tuple[Job, asyncio.Future[None]]] = []
+        self._rows_into = rows_into
+        self._queue: list[_Write] = []
         self._task: asyncio.Task[None] | None = None
         self.commits = 0
         """Transactions committed (with :attr:`writes`, how well writes are grouped)."""
         self.writes = 0
 
-    async def write(self, job: Job) -> None:
-        """Run ``job`` in a committed transaction; raises what made it fail."""
+    async def write(
+        self, job: Job | None = None, *, rows: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
+        """Run ``job`` and insert ``rows`` (after the job) in a committed transaction; raises
+        what made it fail."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((job, done))
+        self._queue.append((job, rows, done))
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._drain())
         await done
@@ -49,21 +60,25 @@ class Writer:
                 await self._run(group)
             except Exception as e:
                 if len(group) == 1:
-                    _settle(group[0][1], e)
+                    _settle(group[0][2], e)
                     continue
                 for one in group:  # find the one at fault; the others still commit
                     try:
                         await self._run([one])
                     except Exception as alone:
-                        _settle(one[1], alone)
+                        _settle(one[2], alone)
 
-    async def _run(self, group: list[tuple[Job, asyncio.Future[None]]]) -> None:
+    async def _run(self, group: list[_Write]) -> None:
         async with self._sessions.begin() as s:
-            for job, _done in group:
-                await job(s)
+            for job, _rows, _done in group:
+                if job is not None:
+                    await job(s)
+            rows = [row for _job, some, _done in group for row in some]
+            if rows:  # one executemany for the whole group
+                await (await s.connection()).execute(insert(self._rows_into), rows)
         self.commits += 1
         self.writes += len(group)
-        for _job, done in group:
+        for _job, _rows, done in group:
             _settle(done, None)
 
 

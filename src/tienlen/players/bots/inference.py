@@ -21,6 +21,7 @@ from tienlen.movegen import table_for
 from tienlen.observation import Observation
 from tienlen.players.bots.heuristic import Context
 from tienlen.players.toolkit import placeholder_hands
+from tienlen.position import PlayState
 
 __all__ = ["Inference"]
 
@@ -87,7 +88,13 @@ def _record(obs: Observation, per_seat: int) -> list[_Decision]:
         played_by[a.seat] |= a.move.mask
     # Placeholder hands: the cards each seat played, plus filler for what it holds now.
     hands = [h | played for h, played in zip(placeholder_hands(obs), played_by, strict=True)]
-    game = Game.from_state(rules, hands=hands, turn=history[0].seat, leader=obs.leader)
+    start = PlayState(
+        turn=history[0].seat,
+        leader=obs.leader,
+        hands=tuple(hands),
+        card_counts=tuple(h.bit_count() for h in hands),
+    )
+    game = Game.from_state(start, rules=rules)
     played = 0
     records: list[tuple[int, Move | None, bool, tuple[int, ...], int, int, Move]] = []
     for i, action in enumerate(history):

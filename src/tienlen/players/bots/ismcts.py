@@ -7,7 +7,7 @@ One tree is grown over the bot's information set. Each iteration
    (:func:`~tienlen.players.toolkit.sample_hands`); of ``guesses`` samples it keeps the one
    that best explains the opponents' recent plays under a model opponent
    (:mod:`.inference`);
-2. builds that game with :func:`tienlen.observation.game_from_observation`;
+2. builds that game with :meth:`tienlen.Game.from_state`;
 3. plays one root move (the root moves take turns on each determinization, so their
    results are paired) and descends the tree by UCB1 with availability counts (a child's
    exploration term counts the visits in which its move was legal, as the
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from tienlen.cards import bits_of_mask
 from tienlen.combos import PASS, Move, RulesIndex, index
 from tienlen.game import Game
-from tienlen.observation import Observation, game_from_observation
+from tienlen.observation import Observation
 from tienlen.players.base import Budget
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import Context, HeuristicBot
@@ -207,7 +207,9 @@ class IsmctsBot:
             # Root moves take turns on a shared determinization (paired comparisons:
             # the luck of the deal cancels out between them).
             if turn == 0:
-                game0 = game_from_observation(obs, self._sample(obs, rng, pool, inference))
+                game0 = Game.from_state(
+                    obs, rules=obs.rules, hands=self._sample(obs, rng, pool, inference)
+                )
             assert game0 is not None
             first = roots[turn]
             slot = turn
