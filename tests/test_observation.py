@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import random
 
 import pytest
@@ -53,6 +54,21 @@ def test_observations_hold_no_other_hand() -> None:
         value = getattr(obs, f.name)
         if isinstance(value, int) and not isinstance(value, bool):
             assert value not in others, f.name
+
+
+@pytest.mark.parametrize("name", ["standard", "vietcong", "proplay"])
+def test_observations_and_moves_survive_pickling(name: str) -> None:
+    # The server's bot workers (other processes) receive an observation and the legal
+    # moves by pickle, with the engine compiled or not.
+    game = Game(name, seed=f"pickle-{name}")
+    for _ in range(7):
+        if game.phase == "play":
+            game.play(game.legal_moves()[0])
+    obs = observe(game, game.turn)
+    legal = game.legal_moves()
+    again_obs, again_legal = pickle.loads(pickle.dumps((obs, legal)))
+    assert again_obs == obs and again_legal == legal
+    assert [m.top_id for m in again_legal] == [m.top_id for m in legal]
 
 
 def test_observe_checks_the_seat() -> None:

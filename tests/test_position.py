@@ -179,3 +179,26 @@ def test_reprs_paste_back() -> None:
     assert info.value.move is not None and info.value.state == game.position
     assert str(info.value).startswith(f"illegal move {str(info.value.move)!r}: ")
     assert info.value.reason is not None and info.value.reason.code
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(sorted(RULESETS)), st.integers(0, 10_000), st.integers(0, 80))
+def test_legal_moves_from_the_state_and_one_hand(name: str, seed: int, moves: int) -> None:
+    from tienlen.play import legal_moves
+
+    rules = Rules.preset(name)
+    game = _played(rules, seed, moves)
+    if game.phase != "play":
+        return
+    obs = observe(game, game.turn)  # the other hands hidden: nothing stands in for them
+    assert legal_moves(obs, obs.hand_mask, rules) == game.legal_moves()
+    assert legal_moves(game.position, game.hand_masks[game.turn], rules) == game.legal_moves()
+
+
+def test_legal_moves_refuse_other_phases() -> None:
+    from tienlen.play import legal_moves
+
+    game = Game(Rules.preset("standard"), seed=2)
+    state = PlayState(**{**state_fields(game.position), "phase": "trading"})
+    with pytest.raises(ValueError, match="'trading'"):
+        legal_moves(state, game.hand_masks[game.turn], game.rules)

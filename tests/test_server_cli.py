@@ -4,12 +4,16 @@ be reached; the lobby socket's live updates; bots in worker processes."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from serverkit import Client, LiveServer, database, play_out, server_settings
+from serverkit import HANG, Client, LiveServer, database, play_out, server_settings
 from tienlen.apps.cli import main
 
 
@@ -34,6 +38,32 @@ def test_an_unreachable_database_is_one_line(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert err.startswith(f"tienlen serve: cannot use the database {url}: ")
+
+
+def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
+    """Stopped with SIGTERM, the server closes its bot pool and database and exits 0 (uvicorn
+    raising the signal again used to kill it first: the pool's semaphores leaked)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = ["serve", "--data", str(tmp_path), "--port", str(port), "--log-level", "warning"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tienlen.apps.cli", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + HANG
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health").status_code == 200:
+                break
+        except httpx.TransportError:
+            assert proc.poll() is None and time.monotonic() < deadline, "it did not start"
+            time.sleep(0.05)
+    proc.terminate()
+    _out, err = proc.communicate(timeout=HANG)
+    assert proc.returncode == 0, err
+    assert "leaked" not in err and "Traceback" not in err, err
 
 
 @pytest.fixture

@@ -233,9 +233,10 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     an = players("An")
     an.enter("/")
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(0)
-    made = Client(server.base, "Binh").create(preset="pagat")
+    made = Client(server.base, "Binh").create(rules="pagat.direction-anticlockwise")
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
-    sync_api.expect(row).to_contain_text("pagat")
+    # the row names the rules by their code (the preset and each knob changed on it)
+    sync_api.expect(row.locator(".rules")).to_have_text("pagat.direction-anticlockwise")
     an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
     sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
     Client(server.base, "Chi").create(preset="lu")

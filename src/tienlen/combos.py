@@ -95,6 +95,11 @@ class Move:
     def __hash__(self) -> int:
         return hash(self.mask)
 
+    def __reduce__(self) -> tuple[type[Move], tuple[str, int, int]]:
+        # Pickled as its three fields: the server's bot workers receive moves this way, and a
+        # class compiled with mypyc has no default pickling.
+        return (Move, (self.kind, self.size, self.mask))
+
     def __str__(self) -> str:
         return format_move(self)
 

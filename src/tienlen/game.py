@@ -9,23 +9,17 @@ everyone else has passed: that player wins the pile (or, with stacking, may go o
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
 from .cards import (
-    TWO,
-    TWOS_MASK,
     Card,
-    CardParseError,
     cards_of_mask,
-    deck_bits,
     deck_mask,
     format_cards,
     mask_of,
     parse_cards,
-    rank_counts,
 )
 from .combos import (
     PASS,
@@ -34,15 +28,16 @@ from .combos import (
     classify_mask,
     index,
     is_one_suit,
-    is_twos,
     parse_move,
     why_not_beats,
 )
+from .deal import deal, explicit_hands, instant_win_of, union
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
+from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import MAX_COMBINATIONS, RULESETS, Rules
+from .rules import RULESETS, Rules
 
 __all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
@@ -178,10 +173,12 @@ class Game:
         self._unused: tuple[int, ...] = ()
         self._redeals: int = 0
         if hands is not None:
-            masks = self._explicit_hands(hands)
-            self._spare = _full_deck(rules) & ~_union(masks)
+            masks = explicit_hands(rules, hands)
+            self._spare = deck_mask(rules.decks) & ~union(masks)
         else:
-            masks, self._spare = self._deal(seed)
+            shuffled = deal(rules, seed)
+            masks, self._spare = shuffled.hands, shuffled.spare
+            self._unused, self._redeals = shuffled.unused, shuffled.redeals
         if leader is not None and not 0 <= leader < n:
             raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
         debts = tuple(CardDebt(*d) for d in debts)
@@ -203,7 +200,7 @@ class Game:
         self._first: str | None = None
         self._lowest = -1
         if leader is None:
-            dealt = _union(masks)
+            dealt = union(masks)
             self._lowest = (dealt & -dealt).bit_length() - 1
             leader = next(s for s in range(n) if masks[s] >> self._lowest & 1)
             mode = rules.first_lead
@@ -248,57 +245,6 @@ class Game:
                 self._begin_play()
 
     # --- set-up -------------------------------------------------------------------------
-    def _explicit_hands(self, hands: Sequence[Iterable[Card] | str]) -> list[int]:
-        rules = self._rules
-        if len(hands) != rules.players:
-            raise ValueError(f"{len(hands)} hands given for {rules.players} players")
-        masks: list[int] = []
-        for h in hands:
-            cards = parse_cards(h) if isinstance(h, str) else tuple(h)
-            mask = mask_of(cards)
-            if not mask:
-                raise ValueError("every seat needs at least one card")
-            if mask.bit_count() != len(cards) or mask & ~_full_deck(rules):
-                raise CardParseError(
-                    f"hand {format_cards(cards)!r} repeats a card or uses a second deck"
-                )
-            masks.append(mask)
-        if _union(masks).bit_count() != sum(m.bit_count() for m in masks):
-            raise CardParseError("the same card was dealt to two hands")
-        for mask in masks:
-            # hands given from outside (a record) may be larger than the rules deal
-            counts = [b.bit_count() for b in mask.to_bytes(13, "little")]
-            formed = rules.combinations_in(counts)
-            if formed > MAX_COMBINATIONS:
-                raise ValueError(
-                    f"a hand of {mask.bit_count()} cards forms {formed:,} combinations, more "
-                    f"than the {MAX_COMBINATIONS:,} the engine allows"
-                )
-        return masks
-
-    def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
-        rules = self._rules
-        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
-        cards = list(deck_bits(rules.decks))
-        rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
-        rng.shuffle(cards)
-        n, size = rules.players, rules.cards_per_hand
-        hands_dealt = 4 if rules.deal_four_hands else n
-        order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
-        while True:
-            masks = [0] * hands_dealt
-            for i in range(size * hands_dealt):
-                masks[order[i % hands_dealt]] |= cards[i]
-            # 004: four 2s are shown and the cards dealt again (hands set aside included: with
-            # two players under deal_four_hands they are the next game's).
-            if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
-                break
-            self._redeals += 1
-            rng.shuffle(cards)
-        spare = sum(cards[size * hands_dealt :])
-        self._unused = tuple(masks[n:])
-        return masks[:n], spare
-
     def _check_instant_wins(self, debtors: frozenset[int] = frozenset()) -> None:
         wins = self._rules.instant_wins
         if not wins or self._rules.trading != "none":
@@ -586,41 +532,17 @@ class Game:
                 return [Move("give", count, m) for m in _subsets(pool, count)]
             return [PASS] if phase == "trading" else []
         seat = self._turn
-        table = self.table(seat)
-        rules = self._rules
-        if self._opening:
-            moves = [m for m in table.moves if self._opens(m)]
-            if not rules.may_finish_on_two:
-                moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
-            return [*moves, PASS]
-        if not self._pile:
-            moves = self._leads(table)
-            if self._first == "holder-may-decline" or (not moves and table.moves):
-                moves.append(PASS)
-            return moves
-        last = self._pile[-1]
-        top = last.move
-        if seat == last.seat:  # stacking: the same kind and size only, never a bomb
-            same = (top.kind, top.size)
-            moves = [
-                m for m in table.beating(top, rules, locked=self._lock) if (m.kind, m.size) == same
-            ]
-        elif self._locked >> seat & 1:
-            ix = index(rules)
-            if not self._twos_under():
-                return [PASS]
-            moves = [
-                m
-                for m in table.beating(top, rules, locked=self._lock)
-                if ix.is_bomb(m)
-                and any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            ]
-        else:
-            moves = table.beating(top, rules, locked=self._lock)
-        if not rules.may_finish_on_two:
-            moves = [m for m in moves if not _finishes_on_two(m, self._hands[seat])]
-        moves.append(PASS)
-        return moves
+        return play_moves(
+            self.table(seat),
+            self._rules,
+            seat=seat,
+            pile=self._pile,
+            locked_out=bool(self._locked >> seat & 1),
+            straight_locked=self._lock,
+            first=self._first,
+            lowest=self._lowest,
+            opening=self._opening,
+        )
 
     def _to_give(self) -> tuple[int, int]:
         """(count, cards to choose from) of the give due now in the exchange phase."""
@@ -628,41 +550,6 @@ class Game:
         if settle is not None and not settle.done:
             return settle.count, settle.pool(self._hands)
         return self._exchange[len(self._given)][2], self._hands[self._turn]
-
-    def _opens(self, m: Move) -> bool:
-        return any(p.matches(m.kind, m.size, m.top_rank) for p in index(self._rules).opening)
-
-    def _leads(self, table: MoveTable) -> list[Move]:
-        moves = self._constrained_leads(table)
-        if self._opening is not None:
-            # 004: the game's first play may be an opening bomb "without being the lead or
-            # having three of spades", whatever else constrains the leader.
-            known = {m.mask for m in moves}
-            extra = [m for m in table.moves if m.mask not in known and self._opens(m)]
-            if not self._rules.may_finish_on_two:
-                extra = [m for m in extra if not _finishes_on_two(m, table.hand)]
-            moves += extra
-        return moves
-
-    def _constrained_leads(self, table: MoveTable) -> list[Move]:
-        rules = self._rules
-        moves = list(table.moves)
-        first = self._first
-        if first is not None:
-            bit = 1 << self._lowest
-            if first == "lowest-single":
-                moves = [m for m in moves if m.mask == bit]
-            else:
-                moves = [m for m in moves if m.mask & bit]
-            if rules.first_lead_kinds:
-                moves = [m for m in moves if m.kind in rules.first_lead_kinds]
-        if not rules.bombs_may_lead:
-            ix = index(rules)
-            moves = [m for m in moves if not ix.is_bomb(m)]
-        if not rules.may_finish_on_two:
-            hand = table.hand
-            moves = [m for m in moves if not _finishes_on_two(m, hand)]
-        return moves
 
     def why_illegal(self, move: Move | str | Iterable[Card]) -> str | None:
         """``None`` if the move is legal now; else the reason, in words."""
@@ -713,8 +600,8 @@ class Game:
             return None
         rules = self._rules
         if self._opening:
-            if m.is_pass or self._opens(m):
-                if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+            if m.is_pass or opens(m, rules):
+                if not rules.may_finish_on_two and finishes_on_two(m, hand):
                     return reason("no_finish_on_two")
                 return None
             return reason("opening_bombs_only")
@@ -724,13 +611,13 @@ class Game:
             if (
                 top is None
                 and self._first != "holder-may-decline"
-                and self._leads(self.table(seat))
+                and leads(self.table(seat), rules, self._first, self._lowest, self._opening)
             ):
                 return reason("must_lead")
             return None
-        if not rules.may_finish_on_two and _finishes_on_two(m, hand):
+        if not rules.may_finish_on_two and finishes_on_two(m, hand):
             return reason("no_finish_on_two")
-        if top is None and self._opening is not None and self._opens(m):
+        if top is None and self._opening is not None and opens(m, rules):
             return None
         if top is None:
             first = self._first
@@ -756,7 +643,7 @@ class Game:
         if self._locked >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (self._twos_under() and ix.is_bomb(m) and after):
+            if not (twos_under(self._pile, rules) and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
@@ -789,7 +676,8 @@ class Game:
                 self._give(m)
             return
         seat = self._turn
-        self._history.append(Action(seat, m))
+        action = Action(seat, m)
+        self._history.append(action)
         if m.is_pass:
             self._pass(seat)
             return
@@ -802,7 +690,7 @@ class Game:
             last = self._pile[-1]
             if (last.move.kind, last.move.size) != (m.kind, m.size):
                 self._chops.append(Chop(seat, last.seat, m, last.move))
-        self._pile += (Action(seat, m),)
+        self._pile += (action,)
         self._passed = 0
         self._first = None
         if self._rules.straight_lock and m.kind == "straight" and not self._lock:
@@ -849,7 +737,10 @@ class Game:
         n, step = self._rules.players, self._rules.step
         hands = self._hands
         last = self._pile[-1]
-        rejoin = bool(self._locked) and bool(index(self._rules).after_pass) and self._twos_under()
+        rules = self._rules
+        rejoin = (
+            bool(self._locked) and bool(index(rules).after_pass) and twos_under(self._pile, rules)
+        )
         p = seat
         while True:
             p = (p + step) % n
@@ -865,22 +756,6 @@ class Game:
                 continue
             self._turn = p
             return
-
-    def _twos_under(self) -> bool:
-        """Whether locked-out players may come back now: 2s are on top of the pile, or, under
-        ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
-        pile = self._pile
-        if is_twos(pile[-1].move):
-            return True
-        if not self._rules.after_pass_on_chops:
-            return False
-        ix = index(self._rules)
-        for action in reversed(pile):
-            if is_twos(action.move):
-                return True
-            if not ix.is_bomb(action.move):
-                return False
-        return False
 
     def _new_pile(self, leader: int) -> None:
         self._pile = ()
@@ -1129,21 +1004,6 @@ class Game:
 
 
 # --- helpers ---------------------------------------------------------------------------
-def _full_deck(rules: Rules) -> int:
-    return deck_mask(rules.decks)
-
-
-def _union(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
-
-
-def _finishes_on_two(m: Move, hand: int) -> bool:
-    return m.mask == hand and bool(m.mask & TWOS_MASK)
-
-
 def _highest(hand: int, count: int) -> int:
     out = 0
     for _ in range(count):
@@ -1159,24 +1019,3 @@ def _subsets(hand: int, count: int) -> list[int]:
     """Masks of every ``count``-card subset of ``hand`` (the San Jose gives)."""
     bits = [1 << c.id for c in cards_of_mask(hand)]
     return [sum(c) for c in combinations(bits, count)]
-
-
-def instant_win_of(hand: int, wins: Sequence[str]) -> str | None:
-    """The first instant-win hand (of ``wins``) that ``hand`` holds, if any."""
-    counts = rank_counts(hand)
-    for name in wins:
-        if name == "four-twos" and counts[TWO] >= 4:
-            return name
-        if name == "six-pairs" and sum(c // 2 for c in counts) >= 6:
-            return name
-        if name == "three-triples" and sum(c // 3 for c in counts) >= 3:
-            return name
-        if name == "dragon" and all(counts[r] for r in range(12)):
-            return name
-        if name == "five-consecutive-pairs":
-            run = 0
-            for r in range(12):
-                run = run + 1 if counts[r] >= 2 else 0
-                if run >= 5:
-                    return name
-    return None

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,11 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url})",
         file=sys.stderr,
     )
+    # uvicorn raises the signal that stopped it again once it has shut down: under SIGTERM's
+    # default action that killed the process before the bot pool and the database were
+    # closed (the pool's semaphores leaked). A handler that does nothing lets them close.
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda _sig, _frame: None)
     try:
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:

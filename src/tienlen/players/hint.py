@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tienlen.combos import Move
-from tienlen.game import Game
 from tienlen.observation import Observation
+from tienlen.play import legal_moves
 from tienlen.players.bots.heuristic import HeuristicBot
-from tienlen.players.toolkit import placeholder_hands
 
 __all__ = ["hint", "legal_moves_of"]
 
@@ -25,11 +24,10 @@ _BOT = HeuristicBot()
 
 def legal_moves_of(obs: Observation) -> list[Move]:
     """The legal moves of the observing seat, from its observation alone (play phase, on
-    its turn). The other hands are filled with placeholder cards: legality never depends
-    on them."""
+    its turn; :func:`tienlen.play.legal_moves`)."""
     if obs.phase != "play" or obs.turn != obs.seat:
         raise ValueError("a hint needs the play phase and this seat's turn")
-    return Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs)).legal_moves()
+    return legal_moves(obs, obs.hand_mask, obs.rules)
 
 
 def hint(obs: Observation, legal: Sequence[Move] | None = None) -> tuple[Move, str]:

@@ -10,6 +10,7 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 from tienlen import Game, GameRecord, Match, Move, Rules
-from tienlen.cards import cards_of_mask
+from tienlen.cards import Card, ids_of_mask
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
 from tienlen.reasons import Reason
@@ -66,10 +67,18 @@ def _ids(cards: Iterable[Any]) -> list[str]:
     return [c.ascii() for c in cards]
 
 
+@functools.cache
+def _card_id(card: int) -> str:
+    return Card.from_id(card).ascii()
+
+
 def _mask_ids(mask: int) -> list[str]:
-    return _ids(cards_of_mask(mask))
+    """The cards of a mask as identifiers (each card's text made once: views list every
+    hand and legal move on each action)."""
+    return [_card_id(i) for i in ids_of_mask(mask)]
 
 
+@functools.lru_cache(maxsize=4096)  # a view repeats it on every action of the game
 def commitment_of(seed: str) -> str:
     """The published commitment to a deal's seed: its SHA-256 in hex."""
     return hashlib.sha256(seed.encode()).hexdigest()
@@ -258,7 +267,7 @@ class Table:
         over = game.is_over
         legal = None
         if seat is not None and obs.is_my_turn():
-            legal = [_ids(mv.cards) for mv in game.legal_moves()]
+            legal = [_mask_ids(mv.mask) for mv in game.legal_moves()]
         return GameView(
             seat=seat,
             game=m.number,
@@ -266,7 +275,7 @@ class Table:
             commitment=commitment_of(m.deal_seed),
             phase=obs.phase,
             turn=obs.turn,
-            hand=None if seat is None else _ids(obs.hand),
+            hand=None if seat is None else _mask_ids(obs.hand_mask),
             card_counts=list(obs.card_counts if seat is not None else game.shown_counts(None)),
             pile=[_play(a.seat, a.move) for a in obs.pile],
             passed=sorted(obs.passed),
@@ -470,8 +479,9 @@ def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]
     return TableEvent(kind=kind, **{**public, **private})  # type: ignore[arg-type]
 
 
+@functools.lru_cache(maxsize=8192)  # the pile's plays repeat in every seat's view
 def _play(seat: int, move: Move) -> Play:
-    return Play(seat=seat, kind=move.kind, cards=_ids(move.cards))
+    return Play(seat=seat, kind=move.kind, cards=_mask_ids(move.mask))
 
 
 def _trades(obs: Observation, seat: int | None) -> list[Trade]:

@@ -7,7 +7,7 @@ function tableRow(info) {
   const humans = info.seats.filter((s) => s.player).length;
   const free = info.seats.some((s) => !s.player);
   return h("li", { class: "lobby-table", dataset: { table: info.id } },
-    h("span", { class: "preset" }, info.preset),
+    h("span", { class: "rules", title: info.rules_key }, info.rules_code),
     h("span", { class: "seats" }, `${t("lobby.seats")}: ${humans}/${info.players}`),
     h("span", { class: "status" }, t("status." + info.status)),
     info.status === "waiting" && free

@@ -1,0 +1,153 @@
+"""The play phase's legal moves, as pure functions of the state and one hand.
+
+:func:`legal_moves` answers from a :class:`~tienlen.position.PlayState` and the hand of the
+seat to act alone: legality never depends on the other hands, so hints and searches need
+no stand-in cards for them. :class:`tienlen.Game` uses the same functions (on its own
+fields, to stay fast).
+
+>>> from tienlen import Game
+>>> from tienlen.observation import observe
+>>> game = Game("standard", hands=["3s 4s 5d 9h", "6c 7c", "8d 2h", "Kd Ks"])
+>>> obs = observe(game, 0)
+>>> [str(m) for m in legal_moves(obs, obs.hand_mask, obs.rules)]
+['3♠', '3♠ 4♠ 5♦']
+"""
+
+from __future__ import annotations
+
+from .cards import TWOS_MASK
+from .combos import PASS, Move, index, is_twos
+from .movegen import MoveTable, table_for
+from .position import Action, PlayState
+from .rules import Rules
+
+__all__ = ["legal_moves"]
+
+
+def legal_moves(state: PlayState, hand: int, rules: Rules) -> list[Move]:
+    """Every legal move (the pass included when it is legal) of the seat to act in the play
+    phase of ``state``, holding ``hand`` (a bitmask), under ``rules``."""
+    if state.phase != "play":
+        raise ValueError(f"legal moves are worked out here in the play phase, not {state.phase!r}")
+    first = state.first_lead
+    return play_moves(
+        table_for(hand, rules),
+        rules,
+        seat=state.turn,
+        pile=state.pile,
+        locked_out=state.turn in state.locked_out,
+        straight_locked=state.straight_locked,
+        first=first[0] if first else None,
+        lowest=first[1].id if first else -1,
+        opening=state.opening,
+    )
+
+
+def play_moves(
+    table: MoveTable,
+    rules: Rules,
+    *,
+    seat: int,
+    pile: tuple[Action, ...],
+    locked_out: bool,
+    straight_locked: bool,
+    first: str | None,
+    lowest: int,
+    opening: tuple[int, ...] | None,
+) -> list[Move]:
+    """:func:`legal_moves` from the parts: ``table`` of the hand of ``seat`` (to act),
+    whether it is locked out, the pending first-lead mode and lowest card id."""
+    if opening:
+        moves = [m for m in table.moves if opens(m, rules)]
+        if not rules.may_finish_on_two:
+            moves = [m for m in moves if not finishes_on_two(m, table.hand)]
+        return [*moves, PASS]
+    if not pile:
+        moves = leads(table, rules, first, lowest, opening)
+        if first == "holder-may-decline" or (not moves and table.moves):
+            moves.append(PASS)
+        return moves
+    last = pile[-1]
+    top = last.move
+    if seat == last.seat:  # stacking: the same kind and size only, never a bomb
+        same = (top.kind, top.size)
+        moves = [
+            m for m in table.beating(top, rules, locked=straight_locked) if (m.kind, m.size) == same
+        ]
+    elif locked_out:
+        ix = index(rules)
+        if not twos_under(pile, rules):
+            return [PASS]
+        moves = [
+            m
+            for m in table.beating(top, rules, locked=straight_locked)
+            if ix.is_bomb(m) and any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
+        ]
+    else:
+        moves = table.beating(top, rules, locked=straight_locked)
+    if not rules.may_finish_on_two:
+        moves = [m for m in moves if not finishes_on_two(m, table.hand)]
+    moves.append(PASS)
+    return moves
+
+
+def finishes_on_two(m: Move, hand: int) -> bool:
+    """Whether ``m`` plays out the whole ``hand`` with a 2 in it."""
+    return m.mask == hand and bool(m.mask & TWOS_MASK)
+
+
+def opens(m: Move, rules: Rules) -> bool:
+    """Whether ``m`` is one of the bombs the game may open with out of turn."""
+    return any(p.matches(m.kind, m.size, m.top_rank) for p in index(rules).opening)
+
+
+def leads(
+    table: MoveTable, rules: Rules, first: str | None, lowest: int, opening: tuple[int, ...] | None
+) -> list[Move]:
+    """The plays that may lead a fresh pile (the pass aside)."""
+    moves = constrained_leads(table, rules, first, lowest)
+    if opening is not None:
+        # 004: the game's first play may be an opening bomb "without being the lead or
+        # having three of spades", whatever else constrains the leader.
+        known = {m.mask for m in moves}
+        extra = [m for m in table.moves if m.mask not in known and opens(m, rules)]
+        if not rules.may_finish_on_two:
+            extra = [m for m in extra if not finishes_on_two(m, table.hand)]
+        moves += extra
+    return moves
+
+
+def constrained_leads(table: MoveTable, rules: Rules, first: str | None, lowest: int) -> list[Move]:
+    """The leads the first-lead constraint and the lead knobs allow."""
+    moves = list(table.moves)
+    if first is not None:
+        bit = 1 << lowest
+        if first == "lowest-single":
+            moves = [m for m in moves if m.mask == bit]
+        else:
+            moves = [m for m in moves if m.mask & bit]
+        if rules.first_lead_kinds:
+            moves = [m for m in moves if m.kind in rules.first_lead_kinds]
+    if not rules.bombs_may_lead:
+        ix = index(rules)
+        moves = [m for m in moves if not ix.is_bomb(m)]
+    if not rules.may_finish_on_two:
+        hand = table.hand
+        moves = [m for m in moves if not finishes_on_two(m, hand)]
+    return moves
+
+
+def twos_under(pile: tuple[Action, ...], rules: Rules) -> bool:
+    """Whether locked-out players may come back now: 2s are on top of the pile, or, under
+    ``rules.after_pass_on_chops``, bombs played on 2s (each on the one before)."""
+    if is_twos(pile[-1].move):
+        return True
+    if not rules.after_pass_on_chops:
+        return False
+    ix = index(rules)
+    for action in reversed(pile):
+        if is_twos(action.move):
+            return True
+        if not ix.is_bomb(action.move):
+            return False
+    return False
