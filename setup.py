@@ -17,6 +17,7 @@ from setuptools import setup
 # inspect dataclass annotations or subclass ``str``, which compiled classes do not support.
 COMPILED_MODULES = [
     "src/tienlen/combos.py",
+    "src/tienlen/deal.py",
     "src/tienlen/debts.py",
     "src/tienlen/game.py",
     "src/tienlen/movegen.py",

@@ -9,23 +9,17 @@ everyone else has passed: that player wins the pile (or, with stacking, may go o
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
 from .cards import (
-    TWO,
-    TWOS_MASK,
     Card,
-    CardParseError,
     cards_of_mask,
-    deck_bits,
     deck_mask,
     format_cards,
     mask_of,
     parse_cards,
-    rank_counts,
 )
 from .combos import (
     PASS,
@@ -37,12 +31,13 @@ from .combos import (
     parse_move,
     why_not_beats,
 )
+from .deal import deal, explicit_hands, instant_win_of, union
 from .debts import CardDebt, Settlement
 from .movegen import MoveTable, table_for
 from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import MAX_COMBINATIONS, RULESETS, Rules
+from .rules import RULESETS, Rules
 
 __all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
@@ -178,10 +173,12 @@ class Game:
         self._unused: tuple[int, ...] = ()
         self._redeals: int = 0
         if hands is not None:
-            masks = self._explicit_hands(hands)
-            self._spare = _full_deck(rules) & ~_union(masks)
+            masks = explicit_hands(rules, hands)
+            self._spare = deck_mask(rules.decks) & ~union(masks)
         else:
-            masks, self._spare = self._deal(seed)
+            shuffled = deal(rules, seed)
+            masks, self._spare = shuffled.hands, shuffled.spare
+            self._unused, self._redeals = shuffled.unused, shuffled.redeals
         if leader is not None and not 0 <= leader < n:
             raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
         debts = tuple(CardDebt(*d) for d in debts)
@@ -203,7 +200,7 @@ class Game:
         self._first: str | None = None
         self._lowest = -1
         if leader is None:
-            dealt = _union(masks)
+            dealt = union(masks)
             self._lowest = (dealt & -dealt).bit_length() - 1
             leader = next(s for s in range(n) if masks[s] >> self._lowest & 1)
             mode = rules.first_lead
@@ -248,57 +245,6 @@ class Game:
                 self._begin_play()
 
     # --- set-up -------------------------------------------------------------------------
-    def _explicit_hands(self, hands: Sequence[Iterable[Card] | str]) -> list[int]:
-        rules = self._rules
-        if len(hands) != rules.players:
-            raise ValueError(f"{len(hands)} hands given for {rules.players} players")
-        masks: list[int] = []
-        for h in hands:
-            cards = parse_cards(h) if isinstance(h, str) else tuple(h)
-            mask = mask_of(cards)
-            if not mask:
-                raise ValueError("every seat needs at least one card")
-            if mask.bit_count() != len(cards) or mask & ~_full_deck(rules):
-                raise CardParseError(
-                    f"hand {format_cards(cards)!r} repeats a card or uses a second deck"
-                )
-            masks.append(mask)
-        if _union(masks).bit_count() != sum(m.bit_count() for m in masks):
-            raise CardParseError("the same card was dealt to two hands")
-        for mask in masks:
-            # hands given from outside (a record) may be larger than the rules deal
-            counts = [b.bit_count() for b in mask.to_bytes(13, "little")]
-            formed = rules.combinations_in(counts)
-            if formed > MAX_COMBINATIONS:
-                raise ValueError(
-                    f"a hand of {mask.bit_count()} cards forms {formed:,} combinations, more "
-                    f"than the {MAX_COMBINATIONS:,} the engine allows"
-                )
-        return masks
-
-    def _deal(self, seed: int | str | None) -> tuple[list[int], int]:
-        rules = self._rules
-        # The cards' bits in deck order, shuffled: the same permutation as shuffling the cards.
-        cards = list(deck_bits(rules.decks))
-        rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
-        rng.shuffle(cards)
-        n, size = rules.players, rules.cards_per_hand
-        hands_dealt = 4 if rules.deal_four_hands else n
-        order = [(i * rules.step) % hands_dealt for i in range(hands_dealt)]
-        while True:
-            masks = [0] * hands_dealt
-            for i in range(size * hands_dealt):
-                masks[order[i % hands_dealt]] |= cards[i]
-            # 004: four 2s are shown and the cards dealt again (hands set aside included: with
-            # two players under deal_four_hands they are the next game's).
-            if not rules.redeal_four_twos or all((m & TWOS_MASK).bit_count() < 4 for m in masks):
-                break
-            self._redeals += 1
-            rng.shuffle(cards)
-        spare = sum(cards[size * hands_dealt :])
-        self._unused = tuple(masks[n:])
-        return masks[:n], spare
-
     def _check_instant_wins(self, debtors: frozenset[int] = frozenset()) -> None:
         wins = self._rules.instant_wins
         if not wins or self._rules.trading != "none":
@@ -1058,17 +1004,6 @@ class Game:
 
 
 # --- helpers ---------------------------------------------------------------------------
-def _full_deck(rules: Rules) -> int:
-    return deck_mask(rules.decks)
-
-
-def _union(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
-
-
 def _highest(hand: int, count: int) -> int:
     out = 0
     for _ in range(count):
@@ -1084,24 +1019,3 @@ def _subsets(hand: int, count: int) -> list[int]:
     """Masks of every ``count``-card subset of ``hand`` (the San Jose gives)."""
     bits = [1 << c.id for c in cards_of_mask(hand)]
     return [sum(c) for c in combinations(bits, count)]
-
-
-def instant_win_of(hand: int, wins: Sequence[str]) -> str | None:
-    """The first instant-win hand (of ``wins``) that ``hand`` holds, if any."""
-    counts = rank_counts(hand)
-    for name in wins:
-        if name == "four-twos" and counts[TWO] >= 4:
-            return name
-        if name == "six-pairs" and sum(c // 2 for c in counts) >= 6:
-            return name
-        if name == "three-triples" and sum(c // 3 for c in counts) >= 3:
-            return name
-        if name == "dragon" and all(counts[r] for r in range(12)):
-            return name
-        if name == "five-consecutive-pairs":
-            run = 0
-            for r in range(12):
-                run = run + 1 if counts[r] >= 2 else 0
-                if run >= 5:
-                    return name
-    return None

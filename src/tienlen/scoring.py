@@ -59,7 +59,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .cards import RANK_BITS, RANK_MASK, TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
+from .cards import TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
 from .combos import Move, index, is_twos
 from .debts import CardDebt
 from .game import Game
@@ -326,7 +326,7 @@ def extra_payments(rules: Rules, outcome: Outcome, *, bet: int = PROPLAY_BET) ->
     for s in order[1:]:
         hand = outcome.hands[s] if outcome.hands else 0
         if "twos-left" in extras:
-            twos = cards_of_mask((hand >> (RANK_BITS * TWO) & RANK_MASK) << (RANK_BITS * TWO))
+            twos = cards_of_mask(hand & TWOS_MASK)
             for card in twos:
                 if card.is_red:
                     pays.append(Payment(s, winner, 2 * x, f"unused red 2 ({card})"))
