@@ -330,6 +330,25 @@ def test_training_against_registry_bots_samples_their_moves_too() -> None:
     assert sorted(set(mixed[2].tolist())) == pytest.approx([-1.0, -1 / 3, 1 / 3, 1.0])
 
 
+def test_training_with_workers_is_reproducible(tmp_path) -> None:
+    from tienlen.env.train import TrainConfig, Trainer
+
+    config = TrainConfig(seed=6, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=())
+    runs = []
+    for name in ("a", "b"):
+        trainer = Trainer(config, tmp_path / name)
+        trainer.run(steps=150)
+        runs.append(trainer)
+    a, b = runs
+    assert a.frames == b.frames >= 150 and a.games == b.games
+    for k, v in a.net.params.items():
+        assert np.array_equal(v, b.net.params[k])
+    other = Trainer(TrainConfig(seed=7, workers=2, games_per_round=2, hidden=(32, 16),
+                                eval_bots=()), tmp_path / "c")
+    other.run(steps=150)
+    assert not np.array_equal(other.net.params["w1o"], a.net.params["w1o"])
+
+
 def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 

@@ -31,7 +31,7 @@ def test_waiting_writes_share_a_commit_and_a_bad_one_fails_alone(tmp_path: Path)
     async def main() -> None:
         engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
         await migrate(engine)
-        writer = Writer(sessions, PlayerRow)
+        writer = Writer(engine, PlayerRow)
         await writer.write(guest("a", "An"))
         results = await asyncio.gather(
             writer.write(guest("b", "Binh")),
@@ -57,7 +57,7 @@ def test_rows_of_waiting_writes_go_in_one_statement_and_a_bad_one_fails_alone(
     async def main() -> None:
         engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
         await migrate(engine)
-        writer = Writer(sessions, PlayerRow)
+        writer = Writer(engine, PlayerRow)
         await writer.write(rows=[{"id": "a", "name": "An"}])
         results = await asyncio.gather(
             writer.write(rows=[{"id": "b", "name": "Binh"}, {"id": "d", "name": "Dung"}]),
@@ -78,7 +78,7 @@ def test_a_lone_failed_write_raises_its_error(tmp_path: Path) -> None:
     async def main() -> None:
         engine, sessions = connect(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}")
         await migrate(engine)
-        writer = Writer(sessions, PlayerRow)
+        writer = Writer(engine, PlayerRow)
         await writer.write(guest("a", "An"))
         with pytest.raises(Exception, match="UNIQUE"):
             await writer.write(guest("a", "An"))

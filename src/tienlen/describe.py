@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .cards import RANKS, Card
-from .patterns import Pattern, parse_pattern
+from .patterns import KINDS, Pattern, parse_pattern
 from .rules import Rules
 from .scoring import PROPLAY_BET, SCHEMES
 
@@ -718,19 +718,6 @@ SUMMARIES: dict[str, Phrase] = {
     code.removeprefix("summary."): Phrase(code) for code in PHRASES if code.startswith("summary.")
 }
 
-_KINDS = (
-    "single",
-    "pair",
-    "triple",
-    "quad",
-    "straight",
-    "pair_run",
-    "triple_run",
-    "quad_run",
-    "multi_quad",
-    "dragon",
-)
-
 
 def _rank(rank: int) -> Phrase | str:
     # The 2 has a name of its own in Vietnamese: heo.
@@ -956,7 +943,7 @@ def _start(r: Rules) -> list[Phrase]:
 
 
 def _combinations(r: Rules) -> list[Phrase]:
-    kinds = [k for k in _KINDS if k in r.kinds]
+    kinds = [k for k in KINDS if k in r.kinds]
     out = [Phrase("comb.plays", kinds=Join([_kind(k) for k in kinds], "comma"))]
     two = "top_two" if r.twos_in_straight == "top" else "no_two"
     out.append(Phrase(f"comb.straight_{two}", n=r.min_straight))

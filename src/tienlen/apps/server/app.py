@@ -126,7 +126,7 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
-        self.writer = Writer(self.sessions, EventRow)
+        self.writer = Writer(self.engine, EventRow)
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}

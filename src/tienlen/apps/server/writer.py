@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 __all__ = ["Job", "Writer"]
 
@@ -33,8 +33,9 @@ class Writer:
     """Runs :data:`Job` s, and inserts rows into the table of ``rows_into`` (a mapped
     class), in group commits, one transaction at a time."""
 
-    def __init__(self, sessions: async_sessionmaker[Any], rows_into: type[Any]) -> None:
-        self._sessions = sessions
+    def __init__(self, engine: AsyncEngine, rows_into: type[Any]) -> None:
+        self._engine = engine
+        self._sessions = async_sessionmaker(engine)
         self._rows_into = rows_into
         self._queue: list[_Write] = []
         self._task: asyncio.Task[None] | None = None
@@ -69,13 +70,19 @@ class Writer:
                         _settle(one[2], alone)
 
     async def _run(self, group: list[_Write]) -> None:
-        async with self._sessions.begin() as s:
-            for job, _rows, _done in group:
-                if job is not None:
-                    await job(s)
-            rows = [row for _job, some, _done in group for row in some]
-            if rows:  # one executemany for the whole group
-                await (await s.connection()).execute(insert(self._rows_into), rows)
+        rows = [row for _job, some, _done in group for row in some]
+        if all(job is None for job, _rows, _done in group):
+            # Rows only (most groups): a Core transaction, without an ORM session's cost.
+            async with self._engine.begin() as conn:
+                if rows:
+                    await conn.execute(insert(self._rows_into), rows)
+        else:
+            async with self._sessions.begin() as s:
+                for job, _rows, _done in group:
+                    if job is not None:
+                        await job(s)
+                if rows:  # one executemany for the whole group
+                    await (await s.connection()).execute(insert(self._rows_into), rows)
         self.commits += 1
         self.writes += len(group)
         for _job, _rows, done in group:
