@@ -37,6 +37,7 @@ import numpy.typing as npt
 from tienlen.cards import deck_mask
 from tienlen.combos import Move, index
 from tienlen.observation import Observation
+from tienlen.patterns import KINDS as COMBINATION_KINDS
 from tienlen.rules import Rules
 
 __all__ = [
@@ -57,20 +58,7 @@ FloatArray = npt.NDArray[np.float32]
 #: Seats the encodings have room for (the engine's most).
 MAX_SEATS: Final = 8
 #: Move kinds, in the order of the kind one-hot (``give``: a San Jose or debt give).
-KINDS: Final = (
-    "pass",
-    "single",
-    "pair",
-    "triple",
-    "quad",
-    "straight",
-    "pair_run",
-    "triple_run",
-    "quad_run",
-    "multi_quad",
-    "dragon",
-    "give",
-)
+KINDS: Final = ("pass", *COMBINATION_KINDS, "give")
 #: Game phases, in the order of the phase one-hot.
 PHASES: Final = ("trading", "exchange", "play", "over")
 _KIND_INDEX: Final = {k: i for i, k in enumerate(KINDS)}
