@@ -3,6 +3,7 @@ be reached; the lobby socket's live updates; bots in worker processes."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -40,9 +41,11 @@ def test_an_unreachable_database_is_one_line(
     assert err.startswith(f"tienlen serve: cannot use the database {url}: ")
 
 
-def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
-    """Stopped with SIGTERM, the server closes its bot pool and database and exits 0 (uvicorn
-    raising the signal again used to kill it first: the pool's semaphores leaked)."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    """Stopped with SIGTERM or SIGINT (Ctrl-C), the server closes its bot pool and database
+    and exits 0 (uvicorn raising the signal again used to kill it, or cancel the shutdown,
+    first: the pool's semaphores leaked)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -60,7 +63,7 @@ def test_sigterm_shuts_down_cleanly(tmp_path: Path) -> None:
         except httpx.TransportError:
             assert proc.poll() is None and time.monotonic() < deadline, "it did not start"
             time.sleep(0.05)
-    proc.terminate()
+    proc.send_signal(sig)
     _out, err = proc.communicate(timeout=HANG)
     assert proc.returncode == 0, err
     assert "leaked" not in err and "Traceback" not in err, err

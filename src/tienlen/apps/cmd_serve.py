@@ -126,13 +126,18 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url})",
         file=sys.stderr,
     )
-    # uvicorn raises the signal that stopped it again once it has shut down: under SIGTERM's
-    # default action that killed the process before the bot pool and the database were
-    # closed (the pool's semaphores leaked). A handler that does nothing lets them close.
+    # uvicorn raises the signal that stopped it again once it has shut down. SIGTERM's
+    # default action then killed the process, and SIGINT cancelled the shutdown below, before
+    # the bot pool and the database were closed (the pool's semaphores leaked, aiosqlite's
+    # thread answered a closed loop). Handlers that do nothing let them close.
+    previous = {}
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda _sig, _frame: None)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda _sig, _frame: None)
     try:
         await uvicorn.Server(config).serve(sockets=[sock])
     finally:
         await server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
