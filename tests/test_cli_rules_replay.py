@@ -413,3 +413,21 @@ def test_replay_tui_needs_a_file(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["replay", "--tui", "-"]) == 2
     assert "--tui needs a file name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["arena", "--games", "x"], "argument --games: not a whole number: 'x'"),
+        (["arena", "--jobs", "0"], "argument --jobs: must be at least 1, not 0"),
+        (["train", "--workers", "0"], "argument --workers: must be at least 1, not 0"),
+        (["train", "--steps", "1.5"], "argument --steps: not a whole number: '1.5'"),
+    ],
+)
+def test_counts_on_the_command_line_are_whole_and_positive(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    assert words in capsys.readouterr().err

@@ -25,7 +25,7 @@ from .cards import (
     parse_cards,
     rank_counts,
 )
-from .patterns import Pattern, parse_pattern
+from .patterns import CombinationKind, Pattern, parse_pattern
 from .reasons import Reason, kind_param, kind_words, reason
 from .rules import Rules
 
@@ -43,20 +43,7 @@ __all__ = [
 ]
 
 #: The kind of a :class:`Move`: the pass, a combination, or cards given in an exchange.
-MoveKind = Literal[
-    "pass",
-    "single",
-    "pair",
-    "triple",
-    "quad",
-    "straight",
-    "pair_run",
-    "triple_run",
-    "quad_run",
-    "multi_quad",
-    "dragon",
-    "give",
-]
+MoveKind = Literal["pass", CombinationKind, "give"]
 
 
 #: Kinds made of cards of one rank, by card count (none: the pass).

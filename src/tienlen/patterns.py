@@ -16,14 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Final, Literal, get_args
 
 from .cards import RANKS
 from .inputs import quote_value
 
-__all__ = ["KINDS", "Pattern", "PatternError", "parse_pattern"]
+__all__ = ["KINDS", "CombinationKind", "Pattern", "PatternError", "parse_pattern"]
 
-#: Every combination kind, in the order the UI lists them.
-KINDS = (
+#: The kind of a combination.
+CombinationKind = Literal[
     "single",
     "pair",
     "triple",
@@ -34,7 +35,9 @@ KINDS = (
     "quad_run",
     "multi_quad",
     "dragon",
-)
+]
+#: Every combination kind, in the order the UI lists them.
+KINDS: Final[tuple[CombinationKind, ...]] = get_args(CombinationKind)
 
 _PATTERN = re.compile(r"^(?P<kind>[a-z_]+)(?P<size>\d+)?(?P<more>\+)?(?:@(?P<rank>\w+))?$")
 

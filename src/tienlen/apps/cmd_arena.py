@@ -23,6 +23,7 @@ from tienlen import RULESETS
 from tienlen.inputs import quote_value
 from tienlen.text import printable
 
+from .argtypes import at_least_one
 from .files import rules_arg
 
 __all__ = ["register", "run"]
@@ -59,7 +60,7 @@ def register(subparsers: Any) -> None:
         "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
     )
     p.add_argument(
-        "--games", type=_at_least_one, default=400, help="games to play, rounded up to whole deals"
+        "--games", type=at_least_one, default=400, help="games to play, rounded up to whole deals"
     )
     p.add_argument(
         "--seed",
@@ -67,10 +68,10 @@ def register(subparsers: Any) -> None:
         help="seed of the deals and bots (default: a random one, shown with the results)",
     )
     p.add_argument(
-        "--jobs", type=_at_least_one, default=None, help="worker processes (default: every core)"
+        "--jobs", type=at_least_one, default=None, help="worker processes (default: every core)"
     )
     p.add_argument("--budget-ms", type=_milliseconds, help="thinking time per move for search bots")
-    p.add_argument("--iterations", type=_at_least_one, help="iterations per move for search bots")
+    p.add_argument("--iterations", type=at_least_one, help="iterations per move for search bots")
     p.add_argument(
         "--bot-timeout",
         type=_seconds,
@@ -82,16 +83,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {quote_value(text)}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _milliseconds(text: str) -> float:

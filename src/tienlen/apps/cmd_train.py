@@ -18,6 +18,8 @@ from typing import Any
 
 from tienlen import RULESETS
 
+from .argtypes import at_least_one
+
 __all__ = ["register", "run"]
 
 
@@ -40,13 +42,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     p.add_argument(
-        "--workers", type=_positive, default=1, help="self-play worker processes (default 1)"
+        "--workers", type=at_least_one, default=1, help="self-play worker processes (default 1)"
     )
-    p.add_argument("--steps", type=_positive, help="stop after this many frames (decisions)")
+    p.add_argument("--steps", type=at_least_one, help="stop after this many frames (decisions)")
     p.add_argument("--minutes", type=float, help="stop after this many minutes")
     p.add_argument(
         "--checkpoint-every",
-        type=_positive,
+        type=at_least_one,
         default=50_000,
         metavar="FRAMES",
         help="frames between checkpoints (default 50000)",
@@ -57,9 +59,9 @@ def register(subparsers: Any) -> None:
         help="bots the checkpoints play (three of each against the learned bot); '' for none",
     )
     p.add_argument(
-        "--eval-games", type=_positive, default=200, help="games per evaluation (default 200)"
+        "--eval-games", type=at_least_one, default=200, help="games per evaluation (default 200)"
     )
-    p.add_argument("--games-per-round", type=_positive, default=16, help="games per update")
+    p.add_argument("--games-per-round", type=at_least_one, default=16, help="games per update")
     p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
     p.add_argument("--epsilon", type=float, default=0.05, help="exploration rate")
     p.add_argument(
@@ -75,16 +77,6 @@ def register(subparsers: Any) -> None:
         help="chance that a seat goes to one of --opponents (default 0.5)",
     )
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
