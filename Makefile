@@ -46,6 +46,7 @@ serve: $(STAMP)
 
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest -n auto
 
@@ -57,6 +58,7 @@ test-compiled: $(COMPILED)/.built
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
 screenshots: $(STAMP) $(CHROMIUM)

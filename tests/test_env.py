@@ -343,8 +343,10 @@ def test_training_with_workers_is_reproducible(tmp_path) -> None:
     assert a.frames == b.frames >= 150 and a.games == b.games
     for k, v in a.net.params.items():
         assert np.array_equal(v, b.net.params[k])
-    other = Trainer(TrainConfig(seed=7, workers=2, games_per_round=2, hidden=(32, 16),
-                                eval_bots=()), tmp_path / "c")
+    other = Trainer(
+        TrainConfig(seed=7, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=()),
+        tmp_path / "c",
+    )
     other.run(steps=150)
     assert not np.array_equal(other.net.params["w1o"], a.net.params["w1o"])
 
