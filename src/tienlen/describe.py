@@ -897,7 +897,6 @@ def _patterns(patterns: Sequence[str]) -> Join:
 
 def _deal(r: Rules) -> list[Phrase]:
     out: list[Phrase] = []
-    cards = 52 * r.decks
     deck = Phrase("deck.one" if r.decks == 1 else "deck.two")
     out.append(
         Phrase(
@@ -911,7 +910,7 @@ def _deal(r: Rules) -> list[Phrase]:
         out.append(Phrase("deal.four_hands"))
     else:
         size = r.cards_per_hand
-        spare = cards - size * r.players
+        spare = r.spare_cards
         code = "deal.each" + ("_all" if r.hand_size == "all" else "")
         few = r.few_players_hand_size
         if few is not None and r.players >= 4:

@@ -62,7 +62,7 @@ class Observation(PlayState):
         per_hand = rules.cards_per_hand
         start = [(per_hand, 0)] * len(counts)
         # A lone spare card goes to the first leader (rules.starter_takes_spare).
-        if rules.starter_takes_spare and 52 * rules.decks - rules.players * per_hand == 1:
+        if rules.starter_takes_spare and rules.spare_cards == 1:
             start[self.leader] = (per_hand + 1, 0)
         for ask in self.asks:
             start[ask.seat] = (ask.cards, ask.at)

@@ -288,6 +288,13 @@ class Rules:
         )
 
     @property
+    def spare_cards(self) -> int:
+        """Cards left over once the hands are dealt (set aside; one of them goes to the
+        first leader under ``starter_takes_spare``)."""
+        hands = 4 if self.deal_four_hands else self.players
+        return 52 * self.decks - hands * self.cards_per_hand
+
+    @property
     def most_combinations(self) -> int:
         """An upper bound on the combinations one hand can form under these rules (and so
         on its legal moves); see :data:`MAX_COMBINATIONS`."""
