@@ -458,9 +458,9 @@ class Game:
         ``rules.hidden_counts``; then its own, those of the seats that are out (none) and
         those still as the last answer to an ask gave them, ``None`` for the others; every
         count once the game is over (the hands are laid down for the score)."""
-        if not self._rules.hidden_counts or self._phase == "over":
-            return tuple([m.bit_count() for m in self._hands])
         counts = [m.bit_count() for m in self._hands]
+        if not self._rules.hidden_counts or self._phase == "over":
+            return tuple(counts)
         shown: list[int | None] = [None] * len(counts)
         if seat is not None:
             shown[seat] = counts[seat]
@@ -918,7 +918,6 @@ class Game:
         if state.phase not in ("play", "over"):
             raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
         g = cls(rules, _shell=True)
-        g._rules = rules
         g._hands = masks
         g._dealt = tuple(masks)
         g._setup = (g._dealt, state.leader, None, ())
