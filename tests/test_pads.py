@@ -146,11 +146,15 @@ def test_bad_input_is_refused_in_words_and_changes_nothing(live: LiveServer) -> 
         ({"order": [0, 1, 2, 3]}, "bad_game", "needs the cards each seat held"),
         ({"order": [0, 1, 2, 3], "cards_left": [3, 0, 1, 1]}, "bad_game", "winner (seat 0)"),
         ({"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, 99]}, "bad_game", "from 0 to 13"),
-        ({"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, 1], "cong": [1]}, "bad_game", "cong"),
+        (
+            {"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, 1], "cong": [1]},
+            "bad_game",
+            "do not count cong",
+        ),
         ({"order": [0, 1, 2, 9], "cards_left": [0, 1, 1, 1]}, "bad_pad", "order.3"),
         ({"order": ["0", 1, 2, 3]}, "bad_pad", "order.0"),
         ({"order": [0, 1, 2, 3], "bonus": 5}, "bad_pad", "bonus"),
-        ({"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 1}]}, "bad_game", "chops"),
+        ({"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 1}]}, "bad_game", "do not count chops"),
     ]:
         r = a.http.post(url, json=body)
         assert r.status_code == 400 and r.json()["code"] == code, (body, r.text)
