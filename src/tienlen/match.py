@@ -45,7 +45,7 @@ from .cards import Card
 from .debts import CardDebt
 from .game import Game
 from .rules import Rules
-from .scoring import card_debts, guarantee_payments, score
+from .scoring import card_debts, guarantee_payments, net_points, score
 
 __all__ = ["GameResult", "Match", "parse_seed"]
 
@@ -318,10 +318,8 @@ class Match:
         """Score the current game if it is over and not scored yet."""
         if self._game.is_over and len(self._results) < self._number:
             game = self._game
-            deltas = list(score(game))
-            for p in guarantee_payments(game, self._guarantees):
-                deltas[p.payer] -= p.amount
-                deltas[p.payee] += p.amount
+            extra = net_points(guarantee_payments(game, self._guarantees), game.rules.players)
+            deltas = [a + b for a, b in zip(score(game), extra, strict=True)]
             for seat, d in enumerate(deltas):
                 self._scores[self._seating[seat]] += d
             self._results.append(

@@ -55,7 +55,7 @@ there, and cóng is decided then in every scheme.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -78,6 +78,7 @@ __all__ = [
     "cong_seats",
     "extra_payments",
     "guarantee_payments",
+    "net_points",
     "outcome_fields",
     "outcome_of",
     "outcome_payments",
@@ -576,8 +577,13 @@ def outcome_payments(rules: Rules, outcome: Outcome) -> list[Payment]:
 def score_outcome(rules: Rules, outcome: Outcome) -> tuple[int, ...]:
     """Points won (positive) or lost (negative) by each seat, for ``outcome`` under
     ``rules``."""
-    out = [0] * rules.players
-    for p in outcome_payments(rules, outcome):
+    return net_points(outcome_payments(rules, outcome), rules.players)
+
+
+def net_points(payments: Iterable[Payment], players: int) -> tuple[int, ...]:
+    """What each of ``players`` seats won (positive) or lost (negative) by ``payments``."""
+    out = [0] * players
+    for p in payments:
         out[p.payer] -= p.amount
         out[p.payee] += p.amount
     return tuple(out)

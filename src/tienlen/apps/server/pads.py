@@ -23,7 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, Rules, RulesError, parse_cards
 from tienlen.cards import mask_of
-from tienlen.scoring import Outcome, ScoredChop, outcome_fields, outcome_payments
+from tienlen.scoring import (
+    Outcome,
+    Payment,
+    ScoredChop,
+    net_points,
+    outcome_fields,
+    outcome_payments,
+)
 
 from .db import PadRow, now
 from .limits import TokenBucket
@@ -140,9 +147,10 @@ def pad_rules(spec: NewPad) -> Rules:
         raise Refused("bad_rules", str(e)) from None
 
 
-def outcome_of_entry(rules: Rules, entry: PadGame) -> Outcome:
-    """The engine's :class:`~tienlen.scoring.Outcome` for an entry; :class:`Refused` if the
-    entry gives what the rules do not count, or the engine finds it does not fit them."""
+def entry_payments(rules: Rules, entry: PadGame) -> list[Payment]:
+    """The engine's payments for an entry (made an :class:`~tienlen.scoring.Outcome`);
+    :class:`Refused` if the entry gives what the rules do not count, or the engine finds it
+    does not fit them."""
     fields = outcome_fields(rules)
     given = {
         "cards_left": entry.cards_left is not None,
@@ -174,10 +182,9 @@ def outcome_of_entry(rules: Rules, entry: PadGame) -> Outcome:
             instant_win=entry.instant_win,
             guarantees=tuple((g.seat, g.blind) for g in entry.guarantees),
         )
-        outcome_payments(rules, outcome)  # the engine's check
+        return outcome_payments(rules, outcome)  # which checks the outcome too
     except ValueError as e:
         raise Refused("bad_game", str(e)) from None
-    return outcome
 
 
 def pad_view(row: PadRow) -> dict[str, Any]:
@@ -187,11 +194,8 @@ def pad_view(row: PadRow) -> dict[str, Any]:
     totals = [0] * n
     games = []
     for number, entry in enumerate(row.games, 1):
-        pays = outcome_payments(rules, outcome_of_entry(rules, PadGame.model_validate(entry)))
-        deltas = [0] * n
-        for p in pays:
-            deltas[p.payer] -= p.amount
-            deltas[p.payee] += p.amount
+        pays = entry_payments(rules, PadGame.model_validate(entry))
+        deltas = list(net_points(pays, n))
         totals = [t + d for t, d in zip(totals, deltas, strict=True)]
         games.append(
             {
@@ -319,7 +323,7 @@ async def add_game(pad_id: str, request: Request) -> dict[str, Any]:
         if len(games) >= MAX_GAMES:
             raise Refused("too_large", f"a score pad holds at most {MAX_GAMES} games")
         entry = _read(PadGame, body)
-        outcome_of_entry(rules, entry)
+        entry_payments(rules, entry)
         return [*games, entry.model_dump(exclude_defaults=True)]
 
     return await _change(request, pad_id, edit)
