@@ -795,8 +795,7 @@ def describe_rules(rules: Rules, *, width: int = 88) -> str:
     title = rules.name
     if rules.name in SUMMARIES:
         # The summary describes the preset itself: a changed value keeps only its name.
-        unchanged = rules == Rules.preset(rules.name)
-        title += f": {SUMMARIES[rules.name]}" if unchanged else " (changed from the preset)"
+        title += f": {SUMMARIES[rules.name]}" if rules.is_preset else " (changed from the preset)"
     lines = [title, ""]
     for heading, sentences in rules_sections(rules):
         if not sentences:

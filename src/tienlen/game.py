@@ -37,7 +37,7 @@ from .movegen import MoveTable, table_for
 from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import RULESETS, Rules
+from .rules import Rules
 
 __all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
 
@@ -997,8 +997,7 @@ class Game:
         if self._phase in ("trading", "exchange"):
             hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
             return f"<Game {rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
-        preset = rules.name in RULESETS and Rules.preset(rules.name) == rules
-        shown = repr(rules.name) if preset else repr(rules)
+        shown = repr(rules.name) if rules.is_preset else repr(rules)
         return f"Game.from_position({self.position.format()!r}, rules={shown})"
 
 

@@ -394,6 +394,11 @@ class Rules:
         """Read :meth:`to_json`'s text (size and depth limited, checked as :meth:`from_dict`)."""
         return cls.from_dict(load_json(text, error=RulesError, what="rules"))
 
+    @property
+    def is_preset(self) -> bool:
+        """Whether this value is the preset it is named after, unchanged."""
+        return self.name in _PRESETS and _PRESETS[self.name] == self
+
     def code(self) -> str:
         """The rules code: the preset's name, then one dot-separated part per changed knob
         (``"standard.direction-anticlockwise.cong"``); :meth:`from_code` reads it back to an

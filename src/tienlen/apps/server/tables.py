@@ -55,11 +55,8 @@ def bot_name(seat: int, level: str) -> str:
 
 def rules_key(rules: Rules) -> str:
     """A short name for a rule set: the preset's name, plus a digest if knobs changed."""
-    try:
-        if Rules.preset(rules.name) == rules:
-            return rules.name
-    except ValueError:
-        pass
+    if rules.is_preset:
+        return rules.name
     return f"{rules.name}+{hashlib.sha256(rules.to_json().encode()).hexdigest()[:10]}"
 
 
