@@ -12,6 +12,7 @@ plays the move of highest value. Its weights ship with the package
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -82,12 +83,11 @@ class QNet:
             meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta_")}
         return cls(params, meta)
 
-    @classmethod
-    def shipped(cls) -> QNet:
-        """The weights that ship with the package."""
-        ref = resources.files("tienlen.players.bots").joinpath(SHIPPED_WEIGHTS)
-        with resources.as_file(ref) as path:
-            return cls.load(path)
+    @staticmethod
+    def shipped() -> QNet:
+        """The weights that ship with the package (read once: every ``learned`` bot of a
+        process shares them, and playing never changes them)."""
+        return _shipped()
 
     def save(self, path: str | Path) -> None:
         """Write the weights (float32) and ``meta`` (numbers and strings) to ``path``."""
@@ -128,3 +128,10 @@ class LearnedBot:
             return legal[0]
         values = self.net.values(encode_observation(obs), encode_moves(obs, legal))
         return legal[int(np.argmax(values))]
+
+
+@cache
+def _shipped() -> QNet:
+    ref = resources.files("tienlen.players.bots").joinpath(SHIPPED_WEIGHTS)
+    with resources.as_file(ref) as path:
+        return QNet.load(path)
