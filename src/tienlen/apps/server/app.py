@@ -126,7 +126,7 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
-        self.writer = Writer(self.engine, EventRow)
+        self.writer = Writer(self.engine, EventRow, TableRow.__table__)
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -438,9 +438,12 @@ class Server:
                 "actor": p.actor,
                 "public": p.public,
                 "private": p.private,
+                "fence": table.fence or 0,
             }
             for p in pending
         ]
+        # A cluster node writes only under the token it owns the table with.
+        fences = {table.id: table.fence} if table.fence is not None else None
         status_changed = any(p.kind in _STATUS_KINDS for p in pending)
         status = table.status
 
@@ -455,7 +458,9 @@ class Server:
                 )
 
         try:
-            await self.writer.write(store if games or status_changed else None, rows=rows)
+            await self.writer.write(
+                store if games or status_changed else None, rows=rows, fences=fences
+            )
         except Exception:
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:
