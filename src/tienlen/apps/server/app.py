@@ -38,6 +38,7 @@ from .db import (
     connect,
     migrate,
 )
+from .health import Probe, readiness
 from .limits import TokenBucket
 from .messages import (
     AcceptMsg,
@@ -141,6 +142,11 @@ class Server:
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.schema: str | None = None
+        """The schema revision migrated to (``None`` until :meth:`start` is done)."""
+        self.stopping = False
+        self.probes: dict[str, Probe] = {}
+        """Readiness probes besides the database's (e.g. Redis), by name."""
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -148,7 +154,7 @@ class Server:
         its final state can be seen and its host can start a rematch)."""
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
-        await migrate(self.engine)
+        schema = await migrate(self.engine)
         async with self.sessions.begin() as s:
             row = await s.get(SettingRow, "token_key")
             if row is None:
@@ -165,9 +171,11 @@ class Server:
                 if seat.player is not None and not seat.away and table.status == "playing":
                     self._start_grace(table, i, seat.player)
         log.info("loaded %d tables", len(rows))
+        self.schema = schema
 
     async def stop(self) -> None:
         """Stop timers and the bot pool; close the database."""
+        self.stopping = True
         for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -879,8 +887,15 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
+        """Liveness: the process answers (nothing outside it is asked)."""
         w = srv.writer
         return {"ok": True, "tables": len(srv.tables), "commits": w.commits, "writes": w.writes}
+
+    @app.get("/api/ready")
+    async def ready() -> JSONResponse:
+        """Readiness: 200 while this node can serve, 503 (with what failed) while not."""
+        ok, checks = await readiness(srv)
+        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
 
     @app.post("/api/guest")
     async def guest(body: NewGuest, response: Response) -> dict[str, str]:
