@@ -8,11 +8,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from serverkit import (
     LiveServer,
     backend,  # noqa: F401  (the fixture)
     database,
+    play_out,
+    seated_table,
     server_settings,
 )
 from tienlen.apps.server import Server, create_app
@@ -79,3 +82,45 @@ def test_readiness_follows_the_server_through_start_and_stop(tmp_path: Path) -> 
         (200, "ok"),
         (503, "shutting down"),
     ]
+
+
+def scrape(base: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample at ``/metrics``, by name and labels (parsed by the library's parser)."""
+    r = httpx.get(f"{base}/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(r.text)
+        for s in family.samples
+    }
+
+
+def test_metrics_count_tables_sockets_actions_commits_and_bots(live: LiveServer) -> None:
+    before = scrape(live.base)
+    assert before[("tienlen_tables", (("status", "playing"),))] == 0
+    assert before[("tienlen_action_seconds_count", ())] == 0
+    clients, sockets, _table = seated_table(live, ["Ann"], bots="random")
+    seated = scrape(live.base)
+    assert seated[("tienlen_tables", (("status", "waiting"),))] == 1
+    assert seated[("tienlen_connections", (("kind", "table"),))] == 1
+    assert seated[("tienlen_actions_total", (("by", "player"),))] == 1  # the sit
+    sockets[0].send(type="start")
+    play_out({0: sockets[0]}, actions=3)
+    after = scrape(live.base)
+    assert after[("tienlen_tables", (("status", "playing"),))] == 1
+    assert after[("tienlen_tables", (("status", "waiting"),))] == 0
+    players = after[("tienlen_actions_total", (("by", "player"),))]
+    assert players == 1 + 1 + 3  # the sit, the start and three moves
+    # Every player action was timed to its broadcast; every commit was timed.
+    assert after[("tienlen_action_seconds_count", ())] == players
+    assert after[("tienlen_action_seconds_bucket", (("le", "+Inf"),))] == players
+    assert after[("tienlen_db_commit_seconds_count", ())] == after[("tienlen_db_commits_total", ())]
+    assert after[("tienlen_db_commits_total", ())] > before[("tienlen_db_commits_total", ())]
+    bots = after[("tienlen_actions_total", (("by", "bot"),))]
+    assert bots >= 3  # three bots moved between each of Ann's moves at least
+    decisions = after[("tienlen_bot_decision_seconds_count", (("level", "random"),))]
+    assert decisions >= bots
+    assert after[("tienlen_db_commit_failures_total", ())] == 0
+    sockets[0].close()
+    clients[0].http.close()

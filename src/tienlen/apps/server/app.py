@@ -59,6 +59,7 @@ from .messages import (
     WelcomeMsg,
     parse_client,
 )
+from .metrics import CONTENT_TYPE, Metrics
 from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
 from .writer import Writer
 
@@ -127,7 +128,8 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
-        self.writer = Writer(self.engine, EventRow)
+        self.metrics = Metrics(self)
+        self.writer = Writer(self.engine, EventRow, timed=self.metrics.commit_seconds.observe)
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -347,9 +349,12 @@ class Server:
             async with self._lock(table.id):
                 await self.catch_up(conn, table, msg.version)
             return
+        began = time.perf_counter()
         async with self._lock(table.id):
             pending = self._plan(conn, table, msg)
             await self._commit(table, pending)
+        self.metrics.actions.labels("player").inc()
+        self.metrics.action_seconds.observe(time.perf_counter() - began)
 
     def _plan(self, conn: Conn, table: Table, msg: ClientMessage) -> list[Pending]:
         """The events a message makes (applied to the table already), or :class:`Refused`."""
@@ -465,6 +470,7 @@ class Server:
         try:
             await self.writer.write(store if games or status_changed else None, rows=rows)
         except Exception:
+            self.metrics.commit_failures.inc()
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:
                 row = await s.get(TableRow, table.id)
@@ -653,6 +659,7 @@ class Server:
         loop = asyncio.get_running_loop()
         seed = bots.bot_seed(table.secret, version)
         pool = self.pool
+        began = time.perf_counter()
         try:
             try:
                 move = await loop.run_in_executor(pool, bots.choose, level, seed, obs, legal)
@@ -662,11 +669,13 @@ class Server:
         except Exception:  # a broken bot must not stall the table: play the fallback
             log.exception("table %s: the %s bot failed; playing the fallback move", table.id, level)
             move = fallback_move(legal)
+        self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self._lock(table.id):
             if table.state_version != version or table.game is not game:
                 return
             kind, fields = move_action(game, move)
             await self._commit(table, self._action(table, seat, kind, fields, None))
+        self.metrics.actions.labels("bot").inc()
 
     def _restart_pool(self, broken: Executor) -> None:
         """Replace the bot pool that broke (unless another table's bot turn already did)."""
@@ -688,6 +697,7 @@ class Server:
             note = self._applied(table, Pending("timeout", {"seat": seat}))
             kind, fields = table.auto_action()
             await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
+        self.metrics.actions.labels("timer").inc()
 
     # --- history --------------------------------------------------------------------------
     async def game_record(self, game_id: str) -> dict[str, Any]:
@@ -896,6 +906,11 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         """Readiness: 200 while this node can serve, 503 (with what failed) while not."""
         ok, checks = await readiness(srv)
         return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        """Prometheus metrics (text exposition format)."""
+        return Response(srv.metrics.render(), media_type=CONTENT_TYPE)
 
     @app.post("/api/guest")
     async def guest(body: NewGuest, response: Response) -> dict[str, str]:

@@ -15,6 +15,7 @@ database driver's thread, which cost more than the SQL itself).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -33,8 +34,16 @@ class Writer:
     """Runs :data:`Job` s, and inserts rows into the table of ``rows_into`` (a mapped
     class), in group commits, one transaction at a time."""
 
-    def __init__(self, engine: AsyncEngine, rows_into: type[Any]) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        rows_into: type[Any],
+        *,
+        timed: Callable[[float], None] | None = None,
+    ) -> None:
         self._engine = engine
+        self._timed = timed
+        """Told each committed transaction's duration in seconds (the metrics)."""
         self._sessions = async_sessionmaker(engine)
         self._rows_into = rows_into
         self._queue: list[_Write] = []
@@ -70,6 +79,7 @@ class Writer:
                         _settle(one[2], alone)
 
     async def _run(self, group: list[_Write]) -> None:
+        began = time.perf_counter()
         rows = [row for _job, some, _done in group for row in some]
         if all(job is None for job, _rows, _done in group):
             # Rows only (most groups): a Core transaction, without an ORM session's cost.
@@ -83,6 +93,8 @@ class Writer:
                         await job(s)
                 if rows:  # one executemany for the whole group
                     await (await s.connection()).execute(insert(self._rows_into), rows)
+        if self._timed is not None:
+            self._timed(time.perf_counter() - began)
         self.commits += 1
         self.writes += len(group)
         for _job, _rows, done in group:
