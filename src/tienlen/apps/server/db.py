@@ -170,16 +170,21 @@ def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
     return engine, async_sessionmaker(engine, expire_on_commit=False)
 
 
-async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest Alembic revision."""
+async def migrate(engine: AsyncEngine) -> str:
+    """Bring the schema to the newest Alembic revision; returns that revision."""
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
 
     def upgrade(sync_conn: Any) -> None:
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["connection"] = sync_conn
         command.upgrade(cfg, "head")
 
     async with engine.begin() as conn:
         await conn.run_sync(upgrade)
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head

@@ -20,6 +20,7 @@ raised the token, under the same lock) cannot commit anything for it.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -49,9 +50,16 @@ class Writer:
     ``id`` and ``fence`` columns of ``fences_in``."""
 
     def __init__(
-        self, engine: AsyncEngine, rows_into: type[Any], fences_in: FromClause | None = None
+        self,
+        engine: AsyncEngine,
+        rows_into: type[Any],
+        fences_in: FromClause | None = None,
+        *,
+        timed: Callable[[float], None] | None = None,
     ) -> None:
         self._engine = engine
+        self._timed = timed
+        """Told each committed transaction's duration in seconds (the metrics)."""
         self._sessions = async_sessionmaker(engine)
         self._rows_into = rows_into
         self._fences_in = fences_in
@@ -93,6 +101,7 @@ class Writer:
                         _settle(one[3], alone)
 
     async def _run(self, group: list[_Write]) -> None:
+        began = time.perf_counter()
         rows = [row for _job, some, _fences, _done in group for row in some]
         fences = {t: f for _job, _rows, some, _done in group for t, f in some.items()}
         if all(job is None for job, _rows, _fences, _done in group):
@@ -109,6 +118,8 @@ class Writer:
                         await job(s)
                 if rows:  # one executemany for the whole group
                     await (await s.connection()).execute(insert(self._rows_into), rows)
+        if self._timed is not None:
+            self._timed(time.perf_counter() - began)
         self.commits += 1
         self.writes += len(group)
         for _job, _rows, _fences, done in group:
