@@ -38,6 +38,7 @@ from .db import (
     connect,
     migrate,
 )
+from .health import Probe, readiness
 from .limits import TokenBucket
 from .messages import (
     AcceptMsg,
@@ -58,6 +59,7 @@ from .messages import (
     WelcomeMsg,
     parse_client,
 )
+from .metrics import CONTENT_TYPE, Metrics
 from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
 from .writer import Writer
 
@@ -126,7 +128,10 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
-        self.writer = Writer(self.engine, EventRow)
+        self.metrics = Metrics(self)
+        self.writer = Writer(
+            self.engine, EventRow, TableRow.__table__, timed=self.metrics.commit_seconds.observe
+        )
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -141,6 +146,11 @@ class Server:
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.schema: str | None = None
+        """The schema revision migrated to (``None`` until :meth:`start` is done)."""
+        self.stopping = False
+        self.probes: dict[str, Probe] = {}
+        """Readiness probes besides the database's (e.g. Redis), by name."""
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -148,7 +158,7 @@ class Server:
         its final state can be seen and its host can start a rematch)."""
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
-        await migrate(self.engine)
+        schema = await migrate(self.engine)
         async with self.sessions.begin() as s:
             row = await s.get(SettingRow, "token_key")
             if row is None:
@@ -165,9 +175,11 @@ class Server:
                 if seat.player is not None and not seat.away and table.status == "playing":
                     self._start_grace(table, i, seat.player)
         log.info("loaded %d tables", len(rows))
+        self.schema = schema
 
     async def stop(self) -> None:
         """Stop timers and the bot pool; close the database."""
+        self.stopping = True
         for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -339,9 +351,12 @@ class Server:
             async with self._lock(table.id):
                 await self.catch_up(conn, table, msg.version)
             return
+        began = time.perf_counter()
         async with self._lock(table.id):
             pending = self._plan(conn, table, msg)
             await self._commit(table, pending)
+        self.metrics.actions.labels("player").inc()
+        self.metrics.action_seconds.observe(time.perf_counter() - began)
 
     def _plan(self, conn: Conn, table: Table, msg: ClientMessage) -> list[Pending]:
         """The events a message makes (applied to the table already), or :class:`Refused`."""
@@ -438,9 +453,12 @@ class Server:
                 "actor": p.actor,
                 "public": p.public,
                 "private": p.private,
+                "fence": table.fence or 0,
             }
             for p in pending
         ]
+        # A cluster node writes only under the token it owns the table with.
+        fences = {table.id: table.fence} if table.fence is not None else None
         status_changed = any(p.kind in _STATUS_KINDS for p in pending)
         status = table.status
 
@@ -455,8 +473,11 @@ class Server:
                 )
 
         try:
-            await self.writer.write(store if games or status_changed else None, rows=rows)
+            await self.writer.write(
+                store if games or status_changed else None, rows=rows, fences=fences
+            )
         except Exception:
+            self.metrics.commit_failures.inc()
             log.exception("table %s: commit failed; reloading it from the database", table.id)
             async with self.sessions() as s:
                 row = await s.get(TableRow, table.id)
@@ -645,6 +666,7 @@ class Server:
         loop = asyncio.get_running_loop()
         seed = bots.bot_seed(table.secret, version)
         pool = self.pool
+        began = time.perf_counter()
         try:
             try:
                 move = await loop.run_in_executor(pool, bots.choose, level, seed, obs, legal)
@@ -654,11 +676,13 @@ class Server:
         except Exception:  # a broken bot must not stall the table: play the fallback
             log.exception("table %s: the %s bot failed; playing the fallback move", table.id, level)
             move = fallback_move(legal)
+        self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self._lock(table.id):
             if table.state_version != version or table.game is not game:
                 return
             kind, fields = move_action(game, move)
             await self._commit(table, self._action(table, seat, kind, fields, None))
+        self.metrics.actions.labels("bot").inc()
 
     def _restart_pool(self, broken: Executor) -> None:
         """Replace the bot pool that broke (unless another table's bot turn already did)."""
@@ -680,6 +704,7 @@ class Server:
             note = self._applied(table, Pending("timeout", {"seat": seat}))
             kind, fields = table.auto_action()
             await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
+        self.metrics.actions.labels("timer").inc()
 
     # --- history --------------------------------------------------------------------------
     async def game_record(self, game_id: str) -> dict[str, Any]:
@@ -879,8 +904,20 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
+        """Liveness: the process answers (nothing outside it is asked)."""
         w = srv.writer
         return {"ok": True, "tables": len(srv.tables), "commits": w.commits, "writes": w.writes}
+
+    @app.get("/api/ready")
+    async def ready() -> JSONResponse:
+        """Readiness: 200 while this node can serve, 503 (with what failed) while not."""
+        ok, checks = await readiness(srv)
+        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        """Prometheus metrics (text exposition format)."""
+        return Response(srv.metrics.render(), media_type=CONTENT_TYPE)
 
     @app.post("/api/guest")
     async def guest(body: NewGuest, response: Response) -> dict[str, str]:

@@ -74,6 +74,9 @@ class TableRow(Base):
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
     status: Mapped[str] = mapped_column(String(16), index=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token of the node that owns the table (a cluster's takeover raises it);
+    a write of the table's events commits only under the token it was made with."""
 
 
 class EventRow(Base):
@@ -87,6 +90,8 @@ class EventRow(Base):
     public: Mapped[dict[str, Any]] = mapped_column(JSON)
     private: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token it was written under (0 on a single server): which owner wrote it."""
 
 
 class GameRow(Base):
@@ -165,16 +170,21 @@ def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
     return engine, async_sessionmaker(engine, expire_on_commit=False)
 
 
-async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest Alembic revision."""
+async def migrate(engine: AsyncEngine) -> str:
+    """Bring the schema to the newest Alembic revision; returns that revision."""
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
 
     def upgrade(sync_conn: Any) -> None:
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["connection"] = sync_conn
         command.upgrade(cfg, "head")
 
     async with engine.begin() as conn:
         await conn.run_sync(upgrade)
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
