@@ -140,7 +140,9 @@ class Server:
         self.settings = settings
         self.engine, self.sessions = connect(settings.url)
         self.metrics = Metrics(self)
-        self.writer = Writer(self.engine, EventRow, timed=self.metrics.commit_seconds.observe)
+        self.writer = Writer(
+            self.engine, EventRow, TableRow.__table__, timed=self.metrics.commit_seconds.observe
+        )
         self.key = ""
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
@@ -483,9 +485,12 @@ class Server:
                 "actor": p.actor,
                 "public": p.public,
                 "private": p.private,
+                "fence": table.fence or 0,
             }
             for p in pending
         ]
+        # A cluster node writes only under the token it owns the table with.
+        fences = {table.id: table.fence} if table.fence is not None else None
         status_changed = any(p.kind in _STATUS_KINDS for p in pending)
         status = table.status
 
@@ -500,7 +505,9 @@ class Server:
                 )
 
         try:
-            await self.writer.write(store if games or status_changed else None, rows=rows)
+            await self.writer.write(
+                store if games or status_changed else None, rows=rows, fences=fences
+            )
         except Exception:
             self.metrics.commit_failures.inc()
             log.exception("table %s: commit failed; rebuilding it from the database", table.id)
@@ -536,7 +543,7 @@ class Server:
                 await asyncio.sleep(wait)
                 wait = min(2 * wait, _REBUILD_WAIT[1])
         async with self._lock(stale.id):
-            fresh.viewers = stale.viewers
+            fresh.viewers, fresh.fence = stale.viewers, stale.fence
             self.tables[stale.id] = fresh
             del self.restoring[stale.id]
             if fresh.version >= failed[-1].version:

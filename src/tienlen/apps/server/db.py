@@ -74,6 +74,9 @@ class TableRow(Base):
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
     status: Mapped[str] = mapped_column(String(16), index=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token of the node that owns the table (a cluster's takeover raises it);
+    a write of the table's events commits only under the token it was made with."""
 
 
 class EventRow(Base):
@@ -87,6 +90,8 @@ class EventRow(Base):
     public: Mapped[dict[str, Any]] = mapped_column(JSON)
     private: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token it was written under (0 on a single server): which owner wrote it."""
 
 
 class GameRow(Base):

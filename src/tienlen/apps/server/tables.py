@@ -198,6 +198,10 @@ class Table:
     """The number of the last game whose ``game_over`` event is out."""
     viewers: dict[str, int] = field(default_factory=dict)
     """Open sockets per player (not stored: who watches now)."""
+    fence: int | None = None
+    """In a cluster, the fencing token this node owns the table under (every write of its
+    events is checked against it); ``None`` on a single server and on a node that does not
+    own the table."""
     _base: _Checkpoint = field(init=False, repr=False)
     _log: list[tuple[str, Mapping[str, Any]]] = field(init=False, repr=False)
     """The events applied since :attr:`_base`, to go back to any version after it."""
