@@ -9,7 +9,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import BrokenExecutor, Executor
 from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -18,7 +18,7 @@ from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSo
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
@@ -76,7 +76,17 @@ _TABLE_KINDS = frozenset(
 #: Events that change a table's status (stored in its row, for loading on start).
 _STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,24}$")
-_HTTP_STATUS = {"auth": 401, "forbidden": 403, "not_found": 404, "rate_limited": 429}
+_HTTP_STATUS = {
+    "auth": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "rate_limited": 429,
+    "try_again": 503,  # a socket closes with 4503: not final, the browser reconnects
+}
+#: What a client is told when the database cannot be reached (or a commit failed).
+TRY_AGAIN = "the server cannot reach its database just now: try again in a moment"
+#: Seconds between attempts to rebuild a table from a database that does not answer.
+_REBUILD_WAIT = (0.1, 2.0)
 
 
 class Actor(Protocol):
@@ -156,6 +166,9 @@ class Server:
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.restoring: dict[str, int] = {}
+        """Tables whose commit failed, by the last version committed: refused until rebuilt
+        from the database (their live state had moved ahead of it)."""
         self.schema: str | None = None
         """The schema revision migrated to (``None`` until :meth:`start` is done)."""
         self.stopping = False
@@ -235,25 +248,30 @@ class Server:
             table.apply(e.kind, _merged(e.public, e.private))
         return table
 
-    async def reload(self, table: Table) -> None:
-        """Rebuild ``table`` in place from the database (after a failed commit left it ahead
-        of the log), keeping who watches it and the token it is owned under."""
-        async with self.sessions() as s:
-            row = await s.get(TableRow, table.id)
-        if row is None:
-            return
-        fresh = await self._load(row)
-        fresh.viewers, fresh.fence = table.viewers, table.fence
-        vars(table).update(vars(fresh))
-
     def _lock(self, table_id: str) -> asyncio.Lock:
         return self.locks.setdefault(table_id, asyncio.Lock())
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._reap)
         return task
+
+    def _reap(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        # A refused commit (database down) was logged where it failed; the table is rebuilt.
+        if error is not None and not isinstance(error, Refused):
+            log.error("a background task failed", exc_info=error)
+
+    def _live(self, table_id: str) -> Table:
+        """The table to read or change now (under its lock); :class:`Refused` while it is
+        being rebuilt after a failed commit."""
+        if table_id in self.restoring:
+            raise Refused("try_again", TRY_AGAIN)
+        return self.tables[table_id]
 
     # --- identity -------------------------------------------------------------------------
     async def player_of(self, token: str | None) -> PlayerRow:
@@ -264,8 +282,9 @@ class Server:
             player_id = auth.verify(self.key, token).player
         except auth.TokenError as e:
             raise Refused("auth", str(e)) from None
-        async with self.sessions() as s:
-            player: PlayerRow | None = await s.get(PlayerRow, player_id)
+        with _database_needed():
+            async with self.sessions() as s:
+                player: PlayerRow | None = await s.get(PlayerRow, player_id)
         if player is None:
             raise Refused("auth", "the token names no player of this server")
         return player
@@ -400,6 +419,7 @@ class Server:
             return
         if msg.type == "sync":
             async with self._lock(table.id):
+                table = self._live(table.id)
                 if self.cluster is not None:
                     await self.cluster.refresh(table)
                 await self.catch_up(conn, table, msg.version)
@@ -427,9 +447,9 @@ class Server:
         grace ran out). A cluster node that does not own the table raises :class:`NotOwner`
         and changes nothing."""
         async with self._lock(table_id):
-            table = self.tables.get(table_id)
-            if table is None:
+            if table_id not in self.tables:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
+            table = self._live(table_id)
             if self.cluster is not None and table.fence is None:
                 raise NotOwner(table_id)
             if op == "msg":
@@ -580,21 +600,55 @@ class Server:
         except Fenced:
             # Another node took the table over: this one writes nothing more for it.
             log.warning("table %s: fenced out (another node owns it now)", table.id)
-            await self.reload(table)
+            table.rollback(pending[0].version - 1)
             if self.cluster is not None:
                 self.cluster.lost(table)
             raise Refused("moved", "another server runs this table now: try again") from None
         except Exception:
             self.metrics.commit_failures.inc()
-            log.exception("table %s: commit failed; reloading it from the database", table.id)
-            await self.reload(table)
-            raise Refused("server", "the server could not save that: try again") from None
+            log.exception("table %s: commit failed; rebuilding it from the database", table.id)
+            # Nothing of it is kept: the table goes back to what was committed, and is
+            # refused until the database answers again and confirms it (or shows that the
+            # commit landed after all).
+            table.rollback(pending[0].version - 1)
+            self.restoring[table.id] = table.version
+            self._spawn(self._rebuild(table, pending))
+            raise Refused("try_again", TRY_AGAIN) from None
         self._broadcast(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
         if any(p.kind in _TABLE_KINDS for p in pending):
             self._lobby_update(table)
         self._schedule(table)
+
+    async def _rebuild(self, stale: Table, failed: list[Pending]) -> None:
+        """Replace a table whose commit failed by its replay from the database, once the
+        database answers; then its bots and timer go on.
+
+        Until then the table is refused (:meth:`_live`): its live state holds the events that
+        failed. If the commit did land after all (the connection broke after it), the
+        replay holds them: they are broadcast, so no client misses them."""
+        wait = _REBUILD_WAIT[0]
+        while True:
+            try:
+                async with self.sessions() as s:
+                    row = await s.get(TableRow, stale.id)
+                assert row is not None
+                fresh = await self._load(row)
+                break
+            except Exception as e:
+                log.warning("table %s: cannot rebuild it yet: %s", stale.id, type(e).__name__)
+                await asyncio.sleep(wait)
+                wait = min(2 * wait, _REBUILD_WAIT[1])
+        async with self._lock(stale.id):
+            fresh.viewers, fresh.fence = stale.viewers, stale.fence
+            self.tables[stale.id] = fresh
+            del self.restoring[stale.id]
+            if fresh.version >= failed[-1].version:
+                self._broadcast(fresh, failed)
+            log.info("table %s: rebuilt at version %d", stale.id, fresh.version)
+            self._lobby_update(fresh)
+            self._schedule(fresh)
 
     async def _store_game(self, s: AsyncSession, table: Table, row: Mapping[str, Any]) -> None:
         s.add(
@@ -675,14 +729,15 @@ class Server:
             view = table.view(seat, history=True)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
-        async with self.sessions() as s:
-            events = (
-                await s.scalars(
-                    select(EventRow)
-                    .where(EventRow.table_id == table.id, EventRow.version > since)
-                    .order_by(EventRow.version)
-                )
-            ).all()
+        with _database_needed():
+            async with self.sessions() as s:
+                events = (
+                    await s.scalars(
+                        select(EventRow)
+                        .where(EventRow.table_id == table.id, EventRow.version > since)
+                        .order_by(EventRow.version)
+                    )
+                ).all()
         for i, e in enumerate(events):
             last = i == len(events) - 1
             conn.send(
@@ -704,6 +759,7 @@ class Server:
         if grace is not None:
             grace.cancel()
         async with self._lock(table.id):
+            table = self._live(table.id)
             if self.cluster is not None:
                 await self.cluster.refresh(table)
             self.conns.setdefault(table.id, set()).add(conn)
@@ -799,7 +855,7 @@ class Server:
             if table.state_version != version or table.game is not game or not self.runs(table):
                 return
             kind, fields = move_action(game, move)
-            with contextlib.suppress(Refused):  # not saved (and logged): the table reloaded
+            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
                 await self._commit(table, self._action(table, seat, kind, fields, None))
         self.metrics.actions.labels("bot").inc()
 
@@ -822,7 +878,7 @@ class Server:
             seat = game.turn
             note = self._applied(table, Pending("timeout", {"seat": seat}))
             kind, fields = table.auto_action()
-            with contextlib.suppress(Refused):  # not saved (and logged): the table reloaded
+            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
                 await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
         self.metrics.actions.labels("timer").inc()
 
@@ -938,6 +994,16 @@ def _merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dic
     return {**public, **share}
 
 
+@contextlib.contextmanager
+def _database_needed() -> Iterator[None]:
+    """Database errors (unreachable, connection lost) as a "try again" refusal."""
+    try:
+        yield
+    except (DBAPIError, OSError):
+        log.warning("the database did not answer", exc_info=True)
+        raise Refused("try_again", TRY_AGAIN) from None
+
+
 def _validation_words(e: ValidationError) -> str:
     first = e.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "message"
@@ -1021,6 +1087,12 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     @app.exception_handler(Refused)
     async def refused(_request: Request, e: Refused) -> JSONResponse:
         return _error(e)
+
+    @app.exception_handler(DBAPIError)
+    @app.exception_handler(OSError)
+    async def database_down(_request: Request, e: Exception) -> JSONResponse:
+        log.warning("the database did not answer: %s", type(e).__name__)
+        return _error(Refused("try_again", TRY_AGAIN))
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
@@ -1125,23 +1197,28 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         except Refused as e:
             await _refuse(ws, e)
             return
-        writer = asyncio.create_task(conn.writer())
         try:
             await srv.connect_table(conn, table, since)
+        except Refused as e:  # the database is down: the browser reconnects later
+            if conn in srv.conns.get(table.id, ()):
+                srv.disconnect_table(conn, srv.tables[table.id])
+            await _refuse(ws, e)
+            return
+        writer = asyncio.create_task(conn.writer())
+        try:
             while True:
                 text = await ws.receive_text()
                 try:
-                    await srv.handle(conn, srv.tables.get(table.id, table), text)
+                    await srv.handle(conn, table, text)
                 except Refused as e:
+                    version = srv.restoring.get(table.id, srv.tables[table.id].version)
                     conn.send(
-                        ErrorMsg(
-                            code=e.code, message=str(e), reason=e.reason, version=table.version
-                        )
+                        ErrorMsg(code=e.code, message=str(e), reason=e.reason, version=version)
                     )
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
-            srv.disconnect_table(conn, table)
+            srv.disconnect_table(conn, srv.tables[table.id])
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer

@@ -210,7 +210,7 @@ class Cluster:
 
     async def _catch_up(self, table: Table) -> None:
         async with self.server._lock(table.id):
-            await self.refresh(table)
+            await self.refresh(self.server.tables[table.id])
 
     async def _leases(self) -> None:
         """Renew the leases held; take over the tables whose owner is gone."""
@@ -235,7 +235,7 @@ class Cluster:
         for table, ok in zip(owned, kept, strict=True):
             if not ok:
                 async with self.server._lock(table.id):
-                    self.lost(table)
+                    self.lost(self.server.tables[table.id])  # (rebuilt since, perhaps)
 
     async def _orphans(self) -> None:
         """Take over the unfinished tables that no node holds (a finished one is taken when
@@ -323,11 +323,11 @@ class Cluster:
             self.server._lobby_update(table)
 
     async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        table = self.server.tables.get(table_id)
-        if table is None:
+        if table_id not in self.server.tables:
             await self.load(table_id)  # read whole from the log
             return
         async with self.server._lock(table_id):
+            table = self.server.tables[table_id]
             if table.fence is not None:
                 return  # this node's own events (or an old owner's, already in the log)
             fresh = [r for r in rows if r["version"] > table.version]
@@ -357,7 +357,7 @@ class Cluster:
                 await self.load(table_id)
             elif latest.get(table_id, 0) > table.version and table.fence is None:
                 async with self.server._lock(table_id):
-                    await self.refresh(table)
+                    await self.refresh(self.server.tables[table_id])
 
     # --- forwarding -----------------------------------------------------------------------
     async def dispatch(

@@ -153,10 +153,16 @@ class PadRow(Base):
 
 
 def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
-    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout."""
+    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout.
+
+    A server database's connections are checked (a ping) when taken from the pool, so one
+    the database dropped (restarted, failed over, terminated) is replaced before it fails an
+    action; one dropped mid-transaction still fails that transaction ("try again")."""
     sqlite = url.startswith("sqlite")
     engine = create_async_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {}
+        url,
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {},
+        pool_pre_ping=not sqlite,
     )
     if sqlite:
 
