@@ -3,14 +3,16 @@
 Three nodes on three ports, the four clients of one table spread over them: a whole match
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
-writing nothing; Redis (a private ``redis-server``) killed and started again mid-game. Every
-stored record must equal a replay of the actions the clients saw acknowledged. Waits are
-bounded only to fail a hung test; nothing asserts on time."""
+writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
+``--workers 2`` on one port. Every stored record must equal a replay of the actions the
+clients saw acknowledged. Waits are bounded only to fail a hung test; nothing asserts on
+time."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import secrets
 import shutil
@@ -19,14 +21,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from serverkit import HANG, POSTGRES, Client, Socket, database, first_legal
+from serverkit import HANG, POSTGRES, Client, Served, Socket, database, first_legal
 from tienlen import Game, GameRecord
 from tienlen.apps.server.tables import act
 
@@ -152,8 +154,15 @@ def site(tmp: Path, redis_url: str | None = None) -> Iterator[Site]:
             s.stop()
 
 
+@dataclasses.dataclass
+class At:
+    """A server's address (the port ``--workers`` share)."""
+
+    base: str
+
+
 def seat_clients(
-    nodes: list[Node], homes: list[int], **spec: Any
+    nodes: Sequence[Served], homes: list[int], **spec: Any
 ) -> tuple[list[Client], dict[int, Socket], str]:
     """A table created at ``nodes[homes[0]]``; player i sits in seat i through
     ``nodes[homes[i]]``."""
@@ -419,3 +428,55 @@ def test_redis_restarted_mid_game(tmp_path: Path) -> None:
     finally:
         redis_proc.kill()
         redis_proc.wait()
+
+
+def test_workers_share_one_port(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        port = free_port()
+        args = ["serve", "--database-url", s.db, "--redis-url", s.redis, "--workers", "2"]
+        args += ["--redis-prefix", s.prefix, "--port", str(port), "--bot-pool", "thread", *LEASE]
+        log = tmp_path / "workers.log"
+        with log.open("ab") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tienlen.apps.cli", *args, "--log-level", NODE_LOG],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+        try:
+            base = f"http://127.0.0.1:{port}"
+
+            def up() -> bool:
+                assert proc.poll() is None, log.read_text()
+                try:
+                    return httpx.get(f"{base}/api/ready").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            until(up, "the workers answer")
+            # Each connection goes to whichever worker accepts it: a match is played anyway.
+            clients, sockets, _table = seat_clients(
+                [At(base)], [0, 0, 0, 0], bots="greedy", games=1
+            )
+            sockets[0].send(type="start")
+            driver = Driver(sockets)
+            driver.play()
+            check_record(clients[0], driver)
+            # Two node processes: two leases' worth of node channels listen in Redis.
+            import redis
+
+            r = redis.Redis.from_url(s.redis, decode_responses=True)
+            try:
+                listening = r.pubsub_numsub(f"{s.prefix}events")[0][1]
+            finally:
+                r.close()
+            assert listening == 2
+            proc.terminate()  # the supervisor stops its workers and exits cleanly
+            assert proc.wait(HANG) == 0, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(HANG)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
