@@ -1096,9 +1096,16 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        """Liveness: the process answers (nothing outside it is asked)."""
+        """Liveness: the process answers (nothing outside it is asked); which cluster node
+        this is (``null`` on a single server)."""
         w = srv.writer
-        return {"ok": True, "tables": len(srv.tables), "commits": w.commits, "writes": w.writes}
+        return {
+            "ok": True,
+            "node": srv.cluster.node if srv.cluster is not None else None,
+            "tables": len(srv.tables),
+            "commits": w.commits,
+            "writes": w.writes,
+        }
 
     @app.get("/api/ready")
     async def ready() -> JSONResponse:
