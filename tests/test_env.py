@@ -272,6 +272,39 @@ def test_selfplay_records_every_decision_of_every_seat() -> None:
         env.set_agents([make_bot("greedy")] * 2)
 
 
+class _Broken:
+    """A bot that always fails (the environments must play on with a fallback move)."""
+
+    name = "broken"
+
+    def choose(self, obs: object, legal: object, budget: Budget) -> object:
+        raise RuntimeError("boom")
+
+
+def test_selfplay_plays_on_past_a_failing_bot_and_lists_the_problem() -> None:
+    env = SelfPlay("standard")
+    env.set_agents([_Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")])  # type: ignore[list-item]
+    _, payoffs = env.run(seed=3)
+    assert sorted(payoffs) == pytest.approx([-1.0, -1 / 3, 1 / 3, 1.0])
+    assert env.problems and env.problems[0].startswith("seat 0: broken raised RuntimeError")
+    env.set_agents([make_bot("greedy") for _ in range(4)])
+    env.run(seed=3)
+    assert env.problems == []
+
+
+def test_the_gym_env_plays_on_past_a_failing_opponent_and_lists_the_problem(monkeypatch) -> None:
+    import tienlen.env.single as single
+
+    monkeypatch.setattr(single, "make_bot", lambda name, seed=None: _Broken())
+    env = TienLenGym("standard", opponents=["greedy"] * 3, seat=0)
+    env.reset(seed=4)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(0)
+    assert env.problems and all("broken raised RuntimeError: boom" in p for p in env.problems)
+    assert {p.split(":")[0] for p in env.problems} <= {"seat 1", "seat 2", "seat 3"}
+
+
 def test_card_ids_of_the_plane_follow_rank_then_suit() -> None:
     assert card_plane(Card.parse("Qd").bit).argmax() == 9 * 4 + 2
 

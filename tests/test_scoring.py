@@ -6,6 +6,7 @@ Seats in the 003 examples: Anna 0, Ben 1, Carla 2, Dan 3.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -20,6 +21,7 @@ from tienlen.scoring import (
     payments,
     proplay_payments,
     score_outcome,
+    uncounted_fields,
 )
 
 ANNA, BEN, CARLA, DAN = range(4)
@@ -346,3 +348,27 @@ def test_an_outcome_that_does_not_fit_the_rules_is_refused(outcome: Outcome, wor
 def test_per_card_needs_the_cards_left() -> None:
     with pytest.raises(ValueError, match="needs the cards each seat held"):
         score_outcome(Rules.preset("lu"), Outcome(order=(0, 1, 2, 3)))
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMES))
+def test_a_scheme_reads_only_the_fields_it_declares(name: str) -> None:
+    """``Scheme.reads`` is what score pads ask for: a field a scheme's payments depend on
+    must be declared, else a pad would refuse (as not counted) a number that changes the
+    score."""
+    scheme = SCHEMES[name]
+    rules = Rules.preset("standard", scoring=name)
+    base = Outcome(order=(2, 0, 3, 1), cards_left=(3, 5, 0, 13))
+    variants = {
+        "cards_left": replace(base, cards_left=(9, 1, 0, 2)),
+        "cong": replace(base, cong=frozenset({1, 3})),
+    }
+    for field_name, other in variants.items():
+        changed = scheme.payments(rules, base) != scheme.payments(rules, other)
+        assert changed == (field_name in scheme.reads), (name, field_name)
+
+
+def test_uncounted_fields_names_what_the_rules_ignore() -> None:
+    standard = Rules.preset("standard")
+    outcome = Outcome(order=(0, 1, 2, 3), cong=frozenset({3}), three_spades_last=True)
+    assert uncounted_fields(standard, outcome) == ("cong", "three_spades_last")
+    assert uncounted_fields(Rules.preset("standard", cong=True), outcome) == ("three_spades_last",)

@@ -1,5 +1,6 @@
 """The database writer: writes waiting together share one commit, and a write that fails
-fails alone (the others in its group still commit)."""
+fails alone (the others in its group still commit); a write under a fencing token that is no
+longer its table's commits nothing."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from tienlen.apps.server.db import PlayerRow, connect, migrate
-from tienlen.apps.server.writer import Job, Writer
+from serverkit import BACKENDS, database
+from tienlen.apps.server.db import EventRow, PlayerRow, TableRow, connect, migrate
+from tienlen.apps.server.writer import Fenced, Job, Writer
 
 
 def guest(player_id: str, name: str) -> Job:
@@ -86,3 +88,50 @@ def test_a_lone_failed_write_raises_its_error(tmp_path: Path) -> None:
         await engine.dispose()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Path) -> None:
+    def event(table: str, version: int, fence: int) -> dict[str, object]:
+        return {
+            "table_id": table,
+            "version": version,
+            "kind": "chat",
+            "public": {},
+            "fence": fence,
+        }
+
+    async def main(url: str) -> None:
+        engine, sessions = connect(url)
+        await migrate(engine)
+        writer = Writer(engine, EventRow, TableRow.__table__)
+        await writer.write(guest("h", "Host"))
+        async with sessions.begin() as s:
+            for t in ("t1", "t2"):
+                s.add(TableRow(id=t, host_id="h", config={}, deal_secret="", status="waiting"))
+        async with sessions.begin() as s:  # another node took t1 over: its token is now 1
+            await s.execute(update(TableRow).where(TableRow.id == "t1").values(fence=1))
+        results = await asyncio.gather(
+            writer.write(rows=[event("t1", 1, 0)], fences={"t1": 0}),  # the old owner's
+            writer.write(rows=[event("t2", 1, 0)], fences={"t2": 0}),
+            writer.write(rows=[event("t1", 1, 1)], fences={"t1": 1}),  # the new owner's
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], Fenced) and results[0].table_id == "t1"
+        assert results[1:] == [None, None]
+        with pytest.raises(Fenced):  # a job's write is fenced too
+            await writer.write(guest("late", "Late"), fences={"t1": 0})
+        async with sessions() as s:
+            stored = (
+                await s.execute(
+                    select(EventRow.table_id, EventRow.version, EventRow.fence).order_by(
+                        EventRow.table_id
+                    )
+                )
+            ).all()
+        assert [tuple(r) for r in stored] == [("t1", 1, 1), ("t2", 1, 0)]
+        assert "Late" not in await names(sessions)
+        await engine.dispose()
+
+    with database(backend, tmp_path) as url:
+        asyncio.run(main(url))

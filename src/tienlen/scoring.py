@@ -56,7 +56,7 @@ there, and cóng is decided then in every scheme.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import NamedTuple
 
 from .cards import TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
@@ -87,6 +87,7 @@ __all__ = [
     "proplay_payments",
     "score",
     "score_outcome",
+    "uncounted_fields",
 ]
 
 #: The bet ``x`` of the Pro-Play point system (004), also the unit of the score extras;
@@ -107,11 +108,13 @@ class Payment(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Scheme:
-    """One scoring scheme: its name, a one-line summary and its payments function."""
+    """One scoring scheme: its name, a one-line summary, its payments function and the
+    :class:`Outcome` fields (besides ``order``) that the function reads."""
 
     name: str
     summary: str
     payments: Callable[[Rules, Outcome], list[Payment]]
+    reads: frozenset[str] = frozenset()
 
 
 class ScoredChop(NamedTuple):
@@ -151,6 +154,10 @@ class Outcome:
     guarantees: tuple[tuple[int, bool], ...] = ()
     """``(seat, blind)`` for each seat that guaranteed a first place (Pro-Play's side bets,
     ``rules.guarantees``; see :func:`guarantee_payments`)."""
+
+
+#: The fields of an :class:`Outcome` that a game may leave out (all but ``order``).
+_OPTIONAL_FIELDS = tuple(f.name for f in fields(Outcome) if f.name != "order")
 
 
 # --- what the table looked like when the first player went out ------------------------
@@ -513,16 +520,23 @@ SCHEMES: dict[str, Scheme] = {
             "with two or three the last pays 1 to each",
             _scorepad,
         ),
-        Scheme("per-card", "everyone pays the winner one point per card left", _per_card),
+        Scheme(
+            "per-card",
+            "everyone pays the winner one point per card left",
+            _per_card,
+            frozenset({"cards_left"}),
+        ),
         Scheme(
             "winner-takes-all",
             "everyone pays the winner 2 points, 4 if still holding every card",
             _winner_takes_all,
+            frozenset({"cong"}),
         ),
         Scheme(
             "proplay",
             "Pro-Play's bet: every other player pays the winner x, 2x with over 10 cards left",
             lambda _rules, outcome: proplay_payments(outcome),
+            frozenset({"cards_left"}),
         ),
     )
 }
@@ -543,9 +557,10 @@ def outcome_fields(rules: Rules) -> tuple[str, ...]:
     """The :class:`Outcome` fields that scoring under ``rules`` counts, besides ``order``:
     what a score pad must ask the players for."""
     extras = rules.score_extras
+    reads = SCHEMES[rules.scoring].reads
     wanted = {
-        "cards_left": rules.scoring in ("per-card", "proplay"),
-        "cong": rules.cong or rules.scoring == "winner-takes-all" or rules.got_to_get_in > 0,
+        "cards_left": "cards_left" in reads,
+        "cong": rules.cong or "cong" in reads or rules.got_to_get_in > 0,
         "hands": "twos-left" in extras or "bombs-left" in extras,
         "chops": "chop-twos" in extras,
         "three_spades_last": "three-spades-last" in extras,
@@ -553,6 +568,16 @@ def outcome_fields(rules: Rules) -> tuple[str, ...]:
         "guarantees": rules.guarantees,
     }
     return tuple(name for name, on in wanted.items() if on)
+
+
+def uncounted_fields(rules: Rules, outcome: Outcome) -> tuple[str, ...]:
+    """The fields ``outcome`` gives (not empty or false) that scoring under ``rules`` never
+    reads (not in :func:`outcome_fields`): a score pad refuses such an entry rather than
+    keep a number that changes nothing."""
+    counted = outcome_fields(rules)
+    return tuple(
+        name for name in _OPTIONAL_FIELDS if name not in counted and getattr(outcome, name)
+    )
 
 
 def outcome_payments(rules: Rules, outcome: Outcome) -> list[Payment]:
@@ -607,7 +632,7 @@ def _check(rules: Rules, o: Outcome) -> None:
                 f"the winner (seat {winner}) went out, so held 0 cards, not "
                 f"{o.cards_left[winner]!r}"
             )
-    elif rules.scoring in ("per-card", "proplay"):
+    elif "cards_left" in SCHEMES[rules.scoring].reads:
         raise ValueError(
             f"{rules.scoring} scoring needs the cards each seat held when the first went out"
         )

@@ -1,8 +1,11 @@
 """RLCard-style self-play: whole games with one agent per seat, returned as trajectories.
 
 An agent is a :class:`~tienlen.players.base.Player` (any bot) or a :class:`VectorAgent`,
-which picks from the encodings directly. Forced moves (one legal move) are made without
-asking, as the arena does; every decision asked for is recorded.
+which picks from the encodings directly. Games are played by the bots' toolkit
+(:func:`~tienlen.players.toolkit.play_out`): forced moves (one legal move) are made without
+asking, as the arena does; every decision asked for is recorded. A bot that fails gets the
+arena's fallback move (:func:`~tienlen.players.base.choose_safely`), listed in
+:attr:`SelfPlay.problems`.
 
 >>> from tienlen.players.registry import make_bot
 >>> env = SelfPlay("standard")
@@ -24,9 +27,12 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from tienlen.combos import Choice
+from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.encoding import encode_moves, encode_observation
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
 from . import deal, new_rng, resolve_rules, returns
@@ -62,6 +68,9 @@ class SelfPlay:
         self.rules = resolve_rules(rules, players)
         self.agents: list[Player | VectorAgent] = []
         self._rng: random.Random = new_rng(None)
+        self.problems: list[str] = []
+        """What went wrong with the bots of the last game (their fallback moves, as the
+        arena reports them: ``seat N: ...``)."""
 
     def set_agents(self, agents: Sequence[Player | VectorAgent]) -> None:
         """One agent per seat."""
@@ -79,12 +88,10 @@ class SelfPlay:
             self._rng = new_rng(seed)
         game = deal(self.rules, self._rng)
         trajectories: list[list[Transition]] = [[] for _ in self.agents]
+        self.problems = []
         budget = Budget()
-        while not game.is_over:
-            legal = game.legal_moves()
-            if len(legal) == 1:
-                game.apply_unchecked(legal[0])
-                continue
+
+        def pick(game: Game, legal: Sequence[Choice]) -> Choice:
             seat = game.turn
             obs = observe(game, seat)
             o, m = encode_observation(obs), encode_moves(obs, legal)
@@ -94,8 +101,12 @@ class SelfPlay:
                 if not 0 <= i < len(legal):
                     raise ValueError(f"agent of seat {seat} chose row {i} of {len(legal)}")
             else:
-                move, _ = choose_safely(agent, obs, legal, budget)
+                move, problem = choose_safely(agent, obs, legal, budget)
+                if problem is not None:
+                    self.problems.append(f"seat {seat}: {problem}")
                 i = legal.index(move)
             trajectories[seat].append(Transition(o, m, i))
-            game.apply_unchecked(legal[i])
+            return legal[i]
+
+        play_out(game, pick)
         return trajectories, returns(game)

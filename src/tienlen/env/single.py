@@ -27,6 +27,7 @@ from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.encoding import encode_moves, encode_observation, max_legal_moves
 from tienlen.players.registry import make_bot
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
 from . import deal, new_rng, resolve_rules, returns
@@ -72,6 +73,9 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         self.seat = 0
         self._bots: dict[int, Player] = {}
         self._legal: Sequence[Choice] = []
+        self.problems: list[str] = []
+        """What went wrong with the bots this episode (their fallback moves, as the arena
+        reports them: ``seat N: ...``)."""
 
     def _obs(self) -> dict[str, np.ndarray]:
         assert self.game is not None
@@ -98,14 +102,15 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         """Let the bots play until the learner is to act or the game is over."""
         game = self.game
         assert game is not None
-        while not game.is_over and game.turn != self.seat:
+
+        def pick(game: Game, legal: Sequence[Choice]) -> Choice:
             seat = game.turn
-            legal = game.legal_moves()
-            if len(legal) == 1:
-                move = legal[0]
-            else:
-                move, _ = choose_safely(self._bots[seat], observe(game, seat), legal, self.budget)
-            game.apply_unchecked(move)
+            move, problem = choose_safely(self._bots[seat], observe(game, seat), legal, self.budget)
+            if problem is not None:
+                self.problems.append(f"seat {seat}: {problem}")
+            return move
+
+        play_out(game, pick, until=lambda game: game.turn == self.seat)
         self._legal = [] if game.is_over else game.legal_moves()
 
     def reset(
@@ -116,6 +121,7 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         if seed is not None:
             self._rng = new_rng(seed)
         n = self.rules.players
+        self.problems = []
         while True:
             self.game = deal(self.rules, self._rng)
             self.seat = self._rng.randrange(n) if self.fixed_seat is None else self.fixed_seat

@@ -177,11 +177,13 @@ def encode_observation(obs: Observation) -> FloatArray:
     out = np.zeros(OBS_DIM, dtype=np.float32)
     n = obs.rules.players
     me = obs.seat
-    played = obs.played_mask
     by_seat = [0] * n
-    for action in obs.history:
+    for action in obs.history:  # the one walk of the history (obs.played_mask is another)
         if isinstance(action, Action):
             by_seat[action.seat] |= action.move.mask
+    played = 0
+    for mask in by_seat:
+        played |= mask
     unseen = deck_mask(obs.rules.decks) & ~obs.hand_mask & ~played
     relative = [by_seat[(me + k) % n] for k in range(n)]
     planes = _planes([obs.hand_mask, played, unseen, *relative])

@@ -8,7 +8,8 @@ Built on the core (:attr:`~tienlen.observation.Observation.played_mask`,
 - :func:`deal_unseen`: hands for every seat from the observer's hand and some of the unseen
   cards in a given order (:func:`sample_hands` shuffles them: a determinization;
   :func:`placeholder_hands` takes the lowest: for replays where only the counts matter);
-- :func:`play_out`: play a game to its end with one function choosing for every seat.
+- :func:`play_out`: play a game to its end (or until a condition holds) with one function
+  choosing for every seat.
 """
 
 from __future__ import annotations
@@ -72,11 +73,12 @@ def placeholder_hands(obs: Observation) -> list[int]:
     return deal_unseen(obs, bits_of_mask(unseen_mask(obs)))
 
 
-def play_out(game: Game, pick: Pick) -> int:
+def play_out(game: Game, pick: Pick, *, until: Callable[[Game], bool] | None = None) -> int:
     """Play ``game`` to its end, ``pick`` choosing for every seat; a forced move (the only
-    legal one) is made without asking. Returns how many times ``pick`` was asked."""
+    legal one) is made without asking. With ``until``, stop as soon as ``until(game)`` holds
+    (checked before every move). Returns how many times ``pick`` was asked."""
     decisions = 0
-    while not game.is_over:
+    while not game.is_over and not (until is not None and until(game)):
         legal = game.legal_moves()
         if len(legal) == 1:
             game.apply_unchecked(legal[0])

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -32,6 +32,8 @@ __all__ = [
 ]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: The PostgreSQL advisory lock the migrations run under ("tienlen" as a number).
+MIGRATE_LOCK = int.from_bytes(b"tienlen", "big")
 #: How long SQLite waits on a locked database before failing, in milliseconds.
 BUSY_TIMEOUT_MS = 5000
 
@@ -74,6 +76,9 @@ class TableRow(Base):
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
     status: Mapped[str] = mapped_column(String(16), index=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token of the node that owns the table (a cluster's takeover raises it);
+    a write of the table's events commits only under the token it was made with."""
 
 
 class EventRow(Base):
@@ -87,6 +92,8 @@ class EventRow(Base):
     public: Mapped[dict[str, Any]] = mapped_column(JSON)
     private: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The fencing token it was written under (0 on a single server): which owner wrote it."""
 
 
 class GameRow(Base):
@@ -146,10 +153,16 @@ class PadRow(Base):
 
 
 def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
-    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout."""
+    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout.
+
+    A server database's connections are checked (a ping) when taken from the pool, so one
+    the database dropped (restarted, failed over, terminated) is replaced before it fails an
+    action; one dropped mid-transaction still fails that transaction ("try again")."""
     sqlite = url.startswith("sqlite")
     engine = create_async_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {}
+        url,
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {},
+        pool_pre_ping=not sqlite,
     )
     if sqlite:
 
@@ -165,16 +178,24 @@ def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
     return engine, async_sessionmaker(engine, expire_on_commit=False)
 
 
-async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest Alembic revision."""
+async def migrate(engine: AsyncEngine) -> str:
+    """Bring the schema to the newest Alembic revision; returns that revision."""
     from alembic import command
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
 
     def upgrade(sync_conn: Any) -> None:
-        cfg = Config()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["connection"] = sync_conn
         command.upgrade(cfg, "head")
 
     async with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            # Cluster nodes starting together migrate one at a time (until this commits).
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
         await conn.run_sync(upgrade)
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head

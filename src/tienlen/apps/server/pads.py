@@ -30,6 +30,7 @@ from tienlen.scoring import (
     net_points,
     outcome_fields,
     outcome_payments,
+    uncounted_fields,
 )
 
 from .db import PadRow, now
@@ -151,19 +152,6 @@ def entry_payments(rules: Rules, entry: PadGame) -> list[Payment]:
     """The engine's payments for an entry (made an :class:`~tienlen.scoring.Outcome`);
     :class:`Refused` if the entry gives what the rules do not count, or the engine finds it
     does not fit them."""
-    fields = outcome_fields(rules)
-    given = {
-        "cards_left": entry.cards_left is not None,
-        "cong": bool(entry.cong),
-        "hands": entry.hands is not None,
-        "chops": bool(entry.chops),
-        "three_spades_last": entry.three_spades_last,
-        "instant_win": entry.instant_win,
-        "guarantees": bool(entry.guarantees),
-    }
-    extra = [name for name, on in given.items() if on and name not in fields]
-    if extra:
-        raise Refused("bad_game", f"these rules do not count {', '.join(extra)}")
     try:
         hands: tuple[int, ...] = ()
         if entry.hands is not None:
@@ -182,6 +170,9 @@ def entry_payments(rules: Rules, entry: PadGame) -> list[Payment]:
             instant_win=entry.instant_win,
             guarantees=tuple((g.seat, g.blind) for g in entry.guarantees),
         )
+        extra = uncounted_fields(rules, outcome)
+        if extra:
+            raise ValueError(f"these rules do not count {', '.join(extra)}")
         return outcome_payments(rules, outcome)  # which checks the outcome too
     except ValueError as e:
         raise Refused("bad_game", str(e)) from None

@@ -10,33 +10,59 @@ fails, each write is retried alone, so only the one at fault fails.
 Most writes are a table's new event rows: they are given as rows, not as a job, so that a
 group inserts all of its rows in one statement (every statement is a round trip to the
 database driver's thread, which cost more than the SQL itself).
+
+In a cluster a write may carry fences: the fencing token each table's owner holds. The group
+reads those tables' tokens under a row lock (``SELECT ... FOR UPDATE``) in its transaction and
+fails with :class:`Fenced` when one differs, so a node that lost a table to another (which
+raised the token, under the same lock) cannot commit anything for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy import FromClause, insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
-__all__ = ["Job", "Writer"]
+__all__ = ["Fenced", "Job", "Writer"]
 
 #: A write: adds or changes rows in the session it is given (it may run more than once: a
 #: retry after its group failed runs it again in a fresh session).
 Job = Callable[[AsyncSession], Awaitable[None]]
-_Write = tuple[Job | None, Sequence[Mapping[str, Any]], asyncio.Future[None]]
+_Write = tuple[Job | None, Sequence[Mapping[str, Any]], Mapping[str, int], asyncio.Future[None]]
+
+
+class Fenced(RuntimeError):
+    """A write made under a fencing token that is no longer its table's: another node owns
+    the table now. Nothing of the write was committed."""
+
+    def __init__(self, table_id: str, mine: int, now: int | None) -> None:
+        super().__init__(f"table {table_id}: fenced out (token {mine}, the table's is {now})")
+        self.table_id = table_id
 
 
 class Writer:
     """Runs :data:`Job` s, and inserts rows into the table of ``rows_into`` (a mapped
-    class), in group commits, one transaction at a time."""
+    class), in group commits, one transaction at a time; fences are checked against the
+    ``id`` and ``fence`` columns of ``fences_in``."""
 
-    def __init__(self, engine: AsyncEngine, rows_into: type[Any]) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        rows_into: type[Any],
+        fences_in: FromClause | None = None,
+        *,
+        timed: Callable[[float], None] | None = None,
+    ) -> None:
         self._engine = engine
+        self._timed = timed
+        """Told each committed transaction's duration in seconds (the metrics)."""
         self._sessions = async_sessionmaker(engine)
         self._rows_into = rows_into
+        self._fences_in = fences_in
         self._queue: list[_Write] = []
         self._task: asyncio.Task[None] | None = None
         self.commits = 0
@@ -44,12 +70,17 @@ class Writer:
         self.writes = 0
 
     async def write(
-        self, job: Job | None = None, *, rows: Sequence[Mapping[str, Any]] = ()
+        self,
+        job: Job | None = None,
+        *,
+        rows: Sequence[Mapping[str, Any]] = (),
+        fences: Mapping[str, int] | None = None,
     ) -> None:
-        """Run ``job`` and insert ``rows`` (after the job) in a committed transaction; raises
-        what made it fail."""
+        """Run ``job`` and insert ``rows`` (after the job) in a committed transaction, if each
+        table of ``fences`` still has that token; raises what made it fail (:class:`Fenced`
+        for a token that changed)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((job, rows, done))
+        self._queue.append((job, rows, fences or {}, done))
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._drain())
         await done
@@ -61,32 +92,58 @@ class Writer:
                 await self._run(group)
             except Exception as e:
                 if len(group) == 1:
-                    _settle(group[0][2], e)
+                    _settle(group[0][3], e)
                     continue
                 for one in group:  # find the one at fault; the others still commit
                     try:
                         await self._run([one])
                     except Exception as alone:
-                        _settle(one[2], alone)
+                        _settle(one[3], alone)
 
     async def _run(self, group: list[_Write]) -> None:
-        rows = [row for _job, some, _done in group for row in some]
-        if all(job is None for job, _rows, _done in group):
+        began = time.perf_counter()
+        rows = [row for _job, some, _fences, _done in group for row in some]
+        fences = {t: f for _job, _rows, some, _done in group for t, f in some.items()}
+        if all(job is None for job, _rows, _fences, _done in group):
             # Rows only (most groups): a Core transaction, without an ORM session's cost.
             async with self._engine.begin() as conn:
+                await self._check(conn, fences)
                 if rows:
                     await conn.execute(insert(self._rows_into), rows)
         else:
             async with self._sessions.begin() as s:
-                for job, _rows, _done in group:
+                await self._check(await s.connection(), fences)
+                for job, _rows, _fences, _done in group:
                     if job is not None:
                         await job(s)
                 if rows:  # one executemany for the whole group
                     await (await s.connection()).execute(insert(self._rows_into), rows)
+        if self._timed is not None:
+            self._timed(time.perf_counter() - began)
         self.commits += 1
         self.writes += len(group)
-        for _job, _rows, done in group:
+        for _job, _rows, _fences, done in group:
             _settle(done, None)
+
+    async def _check(self, conn: AsyncConnection, fences: Mapping[str, int]) -> None:
+        """Lock the fenced tables' rows until the commit; :class:`Fenced` if a token moved."""
+        if not fences:
+            return
+        t = self._fences_in
+        assert t is not None, "a writer given fences needs the table they are kept in"
+        found = dict(
+            (
+                await conn.execute(
+                    select(t.c.id, t.c.fence)
+                    .where(t.c.id.in_(sorted(fences)))  # one lock order: no deadlock
+                    .order_by(t.c.id)
+                    .with_for_update()
+                )
+            ).all()
+        )
+        for table_id, mine in fences.items():
+            if found.get(table_id) != mine:
+                raise Fenced(table_id, mine, found.get(table_id))
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:

@@ -1,0 +1,190 @@
+"""Operations: liveness and readiness for a load balancer, and the Prometheus metrics."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from serverkit import (
+    LiveServer,
+    backend,  # noqa: F401  (the fixture)
+    database,
+    play_out,
+    seated_table,
+    server_settings,
+)
+from tienlen import Rules
+from tienlen.apps.server import Server, create_app
+from tienlen.apps.server.tables import Table, TableConfig
+
+
+@pytest.fixture
+def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
+    with database(backend, tmp_path) as url:
+        server = LiveServer(server_settings(url, tmp_path))
+        yield server
+        server.close()
+
+
+def test_a_started_server_is_live_and_ready(live: LiveServer) -> None:
+    assert httpx.get(f"{live.base}/api/health").json()["ok"] is True
+    r = httpx.get(f"{live.base}/api/ready")
+    assert r.status_code == 200, r.text
+    assert r.json() == {"ready": True, "checks": {"server": "ok", "database": "ok"}}
+
+
+def test_a_failing_probe_makes_the_node_unready_and_liveness_stays(live: LiveServer) -> None:
+    async def down() -> None:
+        raise ConnectionError("Connection refused")
+
+    assert live.server is not None
+    live.server.probes["redis"] = down
+    r = httpx.get(f"{live.base}/api/ready")
+    assert r.status_code == 503
+    assert r.json()["checks"] == {
+        "server": "ok",
+        "database": "ok",
+        "redis": "ConnectionError: Connection refused",
+    }
+    assert httpx.get(f"{live.base}/api/health").status_code == 200
+    del live.server.probes["redis"]
+    assert httpx.get(f"{live.base}/api/ready").status_code == 200
+
+
+def test_readiness_follows_the_server_through_start_and_stop(tmp_path: Path) -> None:
+    """Not ready before the migrations and the tables are loaded, nor once stopping."""
+
+    async def main() -> list[tuple[int, str]]:
+        settings = server_settings(f"sqlite+aiosqlite:///{tmp_path / 't.db'}", tmp_path)
+        srv = Server(settings)
+        app = create_app(settings, server=srv)
+        seen = []
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+
+            async def probe() -> None:
+                r = await http.get("/api/ready")
+                seen.append((r.status_code, r.json()["checks"]["server"]))
+                assert (await http.get("/api/health")).status_code == 200
+
+            await probe()
+            await srv.start()
+            await probe()
+            await srv.stop()
+            await probe()
+        return seen
+
+    assert asyncio.run(main()) == [
+        (503, "starting (migrating, loading tables)"),
+        (200, "ok"),
+        (503, "shutting down"),
+    ]
+
+
+def scrape(base: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample at ``/metrics``, by name and labels (parsed by the library's parser)."""
+    r = httpx.get(f"{base}/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(r.text)
+        for s in family.samples
+    }
+
+
+def test_metrics_count_tables_sockets_actions_commits_and_bots(live: LiveServer) -> None:
+    before = scrape(live.base)
+    assert before[("tienlen_tables", (("status", "playing"),))] == 0
+    assert before[("tienlen_action_seconds_count", ())] == 0
+    clients, sockets, _table = seated_table(live, ["Ann"], bots="random")
+    seated = scrape(live.base)
+    assert seated[("tienlen_tables", (("status", "waiting"),))] == 1
+    assert seated[("tienlen_connections", (("kind", "table"),))] == 1
+    assert seated[("tienlen_actions_total", (("by", "player"),))] == 1  # the sit
+    sockets[0].send(type="start")
+    play_out({0: sockets[0]}, actions=3)
+    after = scrape(live.base)
+    assert after[("tienlen_tables", (("status", "playing"),))] == 1
+    assert after[("tienlen_tables", (("status", "waiting"),))] == 0
+    players = after[("tienlen_actions_total", (("by", "player"),))]
+    assert players == 1 + 1 + 3  # the sit, the start and three moves
+    # Every player action was timed to its broadcast; every commit was timed.
+    assert after[("tienlen_action_seconds_count", ())] == players
+    assert after[("tienlen_action_seconds_bucket", (("le", "+Inf"),))] == players
+    assert after[("tienlen_db_commit_seconds_count", ())] == after[("tienlen_db_commits_total", ())]
+    assert after[("tienlen_db_commits_total", ())] > before[("tienlen_db_commits_total", ())]
+    bots = after[("tienlen_actions_total", (("by", "bot"),))]
+    assert bots >= 3  # three bots moved between each of Ann's moves at least
+    decisions = after[("tienlen_bot_decision_seconds_count", (("level", "random"),))]
+    assert decisions >= bots
+    assert after[("tienlen_db_commit_failures_total", ())] == 0
+    sockets[0].close()
+    clients[0].http.close()
+
+
+def _advance(table: Table, actions: int) -> None:
+    """Play ``actions`` automatic moves on a table, with the follow-ups (deals, results)."""
+    for _ in range(actions):
+        if table.status != "playing":
+            return
+        assert table.game is not None
+        kind, fields = table.auto_action()
+        p = table.plan_action(table.game.turn, kind, fields)
+        table.apply(p.kind, {**p.public, **((p.private or {}).get(str(p.public["seat"]), {}))})
+        table.followups()
+
+
+def _state(table: Table) -> tuple[object, ...]:
+    views = tuple(table.view(s, history=True) for s in [None, *range(len(table.seats))])
+    return table.version, table.state_version, table.status, table.info(), views
+
+
+def test_a_table_rolls_back_to_any_version_of_its_match() -> None:
+    """What a failed commit relies on: going back gives the state the table had then, in a
+    later game of the match and across a rematch."""
+    table = Table(
+        id="t",
+        host="h",
+        config=TableConfig(
+            rules=Rules(), preset="standard", options={}, bots=("greedy",) * 4, games=3
+        ),
+        secret="s" * 64,
+        invite=None,
+    )
+    table.apply("sit", {"seat": 0, "player": "h", "name": "Host"})
+    seen = {table.version: _state(table)}
+    table.apply("start", {})
+    table.deal_event()
+    for _ in range(30):
+        _advance(table, 7)
+        seen[table.version] = _state(table)
+    assert table.match is not None and table.match.number > 1  # a later game was reached
+    while table.status == "playing":
+        _advance(table, 50)
+    table.apply("rematch", {})
+    table.deal_event()
+    _advance(table, 5)
+    after_rematch = table.version
+    rematch_seen = _state(table)
+    _advance(table, 9)
+    table.rollback(after_rematch)
+    assert _state(table) == rematch_seen
+    with pytest.raises(ValueError, match="cannot go back"):
+        table.rollback(max(seen))  # before the rematch: that match is closed
+    # A fresh table replaying the same events reaches each remembered state too (the way a
+    # server rebuilds it from the stored log), and rolls back to each from its end.
+    for version in sorted(seen, reverse=True)[:-1]:
+        replay = Table(id="t", host="h", config=table.config, secret=table.secret, invite=None)
+        replay.apply("sit", {"seat": 0, "player": "h", "name": "Host"})
+        replay.apply("start", {})
+        replay.deal_event()
+        while replay.status == "playing":
+            _advance(replay, 50)
+        replay.rollback(version)
+        assert _state(replay) == seen[version]
