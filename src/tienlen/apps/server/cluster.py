@@ -125,6 +125,8 @@ class Cluster:
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
         self.subscribed = asyncio.Event()
+        self.dropped = False
+        """A message could not be published: the others are told to read the log."""
         self.tasks: list[asyncio.Task[None]] = []
 
     def owner_key(self, table_id: str) -> str:
@@ -217,6 +219,7 @@ class Cluster:
         s = self.server.settings
         while True:
             try:
+                await self._tell_resync()
                 await self._renew()
                 await self._orphans()
             except _DOWN as e:
@@ -460,13 +463,24 @@ class Cluster:
         self.outbox.put_nowait((channel, json.dumps(message)))
 
     async def _publish(self) -> None:
-        """Publish queued messages one at a time, so a table's batches keep their order."""
+        """Publish queued messages one at a time, so a table's batches keep their order.
+
+        One that cannot be published is dropped; once Redis answers again, every node is
+        told to catch its replicas up from the log (a node whose own connection did not
+        break would not know to)."""
         while True:
             channel, data = await self.outbox.get()
             try:
+                await self._tell_resync()
                 await self.redis.publish(channel, data)
             except _DOWN as e:
+                self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+
+    async def _tell_resync(self) -> None:
+        if self.dropped:
+            await self.redis.publish(self.events, json.dumps({"op": "resync"}))
+            self.dropped = False
 
     async def _listen(self) -> None:
         """Receive the events and requests, resubscribing (and catching up) after Redis
@@ -506,6 +520,8 @@ class Cluster:
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
+            elif m["op"] == "resync":
+                self.server._spawn(self._resync())
             elif m["op"] == "request":
                 self.server._spawn(self._serve(m))
             elif m["op"] == "reply":
