@@ -328,6 +328,16 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         clients, sockets, table = seat_clients(nodes, [0, 1, 2, 1], bots="greedy", games=1)
         # The lobby is the site's: a node that did not make the table lists it.
         assert table in [t["id"] for t in httpx.get(f"{nodes[2].base}/api/tables").json()]
+        # So are the spectators: one watching through node 2 is counted at node 0.
+        watcher = Client(nodes[2].base, "W")
+        watching = watcher.socket(table)
+
+        def spectators() -> int:
+            return int(clients[0].http.get(f"/api/tables/{table}").json()["spectators"])
+
+        until(lambda: spectators() == 1, "node 0 counts the spectator at node 2")
+        watching.close()
+        until(lambda: spectators() == 0, "node 0 sees the spectator leave")
         sockets[0].send(type="start")
         driver = Driver(sockets)
         actor = driver.next_actor()
