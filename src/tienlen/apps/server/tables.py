@@ -200,6 +200,8 @@ class Table:
     """The number of the last game whose ``game_over`` event is out."""
     viewers: dict[str, int] = field(default_factory=dict)
     """Open sockets per player (not stored: who watches now)."""
+    remote_viewers: dict[str, frozenset[str]] = field(default_factory=dict)
+    """In a cluster, who watches through each other node (by node id)."""
     fence: int | None = None
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
@@ -261,6 +263,10 @@ class Table:
                 return i
         return None
 
+    def watching(self) -> set[str]:
+        """The players with the table open, here or (in a cluster) at another node."""
+        return set(self.viewers).union(*self.remote_viewers.values())
+
     def info(self) -> TableInfo:
         """The table for the lobby and the players."""
         m = self.match
@@ -290,7 +296,7 @@ class Table:
             match=self.match_no,
             game=m.number if m is not None else 0,
             scores=list(m.scores) if m is not None else [0] * self.rules.players,
-            spectators=sum(1 for p in self.viewers if self.seat_of(p) is None),
+            spectators=sum(1 for p in self.watching() if self.seat_of(p) is None),
         )
 
     def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
