@@ -4,7 +4,7 @@ Three nodes on three ports, the four clients of one table spread over them: a wh
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
 writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
-``--workers 2`` on one port. Every stored record must equal a replay of the actions the
+``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer. Every stored record must equal a replay of the actions the
 clients saw acknowledged. Waits are bounded only to fail a hung test; nothing asserts on
 time."""
 
@@ -506,3 +506,30 @@ def test_workers_share_one_port(tmp_path: Path) -> None:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+
+
+def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        nodes = s.start(2)
+        # One player who never acts (the turn timer plays for them) and three bots.
+        player = Client(nodes[1].base, "Idle")
+        table = player.create(bots="greedy", games=1, turn_timer=1)["table"]["id"]
+        player.base = nodes[0].base  # made at node 1, watched from node 0
+        sock = player.socket(table)
+        sock.until(lambda m: m["type"] == "state")
+        sock.send(type="sit", seat=0)
+        sock.send(type="start")
+        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        assert s.owner_node(table) == 1  # made there
+        nodes[1].signal(signal.SIGKILL)
+        nodes[1].proc.wait()
+        # The clock and the bots go on at node 0: a timeout, and a bot's move after it.
+        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        sock.until(
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["kind"] in ("play", "pass")
+                and m["event"]["seat"] != 0
+            )
+        )
+        assert s.owner(table) == nodes[0].id
