@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget, Player
@@ -88,7 +88,7 @@ class _Explore:
     def __init__(self, bot: Player, epsilon: float, rng: np.random.Generator) -> None:
         self.name, self.bot, self.epsilon, self.rng = bot.name, bot, epsilon, rng
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         if self.rng.random() < self.epsilon:
             return legal[int(self.rng.integers(len(legal)))]
         return self.bot.choose(obs, legal, budget)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
 from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_moves, encode_observation
@@ -122,7 +122,7 @@ class LearnedBot:
         else:
             self.net = QNet.shipped() if weights is None else QNet.load(weights)
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """The legal move of highest value."""
         if len(legal) == 1:
             return legal[0]
