@@ -4,9 +4,9 @@ Three nodes on three ports, the four clients of one table spread over them: a wh
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
 writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
-``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer. Every stored record must equal a replay of the actions the
-clients saw acknowledged. Waits are bounded only to fail a hung test; nothing asserts on
-time."""
+``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer.
+Every stored record must equal a replay of the actions the clients saw acknowledged. Waits
+are bounded only to fail a hung test; nothing asserts on time."""
 
 from __future__ import annotations
 
