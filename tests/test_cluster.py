@@ -4,9 +4,9 @@ Three nodes on three ports, the four clients of one table spread over them: a wh
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
 writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
-``--workers 2`` on one port. Every stored record must equal a replay of the actions the
-clients saw acknowledged. Waits are bounded only to fail a hung test; nothing asserts on
-time."""
+``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer.
+Every stored record must equal a replay of the actions the clients saw acknowledged. Waits
+are bounded only to fail a hung test; nothing asserts on time."""
 
 from __future__ import annotations
 
@@ -328,6 +328,7 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         clients, sockets, table = seat_clients(nodes, [0, 1, 2, 1], bots="greedy", games=1)
         # The lobby is the site's: a node that did not make the table lists it.
         assert table in [t["id"] for t in httpx.get(f"{nodes[2].base}/api/tables").json()]
+        assert clients[1].http.get("/api/tables/no-such-table").status_code == 404
         # So are the spectators: one watching through node 2 is counted at node 0.
         watcher = Client(nodes[2].base, "W")
         watching = watcher.socket(table)
@@ -506,3 +507,30 @@ def test_workers_share_one_port(tmp_path: Path) -> None:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+
+
+def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        nodes = s.start(2)
+        # One player who never acts (the turn timer plays for them) and three bots.
+        player = Client(nodes[1].base, "Idle")
+        table = player.create(bots="greedy", games=1, turn_timer=1)["table"]["id"]
+        player.base = nodes[0].base  # made at node 1, watched from node 0
+        sock = player.socket(table)
+        sock.until(lambda m: m["type"] == "state")
+        sock.send(type="sit", seat=0)
+        sock.send(type="start")
+        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        assert s.owner_node(table) == 1  # made there
+        nodes[1].signal(signal.SIGKILL)
+        nodes[1].proc.wait()
+        # The clock and the bots go on at node 0: a timeout, and a bot's move after it.
+        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        sock.until(
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["kind"] in ("play", "pass")
+                and m["event"]["seat"] != 0
+            )
+        )
+        assert s.owner(table) == nodes[0].id

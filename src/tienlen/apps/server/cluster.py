@@ -312,7 +312,11 @@ class Cluster:
             await self.acquire(table.id)
 
     async def load(self, table_id: str) -> None:
-        """Load a table another node created, if it exists."""
+        """Load a table another node created, if it exists (a name that is no table's
+        costs one read, and no lock is made for it)."""
+        async with self.server.sessions() as s:
+            if await s.get(TableRow, table_id) is None:
+                return
         async with self.server._lock(table_id):
             if table_id not in self.server.tables:
                 await self._load_locked(table_id)
