@@ -59,8 +59,8 @@ __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
 log = logging.getLogger("tienlen.cluster")
 
-#: Tries at one action while the table changes hands (owner gone, lease just taken).
-ATTEMPTS = 4
+#: Seconds between tries at an action while its table changes hands.
+RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
 #: heard of for three times as long are forgotten).
 VIEWERS_EVERY = 5
@@ -423,9 +423,15 @@ class Cluster:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
         """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here."""
+        table over if it has none); a refusal there is raised here.
+
+        While the table changes hands (its owner died and its lease has not run out yet),
+        this waits for the new owner, up to a lease and two renewals, so that a failover
+        only delays the client's action."""
         server = self.server
-        for _ in range(ATTEMPTS):
+        s = server.settings
+        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
+        while time.monotonic() < deadline:
             table = server.tables.get(table_id)
             if table is None:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -443,10 +449,10 @@ class Cluster:
                 owner = await self.redis.get(self.owner_key(table_id))
                 if owner is None:
                     if not await self.acquire(table_id):
-                        await asyncio.sleep(0.05)  # another node took it first
+                        await asyncio.sleep(RETRY_WAIT)  # another node took it first
                     continue
                 if owner == self.node:  # this node is taking it over right now
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(RETRY_WAIT)
                     continue
                 text = msg.model_dump_json() if msg is not None else ""
                 reply = await self._request(
@@ -469,6 +475,7 @@ class Cluster:
             if reply["ok"]:
                 return
             if reply["code"] in ("not_owner", "moved"):
+                await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
             refused.reason = reply.get("reason")
@@ -484,7 +491,7 @@ class Cluster:
             payload = {**payload, "id": rid, "from": self.node}
             heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
             if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
             timeout = self.server.settings.forward_timeout
             try:
