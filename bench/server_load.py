@@ -7,6 +7,15 @@ broadcast event of that action, and the server's CPU time and memory per table.
 
     .venv/bin/python bench/server_load.py --tables 200 --games 1 [--think 1]
 
+With ``--postgres URL`` the server uses a scratch database made on that PostgreSQL server
+(and dropped at the end); with ``--nodes N`` (which needs ``--redis URL`` too) it starts N
+cluster nodes on N ports, makes table ``n`` on node ``n % N`` and connects seat ``i`` of it
+to node ``(n + i) % N``, so every table has clients on every node (actions forwarded to the
+owner, events fanned out); CPU and memory are then the nodes' sums.
+
+    .venv/bin/python bench/server_load.py --tables 200 --think 1 --nodes 2 \
+        --postgres postgresql://127.0.0.1:5432/test --redis redis://127.0.0.1:6379/0
+
 The clients run in this process (asyncio); each plays a uniformly random legal move when its
 view says it is to act: at once (the server saturated: latency is then mostly queueing), or
 after a pause of ``--think`` seconds on average, like a quick player.
@@ -19,6 +28,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import socket
 import statistics
 import subprocess
@@ -112,9 +122,9 @@ class Player:
 
 
 async def open_table(
-    base: str, ws_base: str, n: int, args: argparse.Namespace
+    bases: list[str], n: int, args: argparse.Namespace
 ) -> tuple[list[Player], ClientConnection]:
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=bases[n % len(bases)], timeout=60) as http:
         tokens = []
         for i in range(4):
             r = await http.post("/api/guest", json={"name": f"t{n}p{i}"})
@@ -127,6 +137,7 @@ async def open_table(
         table = r.json()["table"]["id"]
     players = []
     for i, token in enumerate(tokens):
+        ws_base = bases[(n + i) % len(bases)].replace("http://", "ws://", 1)
         ws = await connect(
             f"{ws_base}/ws/tables/{table}",
             additional_headers={"Authorization": f"Bearer {token}"},
@@ -147,48 +158,95 @@ async def open_table(
     return players, host
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    port = free_port()
-    base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
-    data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
-    cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
-    cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
-    server = subprocess.Popen(cmd)
+async def scratch_database(server_url: str, drop: str | None = None) -> str:
+    """A new empty database on the PostgreSQL server of ``server_url`` (its asyncpg URL), or
+    with ``drop``, that database dropped."""
+    import asyncpg
+
+    base = server_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+    conn = await asyncpg.connect(base)
     try:
-        async with httpx.AsyncClient(base_url=base) as http:
-            for _ in range(1200):
-                try:
-                    if (await http.get("/api/health")).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    await asyncio.sleep(0.1)
-            else:
-                raise RuntimeError("the server did not start")
-        rss_before = proc_rss_mib(server.pid)
+        if drop is not None:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)')
+            return drop
+        name = f"tienlen_bench_{secrets.token_hex(4)}"
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return base.replace("postgresql://", "postgresql+asyncpg://", 1).rsplit("/", 1)[0] + "/" + name
+
+
+def start_nodes(args: argparse.Namespace, database_url: str | None) -> list[tuple[str, Any]]:
+    """The server processes, each with its base URL."""
+    data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
+    prefix = f"tienlen-bench-{secrets.token_hex(4)}:"
+    out = []
+    for _ in range(args.nodes):
+        port = free_port()
+        cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
+        cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
+        if database_url is not None:
+            cmd += ["--database-url", database_url]
+        if args.redis is not None:
+            cmd += ["--redis-url", args.redis, "--redis-prefix", prefix]
+        out.append((f"http://127.0.0.1:{port}", subprocess.Popen(cmd)))
+    return out
+
+
+async def wait_up(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base) as http:
+        for _ in range(1200):
+            try:
+                if (await http.get("/api/ready")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+    raise RuntimeError(f"the server at {base} did not start")
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    if args.nodes > 1 and (args.postgres is None or args.redis is None):
+        raise SystemExit("--nodes > 1 needs --postgres and --redis")
+    database_url = await scratch_database(args.postgres) if args.postgres else None
+    nodes = start_nodes(args, database_url)
+    bases = [b for b, _p in nodes]
+    pids = [p.pid for _b, p in nodes]
+    try:
+        for base in bases:
+            await wait_up(base)
+        print(f"{len(nodes)} node(s) up; opening {args.tables} tables", file=sys.stderr)
+        rss_before = sum(proc_rss_mib(pid) for pid in pids)
         sem = asyncio.Semaphore(8)
 
         async def opened(n: int) -> tuple[list[Player], ClientConnection]:
             async with sem:
-                return await open_table(base, ws_base, n, args)
+                return await open_table(bases, n, args)
 
         tables = await asyncio.gather(*(opened(n) for n in range(args.tables)))
-        rss_open = proc_rss_mib(server.pid)
-        cpu0, t0 = proc_cpu_seconds(server.pid), time.perf_counter()
+        print("tables open; playing", file=sys.stderr)
+        rss_open = sum(proc_rss_mib(pid) for pid in pids)
+        cpu0, t0 = sum(proc_cpu_seconds(pid) for pid in pids), time.perf_counter()
         runs = [asyncio.create_task(p.run()) for players, _ in tables for p in players]
         for _players, host in tables:
             await host.send(json.dumps({"type": "start"}))
         await asyncio.gather(*runs)
         wall = time.perf_counter() - t0
-        cpu = proc_cpu_seconds(server.pid) - cpu0
-        rss_end = proc_rss_mib(server.pid)
+        cpu = sum(proc_cpu_seconds(pid) for pid in pids) - cpu0
+        rss_end = sum(proc_rss_mib(pid) for pid in pids)
         for players, _ in tables:
             for p in players:
                 await p.ws.close()
-        async with httpx.AsyncClient(base_url=base) as http:
-            health = (await http.get("/api/health")).json()
+        healths = []
+        async with httpx.AsyncClient() as http:
+            for base in bases:
+                healths.append((await http.get(f"{base}/api/health")).json())
+        health = {k: sum(h[k] for h in healths) for k in ("writes", "commits")}
         lat = sorted(x for players, _ in tables for p in players for x in p.latencies)
         actions = sum(p.actions for players, _ in tables for p in players)
         return {
+            "nodes": args.nodes,
+            "database": "PostgreSQL" if database_url else "SQLite",
             "tables": args.tables,
             "games per table": args.games,
             "preset": args.preset,
@@ -199,7 +257,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "actions per second": round(actions / wall, 1),
             "latency p50 ms": round(statistics.median(lat) * 1000, 1),
             "latency p99 ms": round(lat[int(len(lat) * 0.99) - 1] * 1000, 1),
-            "server CPU seconds": round(cpu, 2),
+            "server CPU seconds (all nodes)": round(cpu, 2),
             "server CPU ms per action": round(cpu / actions * 1000, 2),
             "server RSS MiB (idle, tables open, end)": [
                 round(rss_before, 1),
@@ -210,8 +268,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "server RSS KiB per table": round((rss_end - rss_before) * 1024 / args.tables, 1),
         }
     finally:
-        server.terminate()
-        server.wait(30)
+        for _base, proc in nodes:
+            proc.terminate()
+        for _base, proc in nodes:
+            proc.wait(30)
+        if database_url is not None and args.postgres is not None:
+            await scratch_database(args.postgres, drop=database_url.rsplit("/", 1)[1])
 
 
 def main() -> None:
@@ -225,6 +287,12 @@ def main() -> None:
         default=0.0,
         help="mean seconds a client waits before acting (0: at once, the server saturated)",
     )
+    parser.add_argument(
+        "--postgres",
+        help="a PostgreSQL server URL (postgresql://user@host/db) to make a scratch database on",
+    )
+    parser.add_argument("--redis", help="a Redis URL: the nodes run as a cluster")
+    parser.add_argument("--nodes", type=int, default=1, help="server processes (a cluster)")
     args = parser.parse_args()
     for key, value in asyncio.run(main_async(args)).items():
         print(f"{key:>42}: {value}")

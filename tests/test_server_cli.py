@@ -97,3 +97,27 @@ def test_the_lobby_is_live_and_bots_think_in_worker_processes(live: LiveServer) 
         if update["table"]["status"] == "finished":
             assert update["removed"]
             break
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--workers", "2"], "--workers runs several nodes on one port: they need --redis-url"),
+        (["--redis-url", "redis://127.0.0.1:1/0"], "needs a PostgreSQL --database-url"),
+        (
+            [
+                *("--redis-url", "redis://127.0.0.1:1/0"),
+                *("--database-url", "postgresql+asyncpg://x/y"),
+                *("--lease-ttl", "1", "--lease-renew", "2"),
+            ],
+            "--lease-renew must be positive and shorter than --lease-ttl",
+        ),
+    ],
+)
+def test_cluster_options_that_cannot_work_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], says: str
+) -> None:
+    assert main(["serve", "--data", str(tmp_path), "--port", "0", *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err.startswith("tienlen serve: ") and says in err, err

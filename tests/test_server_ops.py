@@ -18,7 +18,9 @@ from serverkit import (
     seated_table,
     server_settings,
 )
+from tienlen import Rules
 from tienlen.apps.server import Server, create_app
+from tienlen.apps.server.tables import Table, TableConfig
 
 
 @pytest.fixture
@@ -124,3 +126,65 @@ def test_metrics_count_tables_sockets_actions_commits_and_bots(live: LiveServer)
     assert after[("tienlen_db_commit_failures_total", ())] == 0
     sockets[0].close()
     clients[0].http.close()
+
+
+def _advance(table: Table, actions: int) -> None:
+    """Play ``actions`` automatic moves on a table, with the follow-ups (deals, results)."""
+    for _ in range(actions):
+        if table.status != "playing":
+            return
+        assert table.game is not None
+        kind, fields = table.auto_action()
+        p = table.plan_action(table.game.turn, kind, fields)
+        table.apply(p.kind, {**p.public, **((p.private or {}).get(str(p.public["seat"]), {}))})
+        table.followups()
+
+
+def _state(table: Table) -> tuple[object, ...]:
+    views = tuple(table.view(s, history=True) for s in [None, *range(len(table.seats))])
+    return table.version, table.state_version, table.status, table.info(), views
+
+
+def test_a_table_rolls_back_to_any_version_of_its_match() -> None:
+    """What a failed commit relies on: going back gives the state the table had then, in a
+    later game of the match and across a rematch."""
+    table = Table(
+        id="t",
+        host="h",
+        config=TableConfig(
+            rules=Rules(), preset="standard", options={}, bots=("greedy",) * 4, games=3
+        ),
+        secret="s" * 64,
+        invite=None,
+    )
+    table.apply("sit", {"seat": 0, "player": "h", "name": "Host"})
+    seen = {table.version: _state(table)}
+    table.apply("start", {})
+    table.deal_event()
+    for _ in range(30):
+        _advance(table, 7)
+        seen[table.version] = _state(table)
+    assert table.match is not None and table.match.number > 1  # a later game was reached
+    while table.status == "playing":
+        _advance(table, 50)
+    table.apply("rematch", {})
+    table.deal_event()
+    _advance(table, 5)
+    after_rematch = table.version
+    rematch_seen = _state(table)
+    _advance(table, 9)
+    table.rollback(after_rematch)
+    assert _state(table) == rematch_seen
+    with pytest.raises(ValueError, match="cannot go back"):
+        table.rollback(max(seen))  # before the rematch: that match is closed
+    # A fresh table replaying the same events reaches each remembered state too (the way a
+    # server rebuilds it from the stored log), and rolls back to each from its end.
+    for version in sorted(seen, reverse=True)[:-1]:
+        replay = Table(id="t", host="h", config=table.config, secret=table.secret, invite=None)
+        replay.apply("sit", {"seat": 0, "player": "h", "name": "Host"})
+        replay.apply("start", {})
+        replay.deal_event()
+        while replay.status == "playing":
+            _advance(replay, 50)
+        replay.rollback(version)
+        assert _state(replay) == seen[version]

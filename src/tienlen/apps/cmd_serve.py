@@ -35,6 +35,35 @@ def register(subparsers: Any) -> None:
         "--database-url",
         help="e.g. postgresql+asyncpg://user@host/db (default: SQLite in the data folder)",
     )
+    p.add_argument(
+        "--redis-url",
+        help="e.g. redis://host:6379/0: run as a node of a cluster (needs a PostgreSQL "
+        "--database-url; docs/server.md, 'Running a cluster')",
+    )
+    p.add_argument(
+        "--redis-prefix",
+        default="tienlen:",
+        help="prefix of the site's Redis keys and channels (%(default)s)",
+    )
+    p.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=5.0,
+        help="seconds a table's ownership lease lasts: a dead node's tables are taken over "
+        "after about this long (%(default)s)",
+    )
+    p.add_argument(
+        "--lease-renew",
+        type=float,
+        default=1.0,
+        help="seconds between lease renewals, well under --lease-ttl (%(default)s)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="node processes sharing the port (more than one needs --redis-url) (%(default)s)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (%(default)s)")
     p.add_argument(
@@ -69,9 +98,17 @@ def run(args: argparse.Namespace) -> int:
     """Check the port and the database, then serve until interrupted."""
     from tienlen.apps.server.config import Settings
 
+    problem = _cluster_problem(args)
+    if problem:
+        print(f"tienlen serve: {problem}", file=sys.stderr)
+        return 2
     settings = Settings(
         data=args.data,
         database_url=args.database_url,
+        redis_url=args.redis_url,
+        redis_prefix=args.redis_prefix,
+        lease_ttl=args.lease_ttl,
+        lease_renew=args.lease_renew,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
@@ -84,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
         sock = socket.create_server((settings.host, settings.port), reuse_port=False)
+        sock.set_inheritable(True)
     except OSError as e:
         print(
             f"tienlen serve: cannot listen on {settings.host}:{settings.port}: "
@@ -92,9 +130,66 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
+        if args.workers > 1:
+            return _supervise(settings, sock, args.workers)
         return asyncio.run(_serve(settings, sock))
     finally:
         sock.close()
+
+
+def _cluster_problem(args: argparse.Namespace) -> str | None:
+    """Why the cluster options cannot work together (``None``: they can)."""
+    if args.workers < 1:
+        return "--workers must be at least 1"
+    if args.workers > 1 and not args.redis_url:
+        return (
+            "--workers runs several nodes on one port: they need --redis-url (and a "
+            "PostgreSQL --database-url) to share the tables"
+        )
+    if args.redis_url and not (args.database_url or "").startswith("postgresql"):
+        return "a cluster node (--redis-url) needs a PostgreSQL --database-url, not SQLite"
+    if not 0 < args.lease_renew < args.lease_ttl:
+        return "--lease-renew must be positive and shorter than --lease-ttl"
+    return None
+
+
+def _worker(settings: Any, sock: socket.socket) -> None:
+    """One node process of ``--workers`` (started by :func:`_supervise`)."""
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    sys.exit(asyncio.run(_serve(settings, sock)))
+
+
+def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
+    """Run ``workers`` node processes on the one listening socket (each accepts from it);
+    one that dies is started again; SIGTERM or Ctrl-C stops them all."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+    stopping = threading.Event()
+
+    def stop(_sig: int, _frame: Any) -> None:
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    procs: list[multiprocessing.process.BaseProcess] = []
+    try:
+        while not stopping.is_set():
+            procs = [p for p in procs if p.is_alive()]
+            for _ in range(workers - len(procs)):
+                worker = spawn.Process(target=_worker, args=(settings, sock))
+                worker.start()
+                procs.append(worker)
+            stopping.wait(0.5)
+    finally:
+        for each in procs:
+            each.terminate()  # each stops cleanly on SIGTERM (giving back its leases)
+        for each in procs:
+            each.join()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
 
 
 async def _serve(settings: Any, sock: socket.socket) -> int:

@@ -9,15 +9,16 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from concurrent.futures import BrokenExecutor, Executor
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
@@ -26,6 +27,7 @@ from tienlen.players.base import fallback_move
 from tienlen.rules import RulesError
 
 from . import auth, bots, pads, web
+from .cluster import Cluster, NotOwner, RemoteActor
 from .config import Settings
 from .db import (
     EventRow,
@@ -61,7 +63,7 @@ from .messages import (
 )
 from .metrics import CONTENT_TYPE, Metrics
 from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
-from .writer import Writer
+from .writer import Fenced, Writer
 
 __all__ = ["Server", "create_app"]
 
@@ -74,7 +76,25 @@ _TABLE_KINDS = frozenset(
 #: Events that change a table's status (stored in its row, for loading on start).
 _STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,24}$")
-_HTTP_STATUS = {"auth": 401, "forbidden": 403, "not_found": 404, "rate_limited": 429}
+_HTTP_STATUS = {
+    "auth": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "rate_limited": 429,
+    "try_again": 503,  # a socket closes with 4503: not final, the browser reconnects
+}
+#: What a client is told when the database cannot be reached (or a commit failed).
+TRY_AGAIN = "the server cannot reach its database just now: try again in a moment"
+#: Seconds between attempts to rebuild a table from a database that does not answer.
+_REBUILD_WAIT = (0.1, 2.0)
+
+
+class Actor(Protocol):
+    """Who a change is made for: a client's socket here, or one at another node."""
+
+    player: str
+    name: str
+    chat: TokenBucket
 
 
 class Conn:
@@ -146,11 +166,16 @@ class Server:
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
         self.pool_restarts = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.restoring: dict[str, int] = {}
+        """Tables whose commit failed, by the last version committed: refused until rebuilt
+        from the database (their live state had moved ahead of it)."""
         self.schema: str | None = None
         """The schema revision migrated to (``None`` until :meth:`start` is done)."""
         self.stopping = False
         self.probes: dict[str, Probe] = {}
         """Readiness probes besides the database's (e.g. Redis), by name."""
+        self.cluster = Cluster(self, settings.redis_url) if settings.redis_url else None
+        """A cluster node's ownership, fan-out and forwarding (``None``: a single server)."""
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -159,27 +184,47 @@ class Server:
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
         schema = await migrate(self.engine)
-        async with self.sessions.begin() as s:
-            row = await s.get(SettingRow, "token_key")
-            if row is None:
-                row = SettingRow(key="token_key", value=auth.new_key())
-                s.add(row)
-            self.key = row.value
+        self.key = await self._token_key()
         async with self.sessions() as s:
             rows = (await s.scalars(select(TableRow))).all()
         for row in rows:
             table = await self._load(row)
             self.tables[table.id] = table
+            if self.cluster is not None:
+                continue  # a replica until this node takes it over (see cluster.py)
             self._schedule(table)
             for i, seat in enumerate(table.seats):
                 if seat.player is not None and not seat.away and table.status == "playing":
                     self._start_grace(table, i, seat.player)
         log.info("loaded %d tables", len(rows))
+        if self.cluster is not None:
+            await self.cluster.start()
+            self.probes["redis"] = self.cluster.ping
         self.schema = schema
+
+    async def _token_key(self) -> str:
+        """The token signing key, made by the first server to start (cluster nodes that
+        start together all read the one stored first)."""
+        key: str
+        try:
+            async with self.sessions.begin() as s:
+                row = await s.get(SettingRow, "token_key")
+                if row is None:
+                    row = SettingRow(key="token_key", value=auth.new_key())
+                    s.add(row)
+                key = row.value
+        except IntegrityError:  # another node stored its key first
+            async with self.sessions() as s:
+                stored = await s.get(SettingRow, "token_key")
+            assert stored is not None
+            key = stored.value
+        return key
 
     async def stop(self) -> None:
         """Stop timers and the bot pool; close the database."""
         self.stopping = True
+        if self.cluster is not None:
+            await self.cluster.stop()
         for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -209,8 +254,24 @@ class Server:
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._reap)
         return task
+
+    def _reap(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        # A refused commit (database down) was logged where it failed; the table is rebuilt.
+        if error is not None and not isinstance(error, Refused):
+            log.error("a background task failed", exc_info=error)
+
+    def _live(self, table_id: str) -> Table:
+        """The table to read or change now (under its lock); :class:`Refused` while it is
+        being rebuilt after a failed commit."""
+        if table_id in self.restoring:
+            raise Refused("try_again", TRY_AGAIN)
+        return self.tables[table_id]
 
     # --- identity -------------------------------------------------------------------------
     async def player_of(self, token: str | None) -> PlayerRow:
@@ -221,8 +282,9 @@ class Server:
             player_id = auth.verify(self.key, token).player
         except auth.TokenError as e:
             raise Refused("auth", str(e)) from None
-        async with self.sessions() as s:
-            player: PlayerRow | None = await s.get(PlayerRow, player_id)
+        with _database_needed():
+            async with self.sessions() as s:
+                player: PlayerRow | None = await s.get(PlayerRow, player_id)
         if player is None:
             raise Refused("auth", "the token names no player of this server")
         return player
@@ -301,7 +363,15 @@ class Server:
         await self.writer.write(store)
         self.tables[table.id] = table
         self._lobby_update(table)
+        if self.cluster is not None:
+            await self.cluster.created(table)
         return table
+
+    async def find(self, table_id: str, player: str, invite: str | None) -> Table:
+        """:meth:`table_for`; a cluster node first loads a table another node just created."""
+        if self.cluster is not None and table_id not in self.tables:
+            await self.cluster.load(table_id)
+        return self.table_for(table_id, player, invite)
 
     def table_for(self, table_id: str, player: str, invite: str | None) -> Table:
         """A table ``player`` may see (a private one needs its invite, or a seat there)."""
@@ -349,16 +419,64 @@ class Server:
             return
         if msg.type == "sync":
             async with self._lock(table.id):
+                table = self._live(table.id)
+                if self.cluster is not None:
+                    await self.cluster.refresh(table)
                 await self.catch_up(conn, table, msg.version)
             return
         began = time.perf_counter()
-        async with self._lock(table.id):
-            pending = self._plan(conn, table, msg)
-            await self._commit(table, pending)
+        await self.dispatch(conn, table.id, "msg", msg)
         self.metrics.actions.labels("player").inc()
         self.metrics.action_seconds.observe(time.perf_counter() - began)
 
-    def _plan(self, conn: Conn, table: Table, msg: ClientMessage) -> list[Pending]:
+    async def dispatch(
+        self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None
+    ) -> None:
+        """:meth:`perform` here, or (a cluster node that does not own the table) at the
+        owner, whose answer comes back: a :class:`Refused` is raised here as it was there."""
+        if self.cluster is not None:
+            await self.cluster.dispatch(actor, table_id, op, msg)
+        else:
+            await self.perform(actor, table_id, op, msg)
+
+    async def perform(
+        self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None
+    ) -> None:
+        """Make a change at a table this node runs: ``op`` is ``"msg"`` (a client's
+        message), ``"back"`` (a seated player returned) or ``"away"`` (a seated player's
+        grace ran out). A cluster node that does not own the table raises :class:`NotOwner`
+        and changes nothing."""
+        async with self._lock(table_id):
+            if table_id not in self.tables:
+                raise Refused("not_found", f"no open table {table_id[:40]!r}")
+            table = self._live(table_id)
+            if self.cluster is not None and table.fence is None:
+                raise NotOwner(table_id)
+            if op == "msg":
+                assert msg is not None
+                pending = self._plan(actor, table, msg)
+            else:
+                pending = self._presence(table, actor.player, op)
+            if pending:
+                await self._commit(table, pending)
+
+    def _presence(self, table: Table, player: str, op: str) -> list[Pending]:
+        """A returning player's ``back``, or an absent one's ``away`` (none if it no longer
+        applies: the player is here again, or left the seat)."""
+        seat = table.seat_of(player)
+        if seat is None:
+            return []
+        s = table.seats[seat]
+        if op == "back":
+            if not s.away:
+                return []
+            return [self._applied(table, Pending("back", {"seat": seat}, actor=player))]
+        present = any(c.player == player for c in self.conns.get(table.id, ()))
+        if present or s.away or table.status != "playing":
+            return []
+        return [self._applied(table, Pending("away", {"seat": seat}))]
+
+    def _plan(self, conn: Actor, table: Table, msg: ClientMessage) -> list[Pending]:
         """The events a message makes (applied to the table already), or :class:`Refused`."""
         seat = table.seat_of(conn.player)
         if msg.type == "chat":
@@ -457,8 +575,11 @@ class Server:
             }
             for p in pending
         ]
-        # A cluster node writes only under the token it owns the table with.
-        fences = {table.id: table.fence} if table.fence is not None else None
+        # A cluster node writes only under the token it owns the table with (-1, which no
+        # table has, if it owns none: nothing is written).
+        fences = None
+        if self.cluster is not None:
+            fences = {table.id: -1 if table.fence is None else table.fence}
         status_changed = any(p.kind in _STATUS_KINDS for p in pending)
         status = table.status
 
@@ -476,18 +597,58 @@ class Server:
             await self.writer.write(
                 store if games or status_changed else None, rows=rows, fences=fences
             )
+        except Fenced:
+            # Another node took the table over: this one writes nothing more for it.
+            log.warning("table %s: fenced out (another node owns it now)", table.id)
+            table.rollback(pending[0].version - 1)
+            if self.cluster is not None:
+                self.cluster.lost(table)
+            raise Refused("moved", "another server runs this table now: try again") from None
         except Exception:
             self.metrics.commit_failures.inc()
-            log.exception("table %s: commit failed; reloading it from the database", table.id)
-            async with self.sessions() as s:
-                row = await s.get(TableRow, table.id)
-            if row is not None:
-                self.tables[table.id] = await self._load(row)
-            raise Refused("server", "the server could not save that: try again") from None
+            log.exception("table %s: commit failed; rebuilding it from the database", table.id)
+            # Nothing of it is kept: the table goes back to what was committed, and is
+            # refused until the database answers again and confirms it (or shows that the
+            # commit landed after all).
+            table.rollback(pending[0].version - 1)
+            self.restoring[table.id] = table.version
+            self._spawn(self._rebuild(table, pending))
+            raise Refused("try_again", TRY_AGAIN) from None
         self._broadcast(table, pending)
+        if self.cluster is not None:
+            self.cluster.publish(table.id, rows)
         if any(p.kind in _TABLE_KINDS for p in pending):
             self._lobby_update(table)
         self._schedule(table)
+
+    async def _rebuild(self, stale: Table, failed: list[Pending]) -> None:
+        """Replace a table whose commit failed by its replay from the database, once the
+        database answers; then its bots and timer go on.
+
+        Until then the table is refused (:meth:`_live`): its live state holds the events that
+        failed. If the commit did land after all (the connection broke after it), the
+        replay holds them: they are broadcast, so no client misses them."""
+        wait = _REBUILD_WAIT[0]
+        while True:
+            try:
+                async with self.sessions() as s:
+                    row = await s.get(TableRow, stale.id)
+                assert row is not None
+                fresh = await self._load(row)
+                break
+            except Exception as e:
+                log.warning("table %s: cannot rebuild it yet: %s", stale.id, type(e).__name__)
+                await asyncio.sleep(wait)
+                wait = min(2 * wait, _REBUILD_WAIT[1])
+        async with self._lock(stale.id):
+            fresh.viewers, fresh.fence = stale.viewers, stale.fence
+            self.tables[stale.id] = fresh
+            del self.restoring[stale.id]
+            if fresh.version >= failed[-1].version:
+                self._broadcast(fresh, failed)
+            log.info("table %s: rebuilt at version %d", stale.id, fresh.version)
+            self._lobby_update(fresh)
+            self._schedule(fresh)
 
     async def _store_game(self, s: AsyncSession, table: Table, row: Mapping[str, Any]) -> None:
         s.add(
@@ -568,14 +729,15 @@ class Server:
             view = table.view(seat, history=True)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
-        async with self.sessions() as s:
-            events = (
-                await s.scalars(
-                    select(EventRow)
-                    .where(EventRow.table_id == table.id, EventRow.version > since)
-                    .order_by(EventRow.version)
-                )
-            ).all()
+        with _database_needed():
+            async with self.sessions() as s:
+                events = (
+                    await s.scalars(
+                        select(EventRow)
+                        .where(EventRow.table_id == table.id, EventRow.version > since)
+                        .order_by(EventRow.version)
+                    )
+                ).all()
         for i, e in enumerate(events):
             last = i == len(events) - 1
             conn.send(
@@ -597,6 +759,9 @@ class Server:
         if grace is not None:
             grace.cancel()
         async with self._lock(table.id):
+            table = self._live(table.id)
+            if self.cluster is not None:
+                await self.cluster.refresh(table)
             self.conns.setdefault(table.id, set()).add(conn)
             table.viewers[conn.player] = table.viewers.get(conn.player, 0) + 1
             seat = table.seat_of(conn.player)
@@ -610,9 +775,12 @@ class Server:
                 )
             )
             await self.catch_up(conn, table, since)
-            if seat is not None and table.seats[seat].away:
-                p = self._applied(table, Pending("back", {"seat": seat}, actor=conn.player))
-                await self._commit(table, [p])
+            away = seat is not None and table.seats[seat].away
+        if away:
+            try:
+                await self.dispatch(conn, table.id, "back")
+            except Refused as e:  # the seat stays with its bot until the player acts again
+                log.warning("table %s: %s's return not recorded: %s", table.id, conn.player, e)
 
     def disconnect_table(self, conn: Conn, table: Table) -> None:
         """A client left: a seated player keeps the seat for the grace period."""
@@ -635,12 +803,13 @@ class Server:
     async def _grace(self, table: Table, seat: int, player: str) -> None:
         await asyncio.sleep(self.settings.grace)
         self.graces.pop((table.id, player), None)
-        async with self._lock(table.id):
-            present = any(c.player == player for c in self.conns.get(table.id, ()))
-            s = table.seats[seat]
-            if present or s.player != player or s.away or table.status != "playing":
-                return
-            await self._commit(table, [self._applied(table, Pending("away", {"seat": seat}))])
+        if any(c.player == player for c in self.conns.get(table.id, ())):
+            return
+        try:
+            someone = RemoteActor(player, "", TokenBucket(self.settings.chat))
+            await self.dispatch(someone, table.id, "away")
+        except Refused as e:
+            log.warning("table %s: %s's absence not recorded: %s", table.id, player, e)
 
     # --- bots and the turn timer ----------------------------------------------------------
     def _schedule(self, table: Table) -> None:
@@ -649,13 +818,18 @@ class Server:
         if old is not None and old is not asyncio.current_task():
             old.cancel()
         game = table.game
-        if game is None or game.is_over or table.status != "playing":
+        if game is None or game.is_over or table.status != "playing" or not self.runs(table):
             return
         seat = table.seats[game.turn]
         if seat.is_bot:
             self.timers[table.id] = self._spawn(self._bot_turn(table, table.state_version))
         elif table.config.turn_timer is not None:
             self.timers[table.id] = self._spawn(self._timeout(table, table.state_version))
+
+    def runs(self, table: Table) -> bool:
+        """Whether this process runs ``table``'s bots and timer (a cluster node: if it owns
+        the table)."""
+        return self.cluster is None or table.fence is not None
 
     async def _bot_turn(self, table: Table, version: int) -> None:
         game = table.game
@@ -678,10 +852,11 @@ class Server:
             move = fallback_move(legal)
         self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self._lock(table.id):
-            if table.state_version != version or table.game is not game:
+            if table.state_version != version or table.game is not game or not self.runs(table):
                 return
             kind, fields = move_action(game, move)
-            await self._commit(table, self._action(table, seat, kind, fields, None))
+            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
+                await self._commit(table, self._action(table, seat, kind, fields, None))
         self.metrics.actions.labels("bot").inc()
 
     def _restart_pool(self, broken: Executor) -> None:
@@ -698,12 +873,13 @@ class Server:
         await asyncio.sleep(table.config.turn_timer)
         async with self._lock(table.id):
             game = table.game
-            if table.state_version != version or game is None:
+            if table.state_version != version or game is None or not self.runs(table):
                 return
             seat = game.turn
             note = self._applied(table, Pending("timeout", {"seat": seat}))
             kind, fields = table.auto_action()
-            await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
+            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
+                await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
         self.metrics.actions.labels("timer").inc()
 
     # --- history --------------------------------------------------------------------------
@@ -818,6 +994,16 @@ def _merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dic
     return {**public, **share}
 
 
+@contextlib.contextmanager
+def _database_needed() -> Iterator[None]:
+    """Database errors (unreachable, connection lost) as a "try again" refusal."""
+    try:
+        yield
+    except (DBAPIError, OSError):
+        log.warning("the database did not answer", exc_info=True)
+        raise Refused("try_again", TRY_AGAIN) from None
+
+
 def _validation_words(e: ValidationError) -> str:
     first = e.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "message"
@@ -902,11 +1088,24 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     async def refused(_request: Request, e: Refused) -> JSONResponse:
         return _error(e)
 
+    @app.exception_handler(DBAPIError)
+    @app.exception_handler(OSError)
+    async def database_down(_request: Request, e: Exception) -> JSONResponse:
+        log.warning("the database did not answer: %s", type(e).__name__)
+        return _error(Refused("try_again", TRY_AGAIN))
+
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        """Liveness: the process answers (nothing outside it is asked)."""
+        """Liveness: the process answers (nothing outside it is asked); which cluster node
+        this is (``null`` on a single server)."""
         w = srv.writer
-        return {"ok": True, "tables": len(srv.tables), "commits": w.commits, "writes": w.writes}
+        return {
+            "ok": True,
+            "node": srv.cluster.node if srv.cluster is not None else None,
+            "tables": len(srv.tables),
+            "commits": w.commits,
+            "writes": w.writes,
+        }
 
     @app.get("/api/ready")
     async def ready() -> JSONResponse:
@@ -958,7 +1157,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     @app.get("/api/tables/{table_id}")
     async def one_table(table_id: str, player: Me, invite: str | None = None) -> dict[str, Any]:
-        return srv.table_for(table_id, player.id, invite).info().model_dump()
+        return (await srv.find(table_id, player.id, invite)).info().model_dump()
 
     @app.get("/api/games/{game_id}", response_model=None)
     async def one_game(
@@ -1001,27 +1200,32 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
             return
         player, conn = got
         try:
-            table = srv.table_for(table_id, player.id, invite)
+            table = await srv.find(table_id, player.id, invite)
         except Refused as e:
+            await _refuse(ws, e)
+            return
+        try:
+            await srv.connect_table(conn, table, since)
+        except Refused as e:  # the database is down: the browser reconnects later
+            if conn in srv.conns.get(table.id, ()):
+                srv.disconnect_table(conn, srv.tables[table.id])
             await _refuse(ws, e)
             return
         writer = asyncio.create_task(conn.writer())
         try:
-            await srv.connect_table(conn, table, since)
             while True:
                 text = await ws.receive_text()
                 try:
-                    await srv.handle(conn, srv.tables.get(table.id, table), text)
+                    await srv.handle(conn, table, text)
                 except Refused as e:
+                    version = srv.restoring.get(table.id, srv.tables[table.id].version)
                     conn.send(
-                        ErrorMsg(
-                            code=e.code, message=str(e), reason=e.reason, version=table.version
-                        )
+                        ErrorMsg(code=e.code, message=str(e), reason=e.reason, version=version)
                     )
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
-            srv.disconnect_table(conn, table)
+            srv.disconnect_table(conn, srv.tables[table.id])
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer

@@ -27,6 +27,21 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: str = "info"
+    redis_url: str | None = None
+    """``None``: a single server; e.g. ``redis://host:6379/0``: a cluster node (PostgreSQL
+    needed), see docs/server.md "Running a cluster"."""
+    redis_prefix: str = "tienlen:"
+    """Every Redis key and channel of the site starts with it (sites may share a Redis)."""
+    lease_ttl: float = 5.0
+    """Seconds a table's ownership lease lasts unrenewed: an owner that died is replaced
+    after about this long."""
+    lease_renew: float = 1.0
+    """Seconds between lease renewals (well under ``lease_ttl``), and between the looks for
+    tables whose owner is gone."""
+    forward_timeout: float = 5.0
+    """Seconds a node waits for the owner's answer to a forwarded action."""
+    redis_timeout: float = 2.0
+    """Seconds a Redis command (or connecting) may take before Redis counts as down."""
     grace: float = 30.0
     """Seconds a disconnected player keeps their seat before a bot plays for them."""
     bot_pool: str = "process"

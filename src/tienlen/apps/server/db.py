@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -32,6 +32,8 @@ __all__ = [
 ]
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: The PostgreSQL advisory lock the migrations run under ("tienlen" as a number).
+MIGRATE_LOCK = int.from_bytes(b"tienlen", "big")
 #: How long SQLite waits on a locked database before failing, in milliseconds.
 BUSY_TIMEOUT_MS = 5000
 
@@ -151,10 +153,16 @@ class PadRow(Base):
 
 
 def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
-    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout."""
+    """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout.
+
+    A server database's connections are checked (a ping) when taken from the pool, so one
+    the database dropped (restarted, failed over, terminated) is replaced before it fails an
+    action; one dropped mid-transaction still fails that transaction ("try again")."""
     sqlite = url.startswith("sqlite")
     engine = create_async_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {}
+        url,
+        connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {},
+        pool_pre_ping=not sqlite,
     )
     if sqlite:
 
@@ -184,6 +192,9 @@ async def migrate(engine: AsyncEngine) -> str:
         command.upgrade(cfg, "head")
 
     async with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            # Cluster nodes starting together migrate one at a time (until this commits).
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
         await conn.run_sync(upgrade)
     head = ScriptDirectory.from_config(cfg).get_current_head()
     assert head is not None

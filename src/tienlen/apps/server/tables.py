@@ -14,7 +14,7 @@ import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
 from tienlen import Game, GameRecord, Match, Move, Rules
@@ -202,10 +202,44 @@ class Table:
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
     own the table."""
+    _base: _Checkpoint = field(init=False, repr=False)
+    _log: list[tuple[str, Mapping[str, Any]]] = field(init=False, repr=False)
+    """The events applied since :attr:`_base`, to go back to any version after it."""
 
     def __post_init__(self) -> None:
         if not self.seats:
             self.seats = [Seat(bot=b, name=bot_name(i, b)) for i, b in enumerate(self.config.bots)]
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Remember the state now; :meth:`rollback` replays the events since."""
+        self._base = _Checkpoint(
+            seats=[replace(s) for s in self.seats],
+            status=self.status,
+            version=self.version,
+            state_version=self.state_version,
+            match_no=self.match_no,
+            match=self.match,  # never changed once a new match replaces it
+            reported=self.reported,
+        )
+        self._log = []
+
+    def rollback(self, version: int) -> None:
+        """Go back to ``version``: undo the events after it (ones whose commit failed), by
+        replaying this match's events up to it from the checkpoint taken at its start."""
+        base, log = self._base, self._log
+        if not base.version <= version <= self.version:
+            raise ValueError(f"cannot go back to version {version} from {self.version}")
+        self.seats = [replace(s) for s in base.seats]
+        self.status, self.version, self.state_version = (
+            base.status,
+            base.version,
+            base.state_version,
+        )
+        self.match_no, self.match, self.reported = base.match_no, base.match, base.reported
+        self._log = []
+        for kind, data in log[: version - base.version]:
+            self.apply(kind, data)
 
     # --- reading --------------------------------------------------------------------------
     @property
@@ -307,6 +341,9 @@ class Table:
 
         Live events were checked before they were committed; stored ones replay as they were.
         """
+        if kind in ("start", "rematch"):  # a new match: what came before is kept as it is
+            self._checkpoint()
+        self._log.append((kind, data))
         match kind:
             case "sit":
                 seat = self.seats[data["seat"]]
@@ -473,6 +510,19 @@ def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
             take=" ".join(data.get("take") or ()),
         ),
     )
+
+
+@dataclass(frozen=True)
+class _Checkpoint:
+    """A table's state at one version (the match object as it was then)."""
+
+    seats: list[Seat]
+    status: str
+    version: int
+    state_version: int
+    match_no: int
+    match: ServerMatch | None
+    reported: int
 
 
 def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]) -> TableEvent:

@@ -71,6 +71,8 @@ const WORDS = {
     "pad.guarantees": "Guarantees (to go out first)", "pad.noguarantee": "none",
     "pad.guarantee": "guaranteed", "pad.blind": "guaranteed blind",
     "error.generic": "Refused: {message}",
+    "error.try_again": "That could not be saved just now (the server cannot reach its database): try again in a moment.",
+    "error.unavailable": "That could not reach the server running this table just now (it is changing servers): try again in a moment.",
   },
   vi: {
     "app.title": "Tiến Lên",
@@ -141,6 +143,8 @@ const WORDS = {
     "pad.guarantees": "Cam kết về nhất", "pad.noguarantee": "không",
     "pad.guarantee": "có cam kết", "pad.blind": "cam kết khi chưa xem bài",
     "error.generic": "Không được: {message}",
+    "error.try_again": "Chưa lưu được (máy chủ không kết nối được cơ sở dữ liệu): hãy thử lại sau giây lát.",
+    "error.unavailable": "Chưa tới được máy chủ đang chạy bàn này (bàn đang chuyển máy chủ): hãy thử lại sau giây lát.",
   },
 };
 
@@ -216,11 +220,12 @@ function fillReason(template, params, code) {
 }
 
 /** An error frame in words: the catalogue's template for its reason code in the language
- * in use, else the server's English message. */
+ * in use, the interface's words for its error code, else the server's English message. */
 export function reasonText(error) {
   const reason = error.reason;
   const entry = reason && catalogue && catalogue.reasons ? catalogue.reasons[reason.code] : null;
-  if (!entry) return error.message;
+  // A server-side refusal with words of its own here (e.g. try_again), else the English.
+  if (!entry) return `error.${error.code}` in WORDS.en ? t(`error.${error.code}`) : error.message;
   const code = lang();
   return fillReason(entry[code] ?? entry.en, reason.params || {}, code);
 }

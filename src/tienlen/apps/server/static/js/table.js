@@ -98,7 +98,10 @@ export async function mount(root, tableId) {
         }
         break;
       case "error":
-        if (st.socket && msg.code && st.version === 0 && !st.table) st.fatal = msg.message;
+        // Refused for good before any state (a bad link); "try_again" closes and reconnects.
+        if (st.socket && msg.code && msg.code !== "try_again" && st.version === 0 && !st.table) {
+          st.fatal = msg.message;
+        }
         if (msg.code === "stale") send({ type: "sync", version: st.version });
         else st.error = msg; // worded at each render, so a language switch rewords it
         break;

@@ -1,0 +1,516 @@
+"""A cluster node: table ownership in Redis, event fan-out, and forwarding to the owner.
+
+``tienlen serve --redis-url ...`` (with a PostgreSQL database) makes the process a node of a
+site: any number of nodes share one database and one Redis. Every node holds every table,
+rebuilt from the event log; each table is *run* (its actions checked and stored, its bots and
+turn timer) by exactly one node, its owner. The others hold replicas.
+
+- **Ownership**: a lease per table, ``{prefix}owner:{table}`` = the node's id, set with
+  ``SET NX PX`` (``Settings.lease_ttl``) and renewed every ``Settings.lease_renew``. A node
+  that takes a table over raises the table's fencing token in PostgreSQL
+  (``tables.fence``); every write of the table's events checks the token under a row lock
+  (:mod:`.writer`), so an owner that lost its lease (frozen, cut off) can write nothing.
+  The token lives in the database, not in a Redis counter, so a Redis that restarted empty
+  cannot hand out a token already used.
+- **Fan-out**: the owner publishes each committed batch of events on ``{prefix}events``;
+  every node applies it to its replica and sends it to its own clients. Redis is only the
+  signal: a node that sees a gap in the versions (or reconnects to Redis) reads what it
+  missed from the event log, and a client's ``sync`` is answered from the log too.
+- **Forwarding**: an action that reaches a node that does not own its table is published to
+  the owner's channel ``{prefix}node:{id}``; the owner answers on the sender's channel with
+  success or the refusal (its code, message and reason), which the sender gives its client.
+  A table without an owner is taken over by the node that needs it.
+- **Failover**: every node looks for tables whose lease is gone every ``lease_renew`` and
+  takes them over: it raises the token, reads the log and starts the bots and turn timer.
+- **Redis down**: owners keep running their tables (the fencing token still guards every
+  write); forwarding and takeovers are refused with ``unavailable``; when Redis returns, the
+  owners renew their leases and every node catches its replicas up from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from sqlalchemy import func, select, update
+
+from .db import EventRow, TableRow
+from .limits import TokenBucket
+from .messages import ClientMessage, parse_client
+from .tables import Pending, Refused, Table
+
+if TYPE_CHECKING:
+    from .app import Actor, Server
+
+__all__ = ["Cluster", "NotOwner", "RemoteActor"]
+
+log = logging.getLogger("tienlen.cluster")
+
+#: Tries at one action while the table changes hands (owner gone, lease just taken).
+ATTEMPTS = 4
+#: Redis and connection failures: Redis is down or unreachable.
+_DOWN = (RedisError, OSError)
+
+# Renew each lease this node holds, or take it again if Redis lost it (restarted empty):
+# 1 per key still ours, 0 per key another node holds now.
+_RENEW = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+    out[i] = 1
+  elseif not v then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out
+"""
+# Drop the leases still ours (a clean stop: the other nodes take over at once).
+_RELEASE = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 0
+"""
+
+
+class NotOwner(Exception):
+    """This node does not own the table (any more): the action goes to its owner."""
+
+
+@dataclass
+class RemoteActor:
+    """Who an action forwarded from another node (or a timer) is made for."""
+
+    player: str
+    name: str
+    chat: TokenBucket
+
+
+class Cluster:
+    """One node's side of the cluster (see the module's description)."""
+
+    def __init__(self, server: Server, url: str) -> None:
+        s = server.settings
+        self.server = server
+        self.node = secrets.token_hex(8)
+        """This node's id (its leases' value, its channel's name)."""
+        self.prefix = s.redis_prefix
+        self.redis = Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=s.redis_timeout,
+            socket_connect_timeout=s.redis_timeout,
+        )
+        # Pub/sub waits for messages as long as it takes: no read timeout.
+        self.bus = Redis.from_url(
+            url, decode_responses=True, socket_connect_timeout=s.redis_timeout
+        )
+        self.events = f"{self.prefix}events"
+        self.inbox = self.channel(self.node)
+        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.chat: dict[str, TokenBucket] = {}
+        self.subscribed = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
+
+    def owner_key(self, table_id: str) -> str:
+        """The Redis key of a table's lease."""
+        return f"{self.prefix}owner:{table_id}"
+
+    def channel(self, node: str) -> str:
+        """The channel a node takes requests and answers on."""
+        return f"{self.prefix}node:{node}"
+
+    # --- life -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Subscribe (waiting a little for Redis: a node also starts while it is down) and
+        start renewing leases and taking over tables that have no owner."""
+        loop = asyncio.get_running_loop()
+        self.tasks = [
+            loop.create_task(self._listen()),
+            loop.create_task(self._publish()),
+            loop.create_task(self._leases()),
+        ]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.subscribed.wait(), self.server.settings.redis_timeout)
+
+    async def stop(self) -> None:
+        """Give back the leases this node holds and close the connections."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        owned = [self.owner_key(t.id) for t in self.server.tables.values() if t.fence is not None]
+        if owned:
+            with contextlib.suppress(*_DOWN):
+                await self.redis.eval(_RELEASE, len(owned), *owned, self.node)
+        for table in self.server.tables.values():
+            table.fence = None
+        await self.redis.aclose()
+        await self.bus.aclose()
+
+    async def ping(self) -> None:
+        """Readiness: Redis answers."""
+        await self.redis.ping()
+
+    # --- ownership ------------------------------------------------------------------------
+    async def acquire(self, table_id: str) -> bool:
+        """Take the table over if no node holds its lease: raise its fencing token, read
+        what its log has that this replica lacks, start its bots and timer."""
+        s = self.server.settings
+        taken = await self.redis.set(
+            self.owner_key(table_id), self.node, nx=True, px=int(s.lease_ttl * 1000)
+        )
+        if not taken:
+            return False
+        try:
+            async with self.server.engine.begin() as conn:
+                token = await conn.scalar(
+                    update(TableRow)
+                    .where(TableRow.id == table_id)
+                    .values(fence=TableRow.fence + 1)
+                    .returning(TableRow.fence)
+                )
+            if token is None:
+                raise LookupError(f"no table {table_id}")
+            async with self.server._lock(table_id):
+                table = self.server.tables.get(table_id) or await self._load_locked(table_id)
+                await self.refresh(table)
+                table.fence = token
+                self.server._schedule(table)
+        except Exception:
+            log.exception("table %s: takeover failed; giving the lease back", table_id)
+            with contextlib.suppress(*_DOWN):
+                key = self.owner_key(table_id)
+                await self.redis.eval(_RELEASE, 1, key, self.node)
+            return False
+        log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
+        return True
+
+    def lost(self, table: Table) -> None:
+        """This node no longer owns ``table``: stop its bots and timer (a replica now)."""
+        if table.fence is not None:
+            log.warning("table %s: node %s lost it to another node", table.id, self.node)
+        table.fence = None
+        self.server._schedule(table)  # cancels the timer; schedules nothing on a replica
+        self.server._spawn(self._catch_up(table))  # what the new owner wrote meanwhile
+
+    async def _catch_up(self, table: Table) -> None:
+        async with self.server._lock(table.id):
+            await self.refresh(self.server.tables[table.id])
+
+    async def _leases(self) -> None:
+        """Renew the leases held; take over the tables whose owner is gone."""
+        s = self.server.settings
+        while True:
+            try:
+                await self._renew()
+                await self._orphans()
+            except _DOWN as e:
+                log.debug("leases: Redis is down (%s)", e)
+            except Exception:
+                log.exception("leases: unexpected failure")
+            await asyncio.sleep(s.lease_renew)
+
+    async def _renew(self) -> None:
+        owned = [t for t in self.server.tables.values() if t.fence is not None]
+        if not owned:
+            return
+        ttl = int(self.server.settings.lease_ttl * 1000)
+        keys = [self.owner_key(t.id) for t in owned]
+        kept = await self.redis.eval(_RENEW, len(keys), *keys, self.node, ttl)
+        for table, ok in zip(owned, kept, strict=True):
+            if not ok:
+                async with self.server._lock(table.id):
+                    self.lost(self.server.tables[table.id])  # (rebuilt since, perhaps)
+
+    async def _orphans(self) -> None:
+        """Take over the unfinished tables that no node holds (a finished one is taken when
+        someone acts there)."""
+        waiting = [
+            t.id for t in self.server.tables.values() if t.fence is None and t.status != "finished"
+        ]
+        if not waiting:
+            return
+        owners = await self.redis.mget([self.owner_key(t) for t in waiting])
+        orphans = [t for t, owner in zip(waiting, owners, strict=True) if owner is None]
+        random.shuffle(orphans)  # nodes looking at once spread the tables between them
+        for table_id in orphans:
+            await self.acquire(table_id)
+
+    # --- fan-out --------------------------------------------------------------------------
+    def publish(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Send a committed batch of events to the other nodes (in commit order; dropped if
+        Redis is down: they catch up from the log)."""
+        batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
+        self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+
+    async def created(self, table: Table) -> None:
+        """A table made here: the other nodes load it, and this node owns it."""
+        self._send(self.events, {"op": "created", "table": table.id})
+        with contextlib.suppress(*_DOWN):
+            await self.acquire(table.id)
+
+    async def load(self, table_id: str) -> None:
+        """Load a table another node created, if it exists."""
+        async with self.server._lock(table_id):
+            if table_id not in self.server.tables:
+                await self._load_locked(table_id)
+
+    async def _load_locked(self, table_id: str) -> Table:
+        async with self.server.sessions() as s:
+            row = await s.get(TableRow, table_id)
+        if row is None:
+            raise Refused("not_found", f"no open table {table_id[:40]!r}")
+        table = await self.server._load(row)
+        self.server.tables[table_id] = table
+        self.server._lobby_update(table)
+        return table
+
+    async def refresh(self, table: Table) -> None:
+        """Bring a replica up to the log (under the table's lock): apply and send its
+        clients the events it lacks."""
+        if table.fence is not None:
+            return  # the owner is the log's writer: nothing is missing
+        async with self.server.sessions() as s:
+            events = (
+                await s.scalars(
+                    select(EventRow)
+                    .where(EventRow.table_id == table.id, EventRow.version > table.version)
+                    .order_by(EventRow.version)
+                )
+            ).all()
+        self._apply(
+            table,
+            [
+                {
+                    "version": e.version,
+                    "kind": e.kind,
+                    "actor": e.actor,
+                    "public": e.public,
+                    "private": e.private,
+                }
+                for e in events
+            ],
+        )
+
+    def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+        from .app import _TABLE_KINDS, _merged
+
+        pending = []
+        for r in rows:
+            table.apply(r["kind"], _merged(r["public"], r["private"]))
+            pending.append(
+                Pending(r["kind"], r["public"], r["private"], r["actor"], version=r["version"])
+            )
+        if not pending:
+            return
+        self.server._broadcast(table, pending)
+        if any(p.kind in _TABLE_KINDS for p in pending):
+            self.server._lobby_update(table)
+
+    async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        if table_id not in self.server.tables:
+            await self.load(table_id)  # read whole from the log
+            return
+        async with self.server._lock(table_id):
+            table = self.server.tables[table_id]
+            if table.fence is not None:
+                return  # this node's own events (or an old owner's, already in the log)
+            fresh = [r for r in rows if r["version"] > table.version]
+            if not fresh:
+                return
+            if fresh[0]["version"] != table.version + 1:
+                await self.refresh(table)  # a message was missed: the log has it
+            else:
+                self._apply(table, fresh)
+
+    async def _resync(self) -> None:
+        """After Redis came back: load the tables made meanwhile, catch every replica up."""
+        async with self.server.sessions() as s:
+            latest = dict(
+                (
+                    await s.execute(
+                        select(EventRow.table_id, func.max(EventRow.version)).group_by(
+                            EventRow.table_id
+                        )
+                    )
+                ).all()
+            )
+            ids = (await s.scalars(select(TableRow.id))).all()
+        for table_id in ids:
+            table = self.server.tables.get(table_id)
+            if table is None:
+                await self.load(table_id)
+            elif latest.get(table_id, 0) > table.version and table.fence is None:
+                async with self.server._lock(table_id):
+                    await self.refresh(self.server.tables[table_id])
+
+    # --- forwarding -----------------------------------------------------------------------
+    async def dispatch(
+        self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
+    ) -> None:
+        """Make the change here if this node owns the table, else at its owner (taking the
+        table over if it has none); a refusal there is raised here."""
+        server = self.server
+        for _ in range(ATTEMPTS):
+            table = server.tables.get(table_id)
+            if table is None:
+                raise Refused("not_found", f"no open table {table_id[:40]!r}")
+            if table.fence is not None:
+                try:
+                    await server.perform(actor, table_id, op, msg)
+                    return
+                except NotOwner:
+                    continue
+                except Refused as e:
+                    if e.code != "moved":
+                        raise
+                    continue
+            try:
+                owner = await self.redis.get(self.owner_key(table_id))
+                if owner is None:
+                    if not await self.acquire(table_id):
+                        await asyncio.sleep(0.05)  # another node took it first
+                    continue
+                if owner == self.node:  # this node is taking it over right now
+                    await asyncio.sleep(0.05)
+                    continue
+                text = msg.model_dump_json() if msg is not None else ""
+                reply = await self._request(
+                    str(owner),
+                    {
+                        "op": "request",
+                        "act": op,
+                        "table": table_id,
+                        "player": actor.player,
+                        "name": actor.name,
+                        "text": text,
+                    },
+                )
+            except _DOWN:
+                raise Refused(
+                    "unavailable",
+                    "another server runs this table and the cluster's Redis is unreachable: "
+                    "try again in a moment",
+                ) from None
+            if reply["ok"]:
+                return
+            if reply["code"] in ("not_owner", "moved"):
+                continue
+            refused = Refused(reply["code"], reply["message"])
+            refused.reason = reply.get("reason")
+            raise refused
+        raise Refused("unavailable", "this table is changing servers: try again in a moment")
+
+    async def _request(self, owner: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send a request to ``owner`` and wait for its answer."""
+        rid = secrets.token_hex(8)
+        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[rid] = done
+        try:
+            payload = {**payload, "id": rid, "from": self.node}
+            heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
+            if not heard:  # the owner is gone; its lease has not run out yet
+                await asyncio.sleep(0.2)
+                return {"ok": False, "code": "not_owner"}
+            timeout = self.server.settings.forward_timeout
+            try:
+                return await asyncio.wait_for(done, timeout)
+            except TimeoutError:
+                raise Refused(
+                    "unavailable",
+                    f"the server running this table did not answer within {timeout:g} s: try again",
+                ) from None
+        finally:
+            self.replies.pop(rid, None)
+
+    async def _serve(self, req: Mapping[str, Any]) -> None:
+        """Do a request another node forwarded, and answer it."""
+        chat = self.chat.setdefault(req["player"], TokenBucket(self.server.settings.chat))
+        actor = RemoteActor(req["player"], req["name"], chat)
+        reply: dict[str, Any] = {"op": "reply", "id": req["id"], "ok": True}
+        try:
+            msg = parse_client(req["text"]) if req["act"] == "msg" else None
+            await self.server.perform(actor, req["table"], req["act"], msg)
+        except NotOwner:
+            reply.update(ok=False, code="not_owner")
+        except Refused as e:
+            reply.update(ok=False, code=e.code, message=str(e), reason=e.reason)
+        except Exception as e:
+            log.exception("table %s: a forwarded request failed", req["table"])
+            reply.update(ok=False, code="server", message=f"the owner failed: {type(e).__name__}")
+        self._send(self.channel(req["from"]), reply)
+
+    # --- Redis I/O ------------------------------------------------------------------------
+    def _send(self, channel: str, message: Mapping[str, Any]) -> None:
+        self.outbox.put_nowait((channel, json.dumps(message)))
+
+    async def _publish(self) -> None:
+        """Publish queued messages one at a time, so a table's batches keep their order."""
+        while True:
+            channel, data = await self.outbox.get()
+            try:
+                await self.redis.publish(channel, data)
+            except _DOWN as e:
+                log.debug("publish: Redis is down (%s); the others will read the log", e)
+
+    async def _listen(self) -> None:
+        """Receive the events and requests, resubscribing (and catching up) after Redis
+        was down."""
+        first = True
+        while True:
+            pubsub = self.bus.pubsub()
+            try:
+                await pubsub.subscribe(self.events, self.inbox)
+                while True:
+                    m = await pubsub.get_message(timeout=1.0)
+                    if m is None:
+                        continue
+                    if m["type"] == "message":
+                        await self._receive(m["channel"], json.loads(m["data"]))
+                    elif m["type"] == "subscribe" and m["channel"] == self.events:
+                        # Subscribed for sure now: whatever the log has from here on
+                        # comes as a message, and what it had is read now.
+                        self.subscribed.set()
+                        if not first:
+                            log.info("Redis is back: catching the replicas up from the log")
+                            self.server._spawn(self._resync())
+                        first = False
+            except _DOWN as e:
+                if self.subscribed.is_set():
+                    log.warning("Redis is unreachable (%s): running the tables owned here", e)
+                self.subscribed.clear()
+                first = False
+            finally:
+                with contextlib.suppress(*_DOWN):
+                    await pubsub.aclose()
+            await asyncio.sleep(self.server.settings.lease_renew / 2)
+
+    async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
+        try:
+            if m["op"] == "events":
+                await self._replicate(m["table"], m["rows"])
+            elif m["op"] == "created":
+                await self.load(m["table"])
+            elif m["op"] == "request":
+                self.server._spawn(self._serve(m))
+            elif m["op"] == "reply":
+                done = self.replies.get(m["id"])
+                if done is not None and not done.done():
+                    done.set_result(dict(m))
+        except Exception:
+            log.exception("cluster message on %s failed: %.200s", channel, m)
