@@ -14,7 +14,7 @@ import argparse
 import hashlib
 from dataclasses import replace
 
-from tienlen import Game, Rules
+from tienlen import Game, Give, Rules
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.registry import make_bot
@@ -49,7 +49,8 @@ def fingerprint(name: str, games: int, budget: Budget) -> str:
                     move = legal[0]
                 else:
                     move = bot.choose(observe(game, seat), legal, budget)
-                digest.update(f"{seat}:{move.kind}:{move.mask:x};".encode())
+                kind = "give" if isinstance(move, Give) else move.kind
+                digest.update(f"{seat}:{kind}:{move.mask:x};".encode())
                 game.apply_unchecked(move)
             digest.update(b"|")
     return digest.hexdigest()[:16]

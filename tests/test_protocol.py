@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tienlen import RULESETS, Game, Rules
-from tienlen.combos import format_move, parse_move
+from tienlen.combos import Give, format_move, parse_choice, parse_move
 from tienlen.observation import observe
 from tienlen.players.arena import play_game, run_arena
 from tienlen.players.base import Budget
@@ -54,7 +54,8 @@ def test_exchange_and_trading_observations_survive_the_trip() -> None:
     obs = observe(game, game.turn)
     assert observation_from_json(json.loads(json.dumps(observation_to_json(obs)))) == obs
     give = game.legal_moves()[5]
-    assert parse_move(format_move(give, ascii=True), game.rules, give=True) == give
+    assert isinstance(give, Give)
+    assert parse_choice(format_move(give, ascii=True), game.rules, exchange=True) == give
     game.play(give)
     obs = observe(game, 1)  # the give shows to its giver
     assert observation_from_json(observation_to_json(obs)) == obs

@@ -28,11 +28,13 @@ from dataclasses import dataclass, fields
 from typing import Any, Final, Literal, NamedTuple
 
 from .cards import Card, CardParseError, cards_of_mask, deck_mask
-from .combos import Move, classify_mask
+from .combos import Give, Move, classify_mask
 from .rules import Rules
 
 __all__ = [
     "Action",
+    "Entry",
+    "Gift",
     "InvalidPositionError",
     "Phase",
     "PlayState",
@@ -47,10 +49,23 @@ Phase = Literal["trading", "exchange", "play", "over"]
 
 
 class Action(NamedTuple):
-    """One entry of a game's history: ``seat`` did ``move`` (a play, a pass or a give)."""
+    """``seat`` played ``move`` (a combination, or the pass): an entry of a game's history
+    and of its pile."""
 
     seat: int
     move: Move
+
+
+class Gift(NamedTuple):
+    """``seat`` handed over ``give``'s cards in an exchange before the play: an entry of a
+    game's history (:attr:`tienlen.Game.give_receivers` says to whom)."""
+
+    seat: int
+    give: Give
+
+
+#: An entry of a game's history: a play or pass, or a give.
+Entry = Action | Gift
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

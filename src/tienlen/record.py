@@ -51,6 +51,7 @@ from .inputs import (
     quote_value,
 )
 from .match import parse_seed
+from .position import Gift
 from .reasons import reason
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
@@ -641,10 +642,11 @@ def _actions_of(game: Game) -> list[RecordedAction]:
             out.append(RecordedAction(ask.asker, "ask", partner=ask.seat))
         if action is None:
             break
+        if isinstance(action, Gift):
+            out.append(RecordedAction(action.seat, "give", format_move(action.give, ascii=True)))
+            continue
         m = action.move
-        if m.kind == "give":
-            out.append(RecordedAction(action.seat, "give", format_cards(m.cards, ascii=True)))
-        elif m.is_pass:
+        if m.is_pass:
             out.append(RecordedAction(action.seat, "pass"))
         else:
             out.append(RecordedAction(action.seat, "play", format_move(m, ascii=True)))

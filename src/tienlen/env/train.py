@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
@@ -107,7 +107,7 @@ def _play_game(
     budget = Budget()
     steps: list[list[tuple[FloatArray, FloatArray]]] = [[] for _ in seats]
 
-    def pick(game: Game, legal: Sequence[Move]) -> Move:
+    def pick(game: Game, legal: Sequence[Choice]) -> Choice:
         seat = game.turn
         view = observe(game, seat)
         o, m = encode_observation(view), move_features(view, legal)

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from typing import IO, Any, NoReturn, get_args
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
-from tienlen.combos import Move, format_move, parse_move
+from tienlen.combos import Choice, Give, format_move, parse_choice
 from tienlen.game import CountAsk, TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
@@ -52,7 +52,7 @@ from tienlen.inputs import (
 )
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.position import Action, Phase
+from tienlen.position import Action, Entry, Gift, Phase
 from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
 from tienlen.text import NAME_CHARS, printable
 
@@ -78,7 +78,9 @@ class ProtocolError(ValueError):
 
 
 # --- the message format: moves in the core's notation (format_move / parse_move) ---------
-def _action_json(a: Action) -> dict[str, Any]:
+def _action_json(a: Entry) -> dict[str, Any]:
+    if isinstance(a, Gift):
+        return {"seat": a.seat, "move": format_move(a.give, ascii=True), "kind": "give"}
     return {"seat": a.seat, "move": format_move(a.move, ascii=True), "kind": a.move.kind}
 
 
@@ -179,9 +181,9 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         except ValueError as e:
             fail(err, where, str(e))
 
-    def actions(key: str) -> tuple[Action, ...]:
+    def actions(key: str) -> tuple[Entry, ...]:
         items = expect_list(obj[key], f"{path}.{key}", error=err, limit=MAX_ACTIONS)
-        out = []
+        out: list[Entry] = []
         for i, a in enumerate(items):
             where = f"{path}.{key}[{i}]"
             act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
@@ -189,11 +191,12 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
             if kind is not None and not isinstance(kind, str):
                 fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
             text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
+            who = seat(act["seat"], f"{where}.seat")
             try:
-                move = parse_move(text, rules, give=kind == "give")
+                move = parse_choice(text, rules, exchange=kind == "give")
             except ValueError as e:
                 fail(err, f"{where}.move", str(e))
-            out.append(Action(seat(act["seat"], f"{where}.seat"), move))
+            out.append(Gift(who, move) if isinstance(move, Give) else Action(who, move))
         return tuple(out)
 
     phase = obj["phase"]
@@ -269,7 +272,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         turn=seat(obj["turn"], f"{path}.turn"),
         hands=tuple(hand if s == own else None for s in range(n)),
         card_counts=counts,
-        pile=actions("pile"),
+        pile=tuple(a for a in actions("pile") if isinstance(a, Action)),
         passed=frozenset(seats("passed")),
         locked_out=frozenset(seats("locked_out")),
         straight_locked=expect_bool(obj["straight_locked"], f"{path}.straight_locked", error=err),
@@ -306,7 +309,7 @@ _MESSAGE_TYPES = ("hello", "move", "quit")
 MAX_LEGAL = 100_000
 
 
-def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Move], Budget]:
+def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Choice], Budget]:
     """A host's move request, checked: its id, the observation, the legal moves (each a
     combination under the rules) and the budget."""
     err = ProtocolError
@@ -324,11 +327,11 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[M
     texts = expect_list(message["legal"], "message.legal", error=err, limit=MAX_LEGAL)
     if not texts:
         fail(err, "message.legal", "no legal moves")
-    legal = []
+    legal: list[Choice] = []
     for i, t in enumerate(texts):
         text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
         try:
-            legal.append(parse_move(text, obs.rules, give=obs.phase == "exchange"))
+            legal.append(parse_choice(text, obs.rules, exchange=obs.phase == "exchange"))
         except ValueError as e:
             fail(err, f"message.legal[{i}]", str(e))
     ms = message.get("budget_ms")
@@ -342,8 +345,8 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[M
 
 
 def read_move_reply(
-    message: dict[str, Any], legal: Sequence[Move], rules: Rules, *, give: bool
-) -> Move:
+    message: dict[str, Any], legal: Sequence[Choice], rules: Rules, *, exchange: bool
+) -> Choice:
     """A bot's answer to a move request, checked: exactly one of ``move`` (notation) or
     ``index`` (into ``legal``), naming a legal move; raises :class:`ProtocolError`."""
     err = ProtocolError
@@ -357,7 +360,7 @@ def read_move_reply(
         return legal[i]
     text = expect_str(message["move"], "reply.move", error=err, limit=_CARDS_TEXT)
     try:
-        move = parse_move(text, rules, give=give)
+        move = parse_choice(text, rules, exchange=exchange)
     except ValueError as e:
         fail(err, "reply.move", str(e))
     for m in legal:
@@ -544,7 +547,7 @@ class ProtocolPlayer:
         raise ProtocolError(f"bot {self.name!r} {reason}")
 
     # --- the player ---------------------------------------------------------------------
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """Send the observation and legal moves; read, check and return the answer."""
         self._next_id += 1
         ident = self._next_id
@@ -561,7 +564,7 @@ class ProtocolPlayer:
             request["budget_iterations"] = budget.iterations
         reply = self._exchange(request, ident, budget.seconds or 0.0)
         try:
-            return read_move_reply(reply, legal, obs.rules, give=obs.phase == "exchange")
+            return read_move_reply(reply, legal, obs.rules, exchange=obs.phase == "exchange")
         except ProtocolError as e:
             raise ProtocolError(f"bot {self.name!r} answered badly: {e}") from None
 

@@ -22,6 +22,9 @@ turn timer) by exactly one node, its owner. The others hold replicas.
   A table without an owner is taken over by the node that needs it.
 - **Failover**: every node looks for tables whose lease is gone every ``lease_renew`` and
   takes them over: it raises the token, reads the log and starts the bots and turn timer.
+- **Presence**: each node publishes who has each table open through it when that changes, and
+  all of it every ``VIEWERS_EVERY`` renewals; a node's list not heard again for three times
+  that is dropped (the node is gone), so a table's spectator count is the site's.
 - **Redis down**: owners keep running their tables (the fencing token still guards every
   write); forwarding and takeovers are refused with ``unavailable``; when Redis returns, the
   owners renew their leases and every node catches its replicas up from the log.
@@ -35,6 +38,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -57,6 +61,9 @@ log = logging.getLogger("tienlen.cluster")
 
 #: Tries at one action while the table changes hands (owner gone, lease just taken).
 ATTEMPTS = 4
+#: Renewals between two publications of all of a node's viewers (and a node's viewers not
+#: heard of for three times as long are forgotten).
+VIEWERS_EVERY = 5
 #: Redis and connection failures: Redis is down or unreachable.
 _DOWN = (RedisError, OSError)
 
@@ -125,6 +132,10 @@ class Cluster:
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
         self.subscribed = asyncio.Event()
+        self.heard: dict[tuple[str, str], float] = {}
+        """When each (table, other node)'s viewers were last heard of (monotonic)."""
+        self.dropped = False
+        """A message could not be published: the others are told to read the log."""
         self.tasks: list[asyncio.Task[None]] = []
 
     def owner_key(self, table_id: str) -> str:
@@ -215,10 +226,15 @@ class Cluster:
     async def _leases(self) -> None:
         """Renew the leases held; take over the tables whose owner is gone."""
         s = self.server.settings
+        beat = 0
         while True:
+            beat += 1
             try:
+                await self._tell_resync()
                 await self._renew()
                 await self._orphans()
+                if beat % VIEWERS_EVERY == 0:
+                    self._viewers_beat()
             except _DOWN as e:
                 log.debug("leases: Redis is down (%s)", e)
             except Exception:
@@ -257,6 +273,37 @@ class Cluster:
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
         self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+
+    def viewing(self, table: Table) -> None:
+        """Who has ``table`` open through this node changed: tell the other nodes."""
+        self._send(
+            self.events,
+            {"op": "viewers", "table": table.id, "node": self.node, "players": list(table.viewers)},
+        )
+
+    def _viewers_beat(self) -> None:
+        """Publish every table's viewers here; forget those of nodes not heard of lately."""
+        for table in self.server.tables.values():
+            if table.viewers:
+                self.viewing(table)
+        period = VIEWERS_EVERY * self.server.settings.lease_renew
+        stale = time.monotonic() - 3 * period
+        for (table_id, node), when in list(self.heard.items()):
+            if when < stale:
+                del self.heard[table_id, node]
+                if table_id in self.server.tables:
+                    self.server.tables[table_id].remote_viewers.pop(node, None)
+
+    def _viewers(self, m: Mapping[str, Any]) -> None:
+        table = self.server.tables.get(m["table"])
+        if table is None or m["node"] == self.node:
+            return
+        if m["players"]:
+            table.remote_viewers[m["node"]] = frozenset(m["players"])
+            self.heard[m["table"], m["node"]] = time.monotonic()
+        else:
+            table.remote_viewers.pop(m["node"], None)
+            self.heard.pop((m["table"], m["node"]), None)
 
     async def created(self, table: Table) -> None:
         """A table made here: the other nodes load it, and this node owns it."""
@@ -460,13 +507,24 @@ class Cluster:
         self.outbox.put_nowait((channel, json.dumps(message)))
 
     async def _publish(self) -> None:
-        """Publish queued messages one at a time, so a table's batches keep their order."""
+        """Publish queued messages one at a time, so a table's batches keep their order.
+
+        One that cannot be published is dropped; once Redis answers again, every node is
+        told to catch its replicas up from the log (a node whose own connection did not
+        break would not know to)."""
         while True:
             channel, data = await self.outbox.get()
             try:
+                await self._tell_resync()
                 await self.redis.publish(channel, data)
             except _DOWN as e:
+                self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+
+    async def _tell_resync(self) -> None:
+        if self.dropped:
+            await self.redis.publish(self.events, json.dumps({"op": "resync"}))
+            self.dropped = False
 
     async def _listen(self) -> None:
         """Receive the events and requests, resubscribing (and catching up) after Redis
@@ -506,6 +564,10 @@ class Cluster:
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
+            elif m["op"] == "viewers":
+                self._viewers(m)
+            elif m["op"] == "resync":
+                self.server._spawn(self._resync())
             elif m["op"] == "request":
                 self.server._spawn(self._serve(m))
             elif m["op"] == "reply":

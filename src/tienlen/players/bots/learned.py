@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
-from tienlen.players.base import Budget
+from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_moves, encode_observation
 
@@ -55,22 +55,21 @@ FEATURE_DIM = MOVE_DIM + ADVICE_DIM
 _CLIP = 5.0
 
 
-def advice(obs: Observation, legal: Sequence[Move]) -> FloatArray:
+def advice(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
     """The ``heuristic`` bot's opinion of each legal move, ``(len(legal), ADVICE_DIM)``: its
     score and its gap to the best score (both clipped to 5, then divided by 5), whether it
     is the bot's choice, and ``1 / (1 + rank)`` in its ranking. Computed from the
     observation only, as the bot itself decides."""
     n = len(legal)
-    if legal[0].kind == "give" or obs.phase == "trading":
-        ranked = HeuristicBot().ranked(obs, legal)
-        by_move = {s.move: s.score for s in ranked}
+    plays, gives = split_choices(legal)
+    if gives or obs.phase == "trading":
+        by_move: dict[Choice, float] = {s.move: s.score for s in HeuristicBot().ranked(obs, legal)}
         scores = np.array([by_move[m] for m in legal], dtype=np.float64)
     else:
         ctx = Context.of(obs)
-        scores = np.array([ctx.score(m)[0] for m in legal], dtype=np.float64)
-    # the bot's order: best score first, ties to the lowest card (Context.best)
-    tops = np.array([m.top_id for m in legal], dtype=np.float64)
-    order = np.lexsort((tops, -scores))
+        scores = np.array([ctx.score(m)[0] for m in plays], dtype=np.float64)
+    # the bot's order (HeuristicBot.ranked): best score first, ties to the lowest top card
+    order = sorted(range(n), key=lambda i: (-scores[i], legal[i].mask.bit_length(), legal[i].mask))
     rank = np.empty(n, dtype=np.float64)
     rank[order] = np.arange(n)
     out = np.empty((n, ADVICE_DIM), dtype=np.float32)
@@ -81,7 +80,7 @@ def advice(obs: Observation, legal: Sequence[Move]) -> FloatArray:
     return out
 
 
-def move_features(obs: Observation, legal: Sequence[Move]) -> FloatArray:
+def move_features(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
     """The legal moves as the network reads them, ``(len(legal), FEATURE_DIM)``:
     :func:`~tienlen.players.encoding.encode_moves` joined with :func:`advice`."""
     return np.hstack((encode_moves(obs, legal), advice(obs, legal)))
@@ -189,7 +188,7 @@ class LearnedBot:
         else:
             self.net = QNet.shipped() if weights is None else QNet.load(weights)
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """The legal move of highest value."""
         if len(legal) == 1:
             return legal[0]
