@@ -328,6 +328,7 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         clients, sockets, table = seat_clients(nodes, [0, 1, 2, 1], bots="greedy", games=1)
         # The lobby is the site's: a node that did not make the table lists it.
         assert table in [t["id"] for t in httpx.get(f"{nodes[2].base}/api/tables").json()]
+        assert clients[1].http.get("/api/tables/no-such-table").status_code == 404
         # So are the spectators: one watching through node 2 is counted at node 0.
         watcher = Client(nodes[2].base, "W")
         watching = watcher.socket(table)

@@ -31,8 +31,9 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Sequence
-from typing import IO, Any, NoReturn, get_args
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import IO, Any, Final, NoReturn
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
 from tienlen.combos import Choice, Give, format_move, parse_choice
@@ -41,7 +42,6 @@ from tienlen.inputs import (
     MAX_ACTIONS,
     MAX_LINE,
     check_keys,
-    expect_bool,
     expect_int,
     expect_list,
     expect_object,
@@ -52,7 +52,15 @@ from tienlen.inputs import (
 )
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.position import Action, Entry, Gift, Phase
+from tienlen.position import (
+    Action,
+    Entry,
+    Gift,
+    PlayState,
+    PositionError,
+    parse_position,
+    state_fields,
+)
 from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
 from tienlen.text import NAME_CHARS, printable
 
@@ -85,77 +93,77 @@ def _action_json(a: Entry) -> dict[str, Any]:
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
-    """An observation as a JSON-ready dict (cards in ascii notation)."""
-    return {
+    """An observation as a JSON-ready dict (cards in ascii notation).
+
+    ``position`` is its play state in position notation (docs/position-notation.md, the
+    hands of the other seats hidden), which :func:`observation_from_json` reads; the same
+    play-state fields are also written one by one under their
+    :class:`~tienlen.position.PlayState` names (for bots that read them), with ``hand`` the
+    seat's own cards; then what the seat has seen (``history``, ``trades``, ``asks``) and
+    the rules."""
+    out: dict[str, Any] = {
         "seat": obs.seat,
         "players": obs.players,
-        "phase": obs.phase,
-        "turn": obs.turn,
+        "position": obs.format(),
         "hand": format_cards(obs.hand, ascii=True),
-        "card_counts": list(obs.card_counts),
-        "pile": [_action_json(a) for a in obs.pile],
-        "passed": sorted(obs.passed),
-        "locked_out": sorted(obs.locked_out),
-        "straight_locked": obs.straight_locked,
-        "first_lead": (
-            {"mode": obs.first_lead[0], "card": obs.first_lead[1].ascii()}
-            if obs.first_lead
-            else None
-        ),
-        "stuck": sorted(obs.stuck),
-        "finish_order": list(obs.finish_order),
-        "history": [_action_json(a) for a in obs.history],
-        "trades": [
-            {
-                "proposer": t.proposer,
-                "partner": t.partner,
-                "give": format_cards(cards_of_mask(t.give), ascii=True),
-                "take": format_cards(cards_of_mask(t.take), ascii=True),
-                "accepted": t.accepted,
-            }
-            for t in obs.trades
-        ],
-        "leader": obs.leader,
-        "opening": list(obs.opening) if obs.opening is not None else None,
-        "asks": [a._asdict() for a in obs.asks],
-        "rules": obs.rules.to_dict(),
     }
+    for name, value in state_fields(obs).items():
+        if name != "hands":
+            out[name] = _STATE_JSON.get(name, _to_json)(value)
+    out["history"] = [_action_json(a) for a in obs.history]
+    out["trades"] = [
+        {
+            "proposer": t.proposer,
+            "partner": t.partner,
+            "give": format_cards(cards_of_mask(t.give), ascii=True),
+            "take": format_cards(cards_of_mask(t.take), ascii=True),
+            "accepted": t.accepted,
+        }
+        for t in obs.trades
+    ]
+    out["asks"] = [a._asdict() for a in obs.asks]
+    out["rules"] = obs.rules.to_dict()
+    return out
 
 
-_OBSERVATION_FIELDS = (
-    "seat",
-    "players",
-    "phase",
-    "turn",
-    "hand",
-    "card_counts",
-    "pile",
-    "passed",
-    "locked_out",
-    "straight_locked",
-    "first_lead",
-    "finish_order",
-    "history",
-    "leader",
-    "rules",
-)
-_PHASES = get_args(Phase)
-_FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
+def _to_json(value: Any) -> Any:
+    """A play-state field's value in JSON: seat sets sorted, tuples as lists, plays as
+    ``{"seat", "move", "kind"}``."""
+    if isinstance(value, Action):
+        return _action_json(value)
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _first_lead_json(value: tuple[str, Card] | None) -> dict[str, str] | None:
+    return None if value is None else {"mode": value[0], "card": value[1].ascii()}
+
+
+#: The play-state fields written otherwise than :func:`_to_json` does.
+_STATE_JSON: Final[dict[str, Callable[[Any], Any]]] = {"first_lead": _first_lead_json}
+#: The fields an observation must have; the play-state fields written one by one beside
+#: ``position`` are read from it and may be left out.
+_OBSERVATION_FIELDS = ("seat", "players", "position", "history", "rules")
+_STATE_FIELDS = ("hand", *(f.name for f in fields(PlayState) if f.name != "hands"))
 #: Longest card text in a message (two decks' worth of notation).
 _CARDS_TEXT = 1000
 
 
 def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
-    """Read an observation written by :func:`observation_to_json`, checking every field
-    (types, seats in range, card notation, counts) first; raises :class:`ProtocolError`
-    naming the field and quoting the bad value."""
+    """Read an observation written by :func:`observation_to_json`: the play state from its
+    ``position``, then what the seat has seen, checking every field (types, seats in range,
+    card notation, counts) first; raises :class:`ProtocolError` naming the field and quoting
+    the bad value."""
     err = ProtocolError
     obj = expect_object(
         d,
         path,
         error=err,
         required=_OBSERVATION_FIELDS,
-        optional=("stuck", "trades", "opening", "asks"),
+        optional=("trades", "asks", *_STATE_FIELDS),
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -167,13 +175,6 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     def seat(value: Any, where: str) -> int:
         return expect_int(value, where, error=err, lo=0, hi=players - 1)
 
-    def seats(key: str) -> tuple[int, ...]:
-        items = expect_list(obj.get(key, []), f"{path}.{key}", error=err, limit=players)
-        out = tuple(seat(s, f"{path}.{key}[{i}]") for i, s in enumerate(items))
-        if len(set(out)) != len(out):
-            fail(err, f"{path}.{key}", f"names a seat twice: {quote_value(items)}")
-        return out
-
     def mask(value: Any, where: str) -> int:
         text = expect_str(value, where, error=err, limit=_CARDS_TEXT)
         try:
@@ -181,52 +182,19 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         except ValueError as e:
             fail(err, where, str(e))
 
-    def actions(key: str) -> tuple[Entry, ...]:
-        items = expect_list(obj[key], f"{path}.{key}", error=err, limit=MAX_ACTIONS)
-        out: list[Entry] = []
-        for i, a in enumerate(items):
-            where = f"{path}.{key}[{i}]"
-            act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
-            kind = act.get("kind")
-            if kind is not None and not isinstance(kind, str):
-                fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
-            text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
-            who = seat(act["seat"], f"{where}.seat")
-            try:
-                move = parse_choice(text, rules, exchange=kind == "give")
-            except ValueError as e:
-                fail(err, f"{where}.move", str(e))
-            out.append(Gift(who, move) if isinstance(move, Give) else Action(who, move))
-        return tuple(out)
-
-    phase = obj["phase"]
-    if phase not in _PHASES:
-        fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
     own = seat(obj["seat"], f"{path}.seat")
-    counts = tuple(
-        None
-        if c is None and rules.hidden_counts and i != own  # a hidden count (never one's own)
-        else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
-        for i, c in enumerate(
-            expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
-        )
-    )
-    first = obj["first_lead"]
-    first_lead = None
-    if first is not None:
-        where = f"{path}.first_lead"
-        fl = expect_object(first, where, error=err, required=("mode", "card"))
-        if fl["mode"] not in _FIRST_LEADS:
-            fail(
-                err,
-                f"{where}.mode",
-                f"must be one of {', '.join(_FIRST_LEADS)}, not {quote_value(fl['mode'])}",
-            )
-        card = expect_str(fl["card"], f"{where}.card", error=err)
-        try:
-            first_lead = (fl["mode"], Card.parse(card))
-        except ValueError as e:
-            fail(err, f"{where}.card", str(e))
+    where = f"{path}.position"
+    text = expect_str(obj["position"], where, error=err, limit=_CARDS_TEXT)
+    try:
+        state = parse_position(text, rules)
+    except PositionError as e:
+        fail(err, where, str(e))
+    for s, (hand, count) in enumerate(zip(state.hands, state.card_counts, strict=True)):
+        if (hand is None) == (s == own):
+            known = "the seat's own hand only" if s == own else "no other seat's hand"
+            fail(err, where, f"must show {known}: seat {s} in {quote_value(text)}")
+        if count is None and not rules.hidden_counts:
+            fail(err, where, f"hides seat {s}'s card count, which the rules show")
     trades = []
     for i, t in enumerate(expect_list(obj.get("trades", []), f"{path}.trades", error=err, limit=n)):
         where = f"{path}.trades[{i}]"
@@ -249,7 +217,21 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 accepted,
             )
         )
-    history = actions("history")
+    history: list[Entry] = []
+    items = expect_list(obj["history"], f"{path}.history", error=err, limit=MAX_ACTIONS)
+    for i, a in enumerate(items):
+        where = f"{path}.history[{i}]"
+        act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
+        kind = act.get("kind")
+        if kind is not None and not isinstance(kind, str):
+            fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
+        move_text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
+        who = seat(act["seat"], f"{where}.seat")
+        try:
+            move = parse_choice(move_text, rules, exchange=kind == "give")
+        except ValueError as e:
+            fail(err, f"{where}.move", str(e))
+        history.append(Gift(who, move) if isinstance(move, Give) else Action(who, move))
     asks = []
     for i, a in enumerate(
         expect_list(obj.get("asks", []), f"{path}.asks", error=err, limit=MAX_ACTIONS)
@@ -264,25 +246,12 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
             )
         )
-    hand = mask(obj["hand"], f"{path}.hand")
     return Observation(
+        **state_fields(state),
         seat=own,
         rules=rules,
-        phase=phase,
-        turn=seat(obj["turn"], f"{path}.turn"),
-        hands=tuple(hand if s == own else None for s in range(n)),
-        card_counts=counts,
-        pile=tuple(a for a in actions("pile") if isinstance(a, Action)),
-        passed=frozenset(seats("passed")),
-        locked_out=frozenset(seats("locked_out")),
-        straight_locked=expect_bool(obj["straight_locked"], f"{path}.straight_locked", error=err),
-        first_lead=first_lead,
-        stuck=frozenset(seats("stuck")),
-        finish_order=seats("finish_order"),
-        history=history,
+        history=tuple(history),
         trades=tuple(trades),
-        leader=seat(obj["leader"], f"{path}.leader"),
-        opening=seats("opening") if obj.get("opening") is not None else None,
         asks=tuple(asks),
     )
 

@@ -160,7 +160,10 @@ class Cluster:
             await asyncio.wait_for(self.subscribed.wait(), self.server.settings.redis_timeout)
 
     async def stop(self) -> None:
-        """Give back the leases this node holds and close the connections."""
+        """Publish what is waiting, give back the leases this node holds and close the
+        connections."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.join(), self.server.settings.redis_timeout)
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -199,9 +202,12 @@ class Cluster:
                 raise LookupError(f"no table {table_id}")
             async with self.server._lock(table_id):
                 table = self.server.tables.get(table_id) or await self._load_locked(table_id)
-                await self.refresh(table)
+                table.fence = None  # (a lease this node had lost: what was written since)
+                missed = await self.refresh(table)
                 table.fence = token
                 self.server._schedule(table)
+            if missed:  # a dead owner's last events may not have reached the others
+                self.publish(table_id, missed)
         except Exception:
             log.exception("table %s: takeover failed; giving the lease back", table_id)
             with contextlib.suppress(*_DOWN):
@@ -212,7 +218,8 @@ class Cluster:
         return True
 
     def lost(self, table: Table) -> None:
-        """This node no longer owns ``table``: stop its bots and timer (a replica now)."""
+        """This node no longer owns ``table``: stop its bots and timer, free its lease if
+        this node holds it still, and catch the replica up from the log."""
         if table.fence is not None:
             log.warning("table %s: node %s lost it to another node", table.id, self.node)
         table.fence = None
@@ -220,6 +227,8 @@ class Cluster:
         self.server._spawn(self._catch_up(table))  # what the new owner wrote meanwhile
 
     async def _catch_up(self, table: Table) -> None:
+        with contextlib.suppress(*_DOWN):  # a lease retaken after Redis lost it: free it
+            await self.redis.eval(_RELEASE, 1, self.owner_key(table.id), self.node)
         async with self.server._lock(table.id):
             await self.refresh(self.server.tables[table.id])
 
@@ -312,7 +321,11 @@ class Cluster:
             await self.acquire(table.id)
 
     async def load(self, table_id: str) -> None:
-        """Load a table another node created, if it exists."""
+        """Load a table another node created, if it exists (a name that is no table's
+        costs one read, and no lock is made for it)."""
+        async with self.server.sessions() as s:
+            if await s.get(TableRow, table_id) is None:
+                return
         async with self.server._lock(table_id):
             if table_id not in self.server.tables:
                 await self._load_locked(table_id)
@@ -327,11 +340,11 @@ class Cluster:
         self.server._lobby_update(table)
         return table
 
-    async def refresh(self, table: Table) -> None:
+    async def refresh(self, table: Table) -> list[dict[str, Any]]:
         """Bring a replica up to the log (under the table's lock): apply and send its
-        clients the events it lacks."""
+        clients the events it lacks; returns them."""
         if table.fence is not None:
-            return  # the owner is the log's writer: nothing is missing
+            return []  # the owner is the log's writer: nothing is missing
         async with self.server.sessions() as s:
             events = (
                 await s.scalars(
@@ -340,19 +353,18 @@ class Cluster:
                     .order_by(EventRow.version)
                 )
             ).all()
-        self._apply(
-            table,
-            [
-                {
-                    "version": e.version,
-                    "kind": e.kind,
-                    "actor": e.actor,
-                    "public": e.public,
-                    "private": e.private,
-                }
-                for e in events
-            ],
-        )
+        rows = [
+            {
+                "version": e.version,
+                "kind": e.kind,
+                "actor": e.actor,
+                "public": e.public,
+                "private": e.private,
+            }
+            for e in events
+        ]
+        self._apply(table, rows)
+        return rows
 
     def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
         from .app import _TABLE_KINDS, _merged
@@ -520,6 +532,8 @@ class Cluster:
             except _DOWN as e:
                 self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+            finally:
+                self.outbox.task_done()
 
     async def _tell_resync(self) -> None:
         if self.dropped:
