@@ -50,29 +50,35 @@ __all__ = [
     "Gift",
     "IllegalMoveError",
     "TradeOffer",
+    "why_refused",
 ]
 
 
 class IllegalMoveError(ValueError):
     """A move the rules do not allow now. The game is unchanged.
 
-    ``args[0]`` says why, in English; ``reason`` is the same with its stable code and
-    parameters for translation (:mod:`tienlen.reasons`); ``move`` is the move refused and
-    ``state`` the position it was refused in (:attr:`Game.position`), where a move was
-    tried. The message quotes the move: ``"illegal move 'K♦': a 3-card straight ..."``.
+    ``why`` says why, in English (a :class:`~tienlen.reasons.Reason`, with its stable code
+    and parameters for translation, where the engine has one: then ``reason`` is it too);
+    ``move`` is the move refused and ``state`` the position it was refused in
+    (:attr:`Game.position`), where a move was tried. The message quotes the move:
+    ``"illegal move 'K♦': a 3-card straight ..."``; :func:`why_refused` gives the reason
+    alone, for callers that name the action themselves.
     """
 
     def __init__(
-        self, message: str, *, move: Choice | None = None, state: PlayState | None = None
+        self, why: str, *, move: Choice | None = None, state: PlayState | None = None
     ) -> None:
-        super().__init__(message)
-        self.reason: Reason | None = message if isinstance(message, Reason) else None
+        super().__init__(f"illegal move {str(move)!r}: {why}" if move is not None else why)
+        self.why = why
+        self.reason: Reason | None = why if isinstance(why, Reason) else None
         self.move = move
         self.state = state
 
-    def __str__(self) -> str:
-        why = str(self.args[0]) if self.args else ""
-        return f"illegal move {str(self.move)!r}: {why}" if self.move is not None else why
+
+def why_refused(error: ValueError) -> str:
+    """Why ``error`` refused an action, the move not quoted: an :class:`IllegalMoveError`'s
+    ``why`` (a :class:`~tienlen.reasons.Reason` where it is one), else the message."""
+    return error.why if isinstance(error, IllegalMoveError) else str(error)
 
 
 class Chop(NamedTuple):

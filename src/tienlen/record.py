@@ -37,7 +37,7 @@ from typing import Any, Literal, NamedTuple
 from .cards import CardParseError, format_cards, parse_cards
 from .combos import PASS_WORDS, format_move
 from .debts import CardDebt
-from .game import Game, TradeOffer
+from .game import Game, TradeOffer, why_refused
 from .inputs import (
     MAX_ACTIONS,
     check_keys,
@@ -604,10 +604,8 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
         leads = phase == "play" and game.top is None and action.kind != "ask"
         try:
             apply_action(game, action)
-        except ValueError as e:
-            # the action is named already: the reason alone (an IllegalMoveError's str
-            # quotes the move again)
-            raise RecordError(f"action {number} ({action.words()}): {e.args[0]}") from None
+        except ValueError as e:  # the action is named already: the reason alone
+            raise RecordError(f"action {number} ({action.words()}): {why_refused(e)}") from None
         yield Step(number, action, leads, phase, game)
 
 

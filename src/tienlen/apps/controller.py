@@ -33,6 +33,7 @@ from tienlen import (
 )
 from tienlen.cards import cards_of_mask, format_cards, mask_of
 from tienlen.combos import Choice, Give
+from tienlen.game import why_refused
 from tienlen.match import GameResult, Match
 from tienlen.match_record import MatchRecord
 from tienlen.observation import observe
@@ -498,7 +499,7 @@ class MatchController(Observable):
             move = g.play(PASS if cards is None else cards)
         except ValueError as e:
             # the player chose the cards: the reason alone, not the move quoted back
-            self._say(str(e.args[0]) if isinstance(e, IllegalMoveError) else str(e), "error")
+            self._say(why_refused(e), "error")
             self._changed()
             return False
         self.selected = 0

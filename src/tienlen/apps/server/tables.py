@@ -20,6 +20,7 @@ from typing import Any, get_args
 from tienlen import Game, GameRecord, Match, Move, Rules
 from tienlen.cards import Card, ids_of_mask
 from tienlen.combos import Choice, Give
+from tienlen.game import why_refused
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
 from tienlen.position import Action, Gift
@@ -469,7 +470,7 @@ class Table:
         try:
             act(game.copy(), kind, data)
         except ValueError as e:  # the engine's reason, in words (and as a code)
-            raise Refused("illegal", e.args[0] if e.args else str(e)) from None
+            raise Refused("illegal", why_refused(e)) from None
         public: dict[str, Any] = {"seat": seat}
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
