@@ -131,6 +131,9 @@ class Cluster:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
+        self.owners: dict[str, str] = {}
+        """The node that last published each table's events: where its actions are sent
+        first (the lease is read from Redis when that node no longer runs it)."""
         self.subscribed = asyncio.Event()
         self.heard: dict[tuple[str, str], float] = {}
         """When each (table, other node)'s viewers were last heard of (monotonic)."""
@@ -281,7 +284,8 @@ class Cluster:
         """Send a committed batch of events to the other nodes (in commit order; dropped if
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
-        self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+        message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
+        self._send(self.events, message)
 
     def viewing(self, table: Table) -> None:
         """Who has ``table`` open through this node changed: tell the other nodes."""
@@ -446,12 +450,13 @@ class Cluster:
                         raise
                     continue
             try:
-                owner = await self.redis.get(self.owner_key(table_id))
+                owner = self.owners.get(table_id) or await self.redis.get(self.owner_key(table_id))
                 if owner is None:
                     if not await self.acquire(table_id):
                         await asyncio.sleep(RETRY_WAIT)  # another node took it first
                     continue
                 if owner == self.node:  # this node is taking it over right now
+                    self.owners.pop(table_id, None)
                     await asyncio.sleep(RETRY_WAIT)
                     continue
                 text = msg.model_dump_json() if msg is not None else ""
@@ -475,6 +480,7 @@ class Cluster:
             if reply["ok"]:
                 return
             if reply["code"] in ("not_owner", "moved"):
+                self.owners.pop(table_id, None)  # read the lease next time
                 await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
@@ -582,6 +588,7 @@ class Cluster:
     async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
         try:
             if m["op"] == "events":
+                self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
