@@ -350,6 +350,15 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         sockets[wrong].act("pass")
         refused = sockets[wrong].error()
         assert refused["code"] == "not_your_turn", refused
+        # An engine's refusal keeps its reason code on the way back.
+        elsewhere = [seat for seat, home in enumerate([0, 1, 2, 1]) if home != s.owner_node(table)]
+        driver.play(until_seats=elsewhere)
+        seat = driver.next_actor()
+        assert seat in elsewhere
+        hand = (sockets[seat].view or {})["hand"]
+        sockets[seat].act("play", cards=[hand[0], hand[-1]])  # two ranks: no combination
+        illegal = sockets[seat].error()
+        assert illegal["code"] == "illegal" and illegal["reason"]["code"], illegal
         driver.play()
         stored = check_record(clients[0], driver)
         assert stored.finish_order is not None

@@ -59,8 +59,8 @@ __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
 log = logging.getLogger("tienlen.cluster")
 
-#: Tries at one action while the table changes hands (owner gone, lease just taken).
-ATTEMPTS = 4
+#: Seconds between tries at an action while its table changes hands.
+RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
 #: heard of for three times as long are forgotten).
 VIEWERS_EVERY = 5
@@ -131,6 +131,9 @@ class Cluster:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
+        self.owners: dict[str, str] = {}
+        """The node that last published each table's events: where its actions are sent
+        first (the lease is read from Redis when that node no longer runs it)."""
         self.subscribed = asyncio.Event()
         self.heard: dict[tuple[str, str], float] = {}
         """When each (table, other node)'s viewers were last heard of (monotonic)."""
@@ -281,7 +284,8 @@ class Cluster:
         """Send a committed batch of events to the other nodes (in commit order; dropped if
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
-        self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+        message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
+        self._send(self.events, message)
 
     def viewing(self, table: Table) -> None:
         """Who has ``table`` open through this node changed: tell the other nodes."""
@@ -423,9 +427,15 @@ class Cluster:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
         """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here."""
+        table over if it has none); a refusal there is raised here.
+
+        While the table changes hands (its owner died and its lease has not run out yet),
+        this waits for the new owner, up to a lease and two renewals, so that a failover
+        only delays the client's action."""
         server = self.server
-        for _ in range(ATTEMPTS):
+        s = server.settings
+        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
+        while time.monotonic() < deadline:
             table = server.tables.get(table_id)
             if table is None:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -440,13 +450,14 @@ class Cluster:
                         raise
                     continue
             try:
-                owner = await self.redis.get(self.owner_key(table_id))
+                owner = self.owners.get(table_id) or await self.redis.get(self.owner_key(table_id))
                 if owner is None:
                     if not await self.acquire(table_id):
-                        await asyncio.sleep(0.05)  # another node took it first
+                        await asyncio.sleep(RETRY_WAIT)  # another node took it first
                     continue
                 if owner == self.node:  # this node is taking it over right now
-                    await asyncio.sleep(0.05)
+                    self.owners.pop(table_id, None)
+                    await asyncio.sleep(RETRY_WAIT)
                     continue
                 text = msg.model_dump_json() if msg is not None else ""
                 reply = await self._request(
@@ -469,6 +480,8 @@ class Cluster:
             if reply["ok"]:
                 return
             if reply["code"] in ("not_owner", "moved"):
+                self.owners.pop(table_id, None)  # read the lease next time
+                await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
             refused.reason = reply.get("reason")
@@ -484,7 +497,7 @@ class Cluster:
             payload = {**payload, "id": rid, "from": self.node}
             heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
             if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
             timeout = self.server.settings.forward_timeout
             try:
@@ -575,6 +588,7 @@ class Cluster:
     async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
         try:
             if m["op"] == "events":
+                self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
