@@ -72,6 +72,8 @@ const WORDS = {
     "pad.guarantee": "guaranteed", "pad.blind": "guaranteed blind",
     "error.generic": "Refused: {message}",
     "error.try_again": "That could not be saved just now (the server cannot reach its database): try again in a moment.",
+    "error.unavailable": "This table's server cannot be reached just now: try again in a moment.",
+    "error.moved": "This table has just moved to another server: try again.",
   },
   vi: {
     "app.title": "Tiến Lên",
@@ -143,6 +145,8 @@ const WORDS = {
     "pad.guarantee": "có cam kết", "pad.blind": "cam kết khi chưa xem bài",
     "error.generic": "Không được: {message}",
     "error.try_again": "Chưa lưu được (máy chủ không kết nối được cơ sở dữ liệu): hãy thử lại sau giây lát.",
+    "error.unavailable": "Tạm thời không liên lạc được máy chủ của bàn này: hãy thử lại sau giây lát.",
+    "error.moved": "Bàn vừa chuyển sang máy chủ khác: hãy thử lại.",
   },
 };
 
