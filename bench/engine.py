@@ -10,7 +10,9 @@ Prints, per figure, the median of several repeats:
 
 ``--compare build/compiled`` (what ``make bench`` runs) measures the interpreted source and
 the compiled engine (``make compiled``) alternately, one fresh process per repeat and form,
-and prints both medians and their ratio.
+and prints both medians and their ratio. ``--baseline DIR`` measures the same way another
+engine (an older checkout's ``src`` folder, or its compiled build) against this one (its
+source, or with ``--compare``, its compiled build): a before/after comparison in one run.
 """
 
 from __future__ import annotations
@@ -89,30 +91,39 @@ def measure(rules: Rules, hands: list[int], games: int, repeats: int) -> dict[st
     return out
 
 
-def child_run(form: str, args: argparse.Namespace, name: str) -> dict[str, float]:
-    """One repeat measured in a fresh process running the ``form`` engine."""
-    path = str(ROOT / "src") if form == "interpreted" else args.compare
+def child_run(path: str, compiled: bool, args: argparse.Namespace, name: str) -> dict[str, float]:
+    """One repeat measured in a fresh process running the engine found at ``path``, which
+    must be the ``compiled`` one or not."""
     command = [sys.executable, __file__, "--child", "--rules", name, "--repeats", "1"]
     command += ["--hands", str(args.hands), "--games", str(args.games)]
     env = {**os.environ, "PYTHONPATH": path}
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     figures: dict[str, float] = json.loads(done.stdout)
-    if bool(figures.pop("compiled")) != (form == "compiled"):
-        raise SystemExit(f"the {form} run did not load the {form} engine (PYTHONPATH={path})")
+    if bool(figures.pop("compiled")) != compiled:
+        form = "compiled" if compiled else "interpreted"
+        raise SystemExit(f"the run did not load the {form} engine (PYTHONPATH={path})")
     return figures
 
 
 def compare(args: argparse.Namespace, names: tuple[str, ...]) -> None:
-    """Interpreted and compiled runs alternating (one fresh process per repeat and form,
-    so both see the same machine load), medians and their ratio."""
-    forms = ("interpreted", "compiled")
+    """Two engines' runs alternating (one fresh process per repeat and engine, so both see
+    the same machine load), medians and their ratio: interpreted and compiled, or with
+    ``--baseline``, before and after."""
+    here = args.compare or str(ROOT / "src")
+    forms: dict[str, tuple[str, bool]]
+    if args.baseline:
+        compiled = bool(args.compare)
+        forms = {"before": (args.baseline, compiled), "after": (here, compiled)}
+    else:
+        forms = {"interpreted": (str(ROOT / "src"), False), "compiled": (here, True)}
+    first, second = forms
     header = ("rules", "engine", "lead gens/s", "games/s", "games/s (play)")
     print(f"{header[0]:<15} {header[1]:<12} {header[2]:>12} {header[3]:>9} {header[4]:>15}")
     for name in names:
         runs: dict[str, list[dict[str, float]]] = {form: [] for form in forms}
         for _ in range(args.repeats):
-            for form in forms:
-                runs[form].append(child_run(form, args, name))
+            for form, (path, compiled) in forms.items():
+                runs[form].append(child_run(path, compiled, args, name))
         medians = {
             form: {k: statistics.median(r[k] for r in runs[form]) for k in runs[form][0]}
             for form in forms
@@ -123,7 +134,7 @@ def compare(args: argparse.Namespace, names: tuple[str, ...]) -> None:
                 f"{name:<15} {form:<12} {m['leads']:>12,.0f} {m['games']:>9,.0f} "
                 f"{m['checked']:>15,.0f}"
             )
-        ratio = {k: medians["compiled"][k] / medians["interpreted"][k] for k in medians["compiled"]}
+        ratio = {k: medians[second][k] / medians[first][k] for k in medians[second]}
         print(
             f"{name:<15} {'ratio':<12} {ratio['leads']:>11.2f}x {ratio['games']:>8.2f}x "
             f"{ratio['checked']:>14.2f}x"
@@ -143,6 +154,12 @@ def main() -> None:
         help="also measure the compiled engine installed in DIR (make compiled: build/compiled), "
         "alternating with the interpreted source, and print the ratio",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also measure the engine in DIR (an older checkout's src, or with --compare its "
+        "compiled build), alternating with this one, and print the ratio after/before",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -153,7 +170,7 @@ def main() -> None:
         figures.update(measure(Rules.preset(args.rules), hands, args.games, args.repeats))
         print(json.dumps(figures))
         return
-    if args.compare:
+    if args.compare or args.baseline:
         compare(args, names)
         return
     print(f"engine: {'compiled' if COMPILED else 'interpreted'}")

@@ -363,6 +363,48 @@ def test_training_against_registry_bots_samples_their_moves_too() -> None:
     assert sorted(set(mixed[2].tolist())) == pytest.approx([-1.0, -1 / 3, 1 / 3, 1.0])
 
 
+def test_exploring_among_the_heuristic_bots_best_move_plays_as_it_does() -> None:
+    from tienlen.env.train import _Job, _play
+    from tienlen.players.bots.learned import QNet
+
+    params = QNet.init((16, 8)).params
+    # every decision explores, among the heuristic's single best move: its own game
+    explored = _play(_Job("standard", None, params, 1.0, 4, 3, (), 0.5, explore_top=1))
+    heuristic = _play(_Job("standard", None, params, 0.0, 4, 3, ("heuristic",), 1.0))
+    for a, b in zip(explored, heuristic, strict=True):
+        assert np.array_equal(a, b)
+    anything = _play(_Job("standard", None, params, 1.0, 4, 3, (), 0.5, explore_top=0))
+    assert len(anything[2]) != len(explored[2]) or not np.array_equal(anything[1], explored[1])
+
+
+def test_the_learned_bot_with_one_candidate_plays_as_the_heuristic_bot() -> None:
+    from tienlen.players.bots.learned import LearnedBot, QNet
+
+    net = QNet.init((16, 8), seed=5)
+    one, free = LearnedBot(weights=net, candidates=1), LearnedBot(weights=net, candidates=None)
+    heuristic = make_bot("heuristic")
+    game = Game("standard", seed=9)
+    differ = 0
+    while not game.is_over:
+        obs, legal = observe(game, game.turn), game.legal_moves()
+        move = heuristic.choose(obs, legal, Budget())
+        assert one.choose(obs, legal, Budget()) == move
+        differ += free.choose(obs, legal, Budget()) != move
+        game.play(move)
+    assert differ  # an untrained network left free does not happen to agree
+
+
+def test_the_win_weight_makes_the_target_winning() -> None:
+    from tienlen.env.train import _Job, _play
+    from tienlen.players.bots.learned import QNet
+
+    params = QNet.init((16, 8)).params
+    win = _play(_Job("standard", None, params, 0.0, 1, 3, ("greedy",), 1.0, win_weight=1.0))
+    place = _play(_Job("standard", None, params, 0.0, 1, 3, ("greedy",), 1.0))
+    assert sorted(set(win[2].tolist())) == [-1.0, 1.0]
+    assert np.array_equal(win[2] == 1.0, place[2] == 1.0)  # the same games, the same winner
+
+
 def test_training_with_workers_is_reproducible(tmp_path) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 
@@ -400,11 +442,11 @@ def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
 
 def test_the_gradient_matches_finite_differences() -> None:
     from tienlen.env.train import loss_and_grads
-    from tienlen.players.bots.learned import QNet
+    from tienlen.players.bots.learned import FEATURE_DIM, QNet
 
     rng = np.random.default_rng(0)
     params = {k: v.astype(np.float64) for k, v in QNet.init((12, 6), seed=2).params.items()}
-    obs, acts, targets = rng.random((6, OBS_DIM)), rng.random((6, MOVE_DIM)), rng.random(6)
+    obs, acts, targets = rng.random((6, OBS_DIM)), rng.random((6, FEATURE_DIM)), rng.random(6)
     loss, grads = loss_and_grads(params, obs, acts, targets)  # type: ignore[arg-type]
     for name in ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3"):
         flat = np.abs(grads[name]).argmax()
@@ -416,12 +458,32 @@ def test_the_gradient_matches_finite_differences() -> None:
 
 
 def test_weights_for_other_encodings_are_refused(tmp_path) -> None:
-    from tienlen.players.bots.learned import QNet
+    from tienlen.players.bots.learned import FEATURE_DIM, QNet
 
     net = QNet.init((8, 4))
     net.params["w1o"] = net.params["w1o"][:-1]
-    with pytest.raises(ValueError, match=f"not {OBS_DIM} and {MOVE_DIM}"):
+    with pytest.raises(ValueError, match=f"not {OBS_DIM} and {FEATURE_DIM}"):
         QNet(net.params)
+
+
+def test_the_advice_is_the_heuristic_bots_ranking() -> None:
+    from tienlen.players.bots.heuristic import HeuristicBot
+    from tienlen.players.bots.learned import ADVICE_DIM, FEATURE_DIM, advice, move_features
+
+    game = Game("standard", seed=8)
+    for _ in range(12):  # a few plays in, so that some follow a pile
+        legal = game.legal_moves()
+        obs = observe(game, game.turn)
+        rows = advice(obs, legal)
+        assert rows.shape == (len(legal), ADVICE_DIM)
+        ranked = [s.move for s in HeuristicBot().ranked(obs, legal)]
+        order = [legal[i] for i in np.argsort(-rows[:, 3], kind="stable")]
+        assert order == ranked  # the rank column follows the bot's own ranking
+        choice = HeuristicBot().choose(obs, legal, Budget())
+        assert rows[legal.index(choice), 2] == 1.0 and rows[:, 2].sum() == 1.0
+        assert rows[:, 1].min() == 0.0 and np.all(np.abs(rows[:, :2]) <= 1.0)
+        assert move_features(obs, legal).shape == (len(legal), FEATURE_DIM)
+        game.play(choice)
 
 
 def test_the_shipped_learned_bot_beats_random_clearly() -> None:

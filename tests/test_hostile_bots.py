@@ -298,7 +298,10 @@ def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
     obs = observation_to_json(observe(game, game.turn))
     legal = [format_move(m, ascii=True) for m in game.legal_moves()]
     good = {"type": "move", "id": 9, "observation": obs, "legal": legal}
-    huge_hand = " ".join(c.ascii() for c in deck(1))  # 52 cards: three million straights
+    # 52 cards in the seat's hand: three million straights
+    hands = obs["position"].split(" ")[0].split("/")
+    hands[game.turn] = "".join(c.ascii() for c in deck(1))
+    huge_hand = " ".join(["/".join(hands), *obs["position"].split(" ")[1:]])
     bad_lines: list[bytes] = [
         b"[1, 2]",
         b"null",
@@ -315,7 +318,7 @@ def test_the_bot_command_answers_every_bad_line_and_goes_on() -> None:
         json.dumps({**good, "id": 5, "observation": {"seat": 0}}).encode(),
         json.dumps({**good, "id": 6, "legal": ["9z"]}).encode(),
         json.dumps({**good, "id": 7, "budget_iterations": 0}).encode(),
-        json.dumps({**good, "id": 8, "observation": {**obs, "hand": huge_hand}}).encode(),
+        json.dumps({**good, "id": 8, "observation": {**obs, "position": huge_hand}}).encode(),
     ]
     stdin = b"\n".join([b'{"type": "hello", "protocol": 1}', *bad_lines, json.dumps(good).encode()])
     proc = subprocess.run(

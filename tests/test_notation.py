@@ -9,12 +9,16 @@ from tienlen import (
     PASS,
     CardParseError,
     Game,
+    Give,
     IllegalMoveError,
+    Move,
     MoveParseError,
     Rules,
     format_move,
+    parse_give,
     parse_move,
 )
+from tienlen.combos import parse_choice
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.registry import make_bot
@@ -58,9 +62,20 @@ def test_a_long_input_is_cut_in_the_message() -> None:
     assert text not in str(refused.value)
 
 
-def test_a_san_jose_give_takes_any_cards() -> None:
-    give = parse_move("3s 9h", STANDARD, give=True)
-    assert give.kind == "give" and format_move(give, ascii=True) == "3s 9h"
+def test_a_give_takes_any_cards_and_is_no_move() -> None:
+    give = parse_give("9h 3s")
+    assert isinstance(give, Give) and not isinstance(give, Move)
+    assert format_move(give, ascii=True) == "3s 9h" and str(give) == "3♠ 9♥"
+    assert repr(give) == "Give.of('3s 9h')" and eval(repr(give)) == give
+    assert give != Move.of("single", "3s") and give == Give.of("3s 9h")
+    assert parse_choice("3s 9h", STANDARD, exchange=True) == give
+    assert parse_choice("pass", STANDARD, exchange=True) is PASS
+    with pytest.raises(MoveParseError):
+        parse_choice("3s 9h", STANDARD, exchange=False)
+    with pytest.raises(MoveParseError, match="no cards"):
+        parse_give("")
+    with pytest.raises(ValueError, match="no move kind 'give'"):
+        Move.of("give", "3s 9h")
 
 
 @pytest.mark.parametrize("name", ["standard", "proplay", "double-deck-13"])

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from reference import public_state
-from tienlen import PASS, RULESETS, Game, IllegalMoveError, Rules
+from tienlen import PASS, RULESETS, Action, Game, IllegalMoveError, Rules
 from tienlen.cards import cards_of_mask, mask_of
-from tienlen.combos import Move, classify_mask
+from tienlen.combos import Choice, Move, classify_mask
 from tienlen.observation import observe
 
 # The presets and a few variants (player counts, direction, trading, exchanges).
@@ -67,10 +67,10 @@ deals = st.builds(
 )
 
 
-def choose(game: Game, rng: random.Random, pass_chance: float) -> Move:
+def choose(game: Game, rng: random.Random, pass_chance: float) -> Choice:
     legal = sorted(game.legal_moves(), key=lambda m: m.mask)
     assert legal, "a game that is not over always has a legal move"
-    plays = [m for m in legal if not m.is_pass]
+    plays = [m for m in legal if m.mask]
     if PASS in legal and (not plays or rng.random() < pass_chance):
         return PASS
     return rng.choice(plays)
@@ -89,7 +89,7 @@ def play_out(game: Game, rng: random.Random, pass_chance: float) -> Iterator[Gam
 def played_mask(game: Game) -> int:
     out = 0
     for action in game.history:
-        if action.move.kind != "give":
+        if isinstance(action, Action):
             out |= action.move.mask
     return out
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tienlen import RULESETS, Game, Rules
-from tienlen.combos import format_move, parse_move
+from tienlen import RULESETS, Game, Rules, format_cards
+from tienlen.combos import Give, format_move, parse_choice, parse_move
 from tienlen.observation import observe
 from tienlen.players.arena import play_game, run_arena
 from tienlen.players.base import Budget
@@ -24,6 +24,7 @@ from tienlen.players.protocol import (
     serve,
 )
 from tienlen.players.registry import make_bot
+from tienlen.position import PlayState, parse_position, state_fields
 
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "protocol_bot.py")
 
@@ -54,7 +55,8 @@ def test_exchange_and_trading_observations_survive_the_trip() -> None:
     obs = observe(game, game.turn)
     assert observation_from_json(json.loads(json.dumps(observation_to_json(obs)))) == obs
     give = game.legal_moves()[5]
-    assert parse_move(format_move(give, ascii=True), game.rules, give=True) == give
+    assert isinstance(give, Give)
+    assert parse_choice(format_move(give, ascii=True), game.rules, exchange=True) == give
     game.play(give)
     obs = observe(game, 1)  # the give shows to its giver
     assert observation_from_json(observation_to_json(obs)) == obs
@@ -87,14 +89,14 @@ def test_the_opening_bombs_phase_is_sent_and_read_back() -> None:
     sent = observation_to_json(observe(game, 1))
     assert sent["opening"] is None
     assert observation_from_json(sent).opening is None
-    # A host that does not send it (older hosts) means no opening phase.
-    del sent["opening"]
-    assert observation_from_json(sent).opening is None
-    bad = observation_to_json(obs)
-    bad["opening"] = [1, 7]
-    with pytest.raises(ProtocolError, match=r"observation\.opening\[1\]"):
+    # The reader takes the play state from the position, not from the fields beside it.
+    sent = observation_to_json(obs)
+    assert " o123 " in sent["position"]
+    assert observation_from_json({**sent, "opening": None}).opening == (1, 2, 3)
+    bad = dict(sent, position=sent["position"].replace(" o123 ", " o17 "))
+    with pytest.raises(ProtocolError, match=r"observation\.position: .*'7' is no seat"):
         observation_from_json(bad)
-    bad["opening"] = [2, 2]
+    bad = dict(sent, position=sent["position"].replace(" o123 ", " o22 "))
     with pytest.raises(ProtocolError, match="names a seat twice"):
         observation_from_json(bad)
 
@@ -120,12 +122,17 @@ def test_hidden_counts_are_sent_as_null_with_the_asks() -> None:
     bad = dict(sent, asks=[{"asker": asker, "seat": first, "cards": 12, "at": 9}])
     with pytest.raises(ProtocolError, match=r"observation\.asks\[0\]\.at"):
         observation_from_json(bad)
-    # null only for another seat's count, and only under hidden_counts.
-    own = dict(sent, card_counts=[None] * 4)
-    with pytest.raises(ProtocolError, match=rf"observation\.card_counts\[{game.turn}\]"):
+    # The position hides the other hands, not the seat's own, and counts only under
+    # hidden_counts.
+    hands = sent["position"].split(" ")[0].split("/")
+    assert [h.startswith("?") for h in hands] == [s != game.turn for s in range(4)]
+    assert hands[first] == "?12"
+    assert all(hands[s] == "?" for s in range(4) if s not in (first, game.turn))
+    own = dict(sent, position=sent["position"].replace(hands[game.turn], "?13", 1))
+    with pytest.raises(ProtocolError, match=rf"own hand only: seat {game.turn}"):
         observation_from_json(own)
     shown = dict(sent, rules=Rules.preset("standard").to_dict())
-    with pytest.raises(ProtocolError, match=r"card_counts\[\d\]: must be an integer"):
+    with pytest.raises(ProtocolError, match=r"observation\.position: hides seat \d's card count"):
         observation_from_json(shown)
     # A bot plays on from the hidden counts (it keeps count from the public plays).
     bot = make_bot("heuristic", seed=1)
@@ -234,3 +241,25 @@ def test_the_bot_command_serves_over_the_protocol() -> None:
             on_problem=problems.append,
         )
         assert game.is_over and problems == []
+
+
+def test_the_play_state_is_sent_as_a_position_and_field_by_field() -> None:
+    game = Game("standard", seed=4)
+    game.play(game.legal_moves()[0])
+    game.play("pass")
+    obs = observe(game, game.turn)
+    sent = json.loads(json.dumps(observation_to_json(obs)))
+    assert parse_position(sent["position"], "standard") == PlayState(**state_fields(obs))
+    # The fields bots written before the position was sent read are all still there.
+    old = {"seat", "players", "phase", "turn", "hand", "card_counts", "pile", "passed"}
+    old |= {"locked_out", "straight_locked", "first_lead", "stuck", "finish_order", "history"}
+    old |= {"trades", "leader", "opening", "asks", "rules"}
+    assert old <= set(sent)
+    top = game.pile[-1]
+    assert sent["pile"] == [
+        {"seat": top.seat, "move": format_move(top.move, ascii=True), "kind": top.move.kind}
+    ]
+    assert sent["passed"] == sorted(game.passed) and sent["turn"] == game.turn
+    assert sent["first_lead"] is None and sent["opening"] is None
+    assert sent["card_counts"] == [game.cards_left(s) for s in range(4)]
+    assert sent["hand"] == format_cards(obs.hand, ascii=True)

@@ -10,6 +10,7 @@ import pytest
 from tienlen import Game, IllegalMoveError, Rules, parse_cards
 from tienlen.combos import describe_kind
 from tienlen.debts import CardDebt
+from tienlen.game import why_refused
 from tienlen.reasons import KINDS, LANGUAGES, REASONS, Reason, kind_param, kind_words
 
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -51,8 +52,10 @@ def refusal(game: Game, cards: str) -> Reason:
     with pytest.raises(IllegalMoveError) as e:
         game.play(cards)
     assert e.value.reason is not None
-    assert e.value.args[0] == str(e.value.reason)
-    if e.value.move is not None:  # a move read as one (not cards that form none)
+    assert e.value.why == e.value.reason and why_refused(e.value) is e.value.reason
+    if e.value.move is None:
+        assert str(e.value) == str(e.value.reason)
+    else:  # a move read as one (not cards that form none)
         assert str(e.value) == f"illegal move {str(e.value.move)!r}: {e.value.reason}"
     return e.value.reason
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tienlen import Rules, format_move
+from tienlen import Gift, Give, Rules, format_move
 from tienlen.apps.cli import main
 from tienlen.apps.controller import MatchController, Settings
 
@@ -146,3 +146,20 @@ def test_card_counts_asked_are_saved_and_resumed(tmp_path: Path) -> None:
     assert resumed.game.asks == ctl.game.asks and len(resumed.game.asks) == 1
     assert resumed.view().seats[1].cards == ctl.view().seats[1].cards == ctl.game.cards_left(1)
     assert resumed.log[-1] == f"You asked: Lan holds {ctl.game.cards_left(1)} cards"
+
+
+@pytest.mark.parametrize("name", ["san-jose-match.json", "card-debts-match.json"])
+def test_saves_with_gives_written_before_give_was_its_own_type_still_load(
+    name: str, tmp_path: Path
+) -> None:
+    # Written by the engine of f45e18d, when a give was a Move of kind "give": the format
+    # did not change, so they load, replay to the same scores and save back the same.
+    path = Path(__file__).parent / "fixtures" / "saved" / name
+    ctl = MatchController.load(path, delay=0)
+    gifts = [a for g in [*ctl.finished, ctl.game] for a in g.history if isinstance(a, Gift)]
+    assert gifts and all(isinstance(a.give, Give) for a in gifts)
+    assert ctl.match_record().to_dict() == json.loads(path.read_text(encoding="utf-8"))
+    ctl.save(tmp_path / name)
+    assert json.loads((tmp_path / name).read_text(encoding="utf-8")) == json.loads(
+        path.read_text(encoding="utf-8")
+    )

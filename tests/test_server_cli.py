@@ -121,3 +121,22 @@ def test_cluster_options_that_cannot_work_are_refused(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert err.startswith("tienlen serve: ") and says in err, err
+
+
+def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
+    """``--workers``: a node process that cannot use the database exits 2 and says why; the
+    server then stops the others and exits 2 too (instead of starting them again forever)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]  # nothing listens there once closed
+    url = f"postgresql+asyncpg://nobody@127.0.0.1:{dead}/none"
+    args = ["serve", "--port", "0", "--database-url", url, "--workers", "2"]
+    args += ["--redis-url", f"redis://127.0.0.1:{dead}/0", "--log-level", "warning"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "tienlen.apps.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+    )
+    assert proc.returncode == 2
+    assert "tienlen serve: cannot use the database" in proc.stderr

@@ -9,16 +9,19 @@ from .cards import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse
 from .combos import (
     PASS,
     PASS_WORDS,
+    Choice,
+    Give,
     Move,
     MoveParseError,
     beats,
     classify,
     format_move,
+    parse_give,
     parse_move,
     why_not_beats,
 )
 from .describe import describe_rules
-from .game import Action, Chop, Game, GameSetup, IllegalMoveError, TradeOffer
+from .game import Action, Chop, Game, GameSetup, Gift, IllegalMoveError, TradeOffer
 from .match import GameResult, Match
 from .record import GameRecord, RecordError, record_of
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
@@ -35,11 +38,14 @@ __all__ = [
     "Action",
     "Card",
     "CardParseError",
+    "Choice",
     "Chop",
     "Game",
     "GameRecord",
     "GameResult",
     "GameSetup",
+    "Gift",
+    "Give",
     "IllegalMoveError",
     "Match",
     "Move",
@@ -55,6 +61,7 @@ __all__ = [
     "format_cards",
     "format_move",
     "parse_cards",
+    "parse_give",
     "parse_move",
     "record_of",
     "score",

@@ -1,9 +1,10 @@
 """Combinations (what may be played) and how one beats another under a :class:`Rules`.
 
-A :class:`Move` is one play (or the pass). ``classify`` tells which combination some
-cards form; one function decides whether one play beats another: ``beats`` asks it (move
-generation does, for every candidate) and ``why_not_beats`` words its refusal in words a
-player understands.
+A :class:`Move` is one play (or the pass); a :class:`Give` is cards handed over in an
+exchange before the play, not a play (:data:`Choice` is either). ``classify`` tells which
+combination some cards form; one function decides whether one play beats another:
+``beats`` asks it (move generation does, for every candidate) and ``why_not_beats`` words
+its refusal in words a player understands.
 """
 
 from __future__ import annotations
@@ -32,18 +33,22 @@ from .rules import Rules
 __all__ = [
     "PASS",
     "PASS_WORDS",
+    "Choice",
+    "Give",
     "Move",
     "MoveParseError",
     "beats",
     "classify",
     "classify_mask",
     "format_move",
+    "parse_choice",
+    "parse_give",
     "parse_move",
     "why_not_beats",
 ]
 
-#: The kind of a :class:`Move`: the pass, a combination, or cards given in an exchange.
-MoveKind = Literal["pass", CombinationKind, "give"]
+#: The kind of a :class:`Move`: the pass or a combination.
+MoveKind = Literal["pass", CombinationKind]
 
 
 #: Kinds made of cards of one rank, by card count (none: the pass).
@@ -111,7 +116,7 @@ class Move:
     def of(cls, kind: str, cards: str = "") -> Move:
         """The move of ``kind`` made of ``cards`` (notation), as :func:`repr` writes it:
         ``Move.of('straight', '3s 4s 5d')``, ``Move.of('pass')``. The size is the number of
-        ranks (of cards, for a give); the kind is taken as given, not checked against rules.
+        ranks; the kind is taken as given, not checked against rules.
 
         >>> Move.of('pair_run', '3s 3c 4d 4h 5s 5h').size
         3
@@ -122,8 +127,6 @@ class Move:
         mask = mask_of(parse_cards(cards))
         if (known == "pass") != (not mask):
             raise ValueError(f"{kind!r} with cards {cards!r}: only the pass has no cards")
-        if known == "give":
-            return cls(known, mask.bit_count(), mask)
         return cls(known, sum(1 for c in rank_counts(mask) if c), mask) if mask else PASS
 
     def __repr__(self) -> str:
@@ -139,6 +142,52 @@ class Move:
 
 #: The pass.
 PASS: Final = Move("pass", 0, 0)
+
+
+class Give:
+    """Cards a seat hands over in an exchange before the play (the San Jose exchange, card
+    debts): not a play, so it has no kind. ``mask`` is the cards as a bitmask. Gives compare
+    equal when they hold the same cards.
+
+    >>> Give.of("9h 3s")
+    Give.of('3s 9h')
+    """
+
+    __slots__ = ("mask",)
+    mask: int
+
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards given, lowest first."""
+        return cards_of_mask(self.mask)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Give) and other.mask == self.mask
+
+    def __hash__(self) -> int:
+        return hash(self.mask)
+
+    def __reduce__(self) -> tuple[type[Give], tuple[int]]:
+        return (Give, (self.mask,))  # see Move.__reduce__
+
+    def __str__(self) -> str:
+        return format_move(self)
+
+    @classmethod
+    def of(cls, cards: str) -> Give:
+        """The give of ``cards`` (notation), as :func:`repr` writes it: ``Give.of('3s 9h')``."""
+        return parse_give(cards)
+
+    def __repr__(self) -> str:
+        return f"Give.of({format_move(self, ascii=True)!r})"
+
+
+#: What a seat may do when it is to act: a play or the pass (:class:`Move`), or in an
+#: exchange, a :class:`Give`.
+Choice = Move | Give
 #: The kinds by name, to read a kind from text.
 _KIND_NAMED: Final[dict[str, MoveKind]] = {k: k for k in get_args(MoveKind)}
 
@@ -152,9 +201,9 @@ class MoveParseError(ValueError):
     """Move notation whose cards form no combination under the rules; quotes the input."""
 
 
-def format_move(move: Move, *, ascii: bool = False) -> str:
-    """A move in notation: ``"3♠ 4♠ 5♦"`` (``ascii=True``: ``"3s 4s 5d"``) or ``"pass"``;
-    :func:`parse_move` reads it back.
+def format_move(move: Choice, *, ascii: bool = False) -> str:
+    """A move or give in notation: ``"3♠ 4♠ 5♦"`` (``ascii=True``: ``"3s 4s 5d"``) or
+    ``"pass"``; :func:`parse_move` (:func:`parse_give`) reads it back.
 
     >>> format_move(parse_move("5d 3s 4s", Rules.preset("standard")), ascii=True)
     '3s 4s 5d'
@@ -162,10 +211,9 @@ def format_move(move: Move, *, ascii: bool = False) -> str:
     return "pass" if not move.mask else format_cards(move.cards, ascii=ascii)
 
 
-def parse_move(text: str, rules: Rules, *, give: bool = False) -> Move:
+def parse_move(text: str, rules: Rules) -> Move:
     """Read a move: a word of :data:`PASS_WORDS`, or cards (``"3s 4s 5d"``, ``"3♠ 4♠ 5♦"``)
-    that form a combination under ``rules``. ``give``: the cards are given in the San Jose
-    exchange, which takes any cards.
+    that form a combination under ``rules``.
 
     Raises :class:`~tienlen.cards.CardParseError` for unreadable cards and
     :class:`MoveParseError` for cards that form no combination.
@@ -179,16 +227,40 @@ def parse_move(text: str, rules: Rules, *, give: bool = False) -> Move:
     """
     if text.strip().lower() in PASS_WORDS:
         return PASS
-    mask = mask_of(parse_cards(text))
-    shown = text if len(text) <= 60 else text[:57] + "..."
-    if not mask:
-        raise MoveParseError(reason("no_cards", text=repr(shown)))
-    if give:
-        return Move("give", mask.bit_count(), mask)
+    mask = _cards_named(text)
     move = classify_mask(mask, rules)
     if move is None:
-        raise MoveParseError(reason("not_combination", cards=repr(shown), rules=rules.name))
+        raise MoveParseError(reason("not_combination", cards=repr(_shown(text)), rules=rules.name))
     return move
+
+
+def parse_give(text: str) -> Give:
+    """Read a give: one card or more in notation (an exchange takes any cards).
+
+    >>> parse_give("9h 3s").mask == parse_give("3s 9h").mask
+    True
+    """
+    return Give(_cards_named(text))
+
+
+def parse_choice(text: str, rules: Rules, *, exchange: bool) -> Choice:
+    """Read what a seat does: in an ``exchange``, cards are a give (:func:`parse_give`),
+    otherwise a move (:func:`parse_move`); a word of :data:`PASS_WORDS` is the pass in
+    either."""
+    if exchange and text.strip().lower() not in PASS_WORDS:
+        return parse_give(text)
+    return parse_move(text, rules)
+
+
+def _cards_named(text: str) -> int:
+    mask = mask_of(parse_cards(text))
+    if not mask:
+        raise MoveParseError(reason("no_cards", text=repr(_shown(text))))
+    return mask
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def describe_kind(kind: str, size: int, top_rank: int = -1, top: Card | None = None) -> str:

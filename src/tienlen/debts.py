@@ -102,6 +102,10 @@ class Settlement:
             return None
         return debt.creditor if self.chooser == debt.debtor else debt.debtor
 
+    def receiver_of(self, giver: int) -> int | None:
+        """The seat that receives ``giver``'s cards, while ``giver`` is the one to give."""
+        return self.receiver if giver == self.chooser else None
+
     @property
     def paying(self) -> bool:
         """Whether the chooser is a debtor paying (rather than a creditor giving back)."""

@@ -10,7 +10,6 @@ everyone else has passed: that player wins the pile (or, with stacking, may go o
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations
 from typing import NamedTuple
 
 from .cards import (
@@ -23,45 +22,62 @@ from .cards import (
 )
 from .combos import (
     PASS,
+    Choice,
+    Give,
     Move,
     MoveParseError,
     classify_mask,
     index,
     is_one_suit,
-    parse_move,
-    why_not_beats,
+    parse_choice,
 )
 from .deal import deal, explicit_hands, instant_win_of, union
 from .debts import CardDebt, Settlement
+from .exchanges import MutualTrading, SanJoseExchange, TradeOffer, subsets
 from .movegen import MoveTable, table_for
-from .play import finishes_on_two, leads, opens, play_moves, twos_under
-from .position import Action, Phase, PlayState, parse_position
-from .reasons import Reason, kind_param, reason
-from .rules import Rules
+from .play import play_moves, twos_under, why_not_play
+from .position import Action, Entry, Gift, Phase, PlayState, parse_position
+from .reasons import Reason, reason
+from .rules import FirstLead, Rules
 
-__all__ = ["Action", "Chop", "CountAsk", "Game", "GameSetup", "IllegalMoveError", "TradeOffer"]
+__all__ = [
+    "Action",
+    "Chop",
+    "CountAsk",
+    "Game",
+    "GameSetup",
+    "Gift",
+    "IllegalMoveError",
+    "TradeOffer",
+    "why_refused",
+]
 
 
 class IllegalMoveError(ValueError):
     """A move the rules do not allow now. The game is unchanged.
 
-    ``args[0]`` says why, in English; ``reason`` is the same with its stable code and
-    parameters for translation (:mod:`tienlen.reasons`); ``move`` is the move refused and
-    ``state`` the position it was refused in (:attr:`Game.position`), where a move was
-    tried. The message quotes the move: ``"illegal move 'K♦': a 3-card straight ..."``.
+    ``why`` says why, in English (a :class:`~tienlen.reasons.Reason`, with its stable code
+    and parameters for translation, where the engine has one: then ``reason`` is it too);
+    ``move`` is the move refused and ``state`` the position it was refused in
+    (:attr:`Game.position`), where a move was tried. The message quotes the move:
+    ``"illegal move 'K♦': a 3-card straight ..."``; :func:`why_refused` gives the reason
+    alone, for callers that name the action themselves.
     """
 
     def __init__(
-        self, message: str, *, move: Move | None = None, state: PlayState | None = None
+        self, why: str, *, move: Choice | None = None, state: PlayState | None = None
     ) -> None:
-        super().__init__(message)
-        self.reason: Reason | None = message if isinstance(message, Reason) else None
+        super().__init__(f"illegal move {str(move)!r}: {why}" if move is not None else why)
+        self.why = why
+        self.reason: Reason | None = why if isinstance(why, Reason) else None
         self.move = move
         self.state = state
 
-    def __str__(self) -> str:
-        why = str(self.args[0]) if self.args else ""
-        return f"illegal move {str(self.move)!r}: {why}" if self.move is not None else why
+
+def why_refused(error: ValueError) -> str:
+    """Why ``error`` refused an action, the move not quoted: an :class:`IllegalMoveError`'s
+    ``why`` (a :class:`~tienlen.reasons.Reason` where it is one), else the message."""
+    return error.why if isinstance(error, IllegalMoveError) else str(error)
 
 
 class Chop(NamedTuple):
@@ -97,16 +113,6 @@ class GameSetup(NamedTuple):
     """The card debts settled after the deal (chop debts, the loser's 2s), if any."""
 
 
-class TradeOffer(NamedTuple):
-    """A proposed swap of equal numbers of cards (``trading="mutual"``)."""
-
-    proposer: int
-    partner: int
-    give: int
-    take: int
-    accepted: bool | None = None
-
-
 class Game:
     """A deal of Tiến Lên under ``rules``: deal, optional trading, play, result.
 
@@ -123,10 +129,8 @@ class Game:
         "_chops",
         "_dealt",
         "_exchange",
-        "_exchange_done",
         "_finish",
         "_first",
-        "_given",
         "_hands",
         "_history",
         "_instant",
@@ -141,12 +145,11 @@ class Game:
         "_receivers",
         "_redeals",
         "_rules",
-        "_settle",
         "_setup",
         "_spare",
         "_stuck",
         "_tables",
-        "_trade",
+        "_trading",
         "_turn",
         "_unused",
     )
@@ -197,7 +200,7 @@ class Game:
             tuple(previous_finish) if previous_finish is not None else None,
             debts,
         )
-        self._first: str | None = None
+        self._first: FirstLead | None = None
         self._lowest = -1
         if leader is None:
             dealt = union(masks)
@@ -219,28 +222,28 @@ class Game:
         self._lock = False
         self._stuck = 0
         self._finish: list[int] = []
-        self._history: list[Action] = []
+        self._history: list[Entry] = []
         self._chops: list[Chop] = []
         self._instant: tuple[int, str] | None = None
-        self._trade: list[TradeOffer] = []
-        self._exchange: tuple[tuple[int, int, int], ...] = ()
-        self._given: tuple[int, ...] = ()
-        self._exchange_done: tuple[tuple[int, int, int], ...] = ()
+        self._trading: MutualTrading | None = None
+        self._exchange: Settlement | SanJoseExchange | None = None
         self._receivers: tuple[int, ...] = ()
-        self._settle: Settlement | None = None
         self._opening: tuple[int, ...] | None = None
         self._asks: tuple[CountAsk, ...] = ()
         self._phase: Phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
+            self._trading = MutualTrading(leader, n, rules.step)
         elif rules.trading == "san-jose" and previous_finish is not None:
-            self._start_exchange(previous_finish)
+            self._exchange = SanJoseExchange.after(previous_finish, n)
+            self._after_exchange()
         else:
             self._check_instant_wins(frozenset(d.debtor for d in debts))
             if self._phase == "play" and debts:
-                self._settle = Settlement(debts, rules.debt_card)
-                self._settle.start(self._hands)
-                self._after_settling()
+                settle = Settlement(debts, rules.debt_card)
+                settle.start(self._hands)
+                self._exchange = settle
+                self._after_exchange()
             elif self._phase == "play":
                 self._begin_play()
 
@@ -269,33 +272,22 @@ class Game:
             self._opening = tuple(self._seats_from(self._leader)[1:])
             self._turn = self._opening[0] if self._opening else self._leader
 
-    def _after_settling(self) -> None:
-        settle = self._settle
-        assert settle is not None
+    def _after_exchange(self) -> None:
+        """After an exchange started or a give: the next give, or the play."""
+        ex = self._exchange
+        assert ex is not None
         self._tables = [None] * self._rules.players
-        if not settle.done:
+        if ex.chooser is not None:
             self._phase = "exchange"
-            assert settle.chooser is not None
-            self._turn = settle.chooser
+            self._turn = ex.chooser
             return
         self._dealt = tuple(self._hands)
-        if self._first is not None:  # the first leader holds the lowest card, after it all
+        if isinstance(ex, Settlement) and self._first is not None:
+            # the first leader holds the lowest card, after the debts are settled
             self._leader = next(
                 s for s in range(self._rules.players) if self._hands[s] >> self._lowest & 1
             )
         self._begin_play()
-
-    def _start_exchange(self, previous: Sequence[int]) -> None:
-        n = self._rules.players
-        if sorted(previous) != list(range(n)):
-            raise ValueError(f"previous_finish must order seats 0-{n - 1}, not {previous!r}")
-        # (giver of unwanted cards, receiver, count); receivers give their highest back.
-        pairs = [(previous[0], previous[-1], 2)]
-        if n >= 4:
-            pairs.append((previous[1], previous[-2], 1))
-        self._exchange = tuple(pairs)
-        self._phase = "exchange"
-        self._turn = self._exchange[0][0]
 
     # --- public state -------------------------------------------------------------------
     @property
@@ -365,8 +357,9 @@ class Game:
         return self._leader
 
     @property
-    def history(self) -> tuple[Action, ...]:
-        """Every play, pass and give of the game, in order."""
+    def history(self) -> tuple[Entry, ...]:
+        """Every play and pass (:class:`Action`) and give (:class:`Gift`) of the game, in
+        order."""
         return tuple(self._history)
 
     @property
@@ -395,7 +388,7 @@ class Game:
         return self._lock
 
     @property
-    def first_lead_rule(self) -> tuple[str, Card] | None:
+    def first_lead_rule(self) -> tuple[FirstLead, Card] | None:
         """The constraint on the opening play still pending: (mode, lowest card)."""
         return (self._first, Card.from_id(self._lowest)) if self._first else None
 
@@ -412,12 +405,12 @@ class Game:
     @property
     def trades(self) -> tuple[TradeOffer, ...]:
         """Trade offers made in the trading phase, with their answers."""
-        return tuple(self._trade)
+        return () if self._trading is None else tuple(self._trading.offers)
 
     @property
     def pending_trade(self) -> TradeOffer | None:
         """The offer awaiting an answer from the seat to act, if any."""
-        return self._trade[-1] if self._trade and self._trade[-1].accepted is None else None
+        return None if self._trading is None else self._trading.pending
 
     @property
     def stuck(self) -> frozenset[int]:
@@ -433,9 +426,9 @@ class Game:
     def hand_overs(self) -> tuple[tuple[int, int, int], ...]:
         """Card debts' transfers so far, ``(giver, receiver, cards mask)``, in order (the
         ones the rules chose as well as the gives)."""
-        if self._settle is None:
+        if not isinstance(self._exchange, Settlement):
             return ()
-        return tuple((h.giver, h.receiver, h.cards) for h in self._settle.log)
+        return tuple((h.giver, h.receiver, h.cards) for h in self._exchange.log)
 
     @property
     def opening(self) -> tuple[int, ...] | None:
@@ -500,16 +493,7 @@ class Game:
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
         cards (for card debts: while ``giver`` is the seat to give)."""
-        settle = self._settle
-        if settle is not None and not settle.done:
-            return settle.receiver if giver == settle.chooser else None
-        for g, r, _ in self._exchange_pairs():
-            if g == giver:
-                return r
-        return None
-
-    def _exchange_pairs(self) -> tuple[tuple[int, int, int], ...]:
-        return self._exchange or self._exchange_done
+        return None if self._exchange is None else self._exchange.receiver_of(giver)
 
     def cards_left(self, seat: int) -> int:
         """How many cards ``seat`` holds."""
@@ -523,13 +507,20 @@ class Game:
             t = self._tables[seat] = table_for(self._hands[seat], self._rules)
         return t
 
-    def legal_moves(self) -> list[Move]:
-        """Every legal move of the seat to act (the pass included when it is legal)."""
+    def legal_moves(self) -> Sequence[Choice]:
+        """What the seat to act may do: its legal plays and the pass when it is legal
+        (:meth:`legal_plays`), or in an exchange, the gives it may make."""
+        if self._phase == "exchange":
+            count, pool = self._to_give()
+            return [Give(m) for m in subsets(pool, count)]
+        return self.legal_plays()
+
+    def legal_plays(self) -> list[Move]:
+        """The legal plays of the seat to act, the pass included when it is legal: the pass
+        alone in the trading phase (:meth:`offer_trade` makes an offer), none in an
+        exchange or once over."""
         phase = self._phase
         if phase != "play":
-            if phase == "exchange":
-                count, pool = self._to_give()
-                return [Move("give", count, m) for m in _subsets(pool, count)]
             return [PASS] if phase == "trading" else []
         seat = self._turn
         return play_moves(
@@ -546,12 +537,11 @@ class Game:
 
     def _to_give(self) -> tuple[int, int]:
         """(count, cards to choose from) of the give due now in the exchange phase."""
-        settle = self._settle
-        if settle is not None and not settle.done:
-            return settle.count, settle.pool(self._hands)
-        return self._exchange[len(self._given)][2], self._hands[self._turn]
+        ex = self._exchange
+        assert ex is not None
+        return ex.count, ex.pool(self._hands)
 
-    def why_illegal(self, move: Move | str | Iterable[Card]) -> str | None:
+    def why_illegal(self, move: Choice | str | Iterable[Card]) -> str | None:
         """``None`` if the move is legal now; else the reason, in words."""
         try:
             m = self._to_move(move)
@@ -559,27 +549,33 @@ class Game:
             return str(e)
         return self._why_illegal(m)
 
-    def _to_move(self, move: Move | str | Iterable[Card]) -> Move:
-        if isinstance(move, Move):
-            if move.kind == "give" or move.is_pass:
+    def _to_move(self, move: Choice | str | Iterable[Card]) -> Choice:
+        """The move or give meant: cards are given in an exchange, played otherwise."""
+        exchange = self._phase == "exchange"
+        if isinstance(move, Give):
+            if exchange:
+                return move
+            cards = move.mask
+        elif isinstance(move, Move):
+            if move.is_pass:
                 return move
             cards = move.mask
         elif isinstance(move, str):
             try:
-                return parse_move(move, self._rules, give=self._phase == "exchange")
+                return parse_choice(move, self._rules, exchange=exchange)
             except MoveParseError as e:
                 raise IllegalMoveError(e.args[0]) from None
         else:
             cards = mask_of(move)
-        if self._phase == "exchange":
-            return Move("give", cards.bit_count(), cards)
+        if exchange:
+            return Give(cards)
         classified = classify_mask(cards, self._rules)
         if classified is None:
             shown = format_cards(cards_of_mask(cards))
             raise IllegalMoveError(reason("not_combination", cards=shown, rules=self._rules.name))
         return classified
 
-    def _why_illegal(self, m: Move) -> str | None:
+    def _why_illegal(self, m: Choice) -> str | None:
         phase = self._phase
         seat = self._turn
         hand = self._hands[seat]
@@ -587,71 +583,36 @@ class Game:
             return reason("game_over")
         if m.mask & ~hand:
             return reason("not_held", cards=format_cards(cards_of_mask(m.mask & ~hand)))
-        if phase == "trading":
-            return None if m.is_pass else reason("trading_actions")
         if phase == "exchange":
             count, pool = self._to_give()
-            if m.kind != "give" or m.mask.bit_count() != count:
-                if self._settle is not None and self._settle.paying:
+            if not isinstance(m, Give) or m.mask.bit_count() != count:
+                ex = self._exchange
+                if isinstance(ex, Settlement) and ex.paying:
                     return reason("debt_count", count=count) if count > 1 else reason("debt_one")
                 return reason("give_count", count=count) if count > 1 else reason("give_one")
             if m.mask & ~pool:
                 return reason("debt_in_twos")
             return None
-        rules = self._rules
-        if self._opening:
-            if m.is_pass or opens(m, rules):
-                if not rules.may_finish_on_two and finishes_on_two(m, hand):
-                    return reason("no_finish_on_two")
-                return None
-            return reason("opening_bombs_only")
-        last = self._pile[-1] if self._pile else None
-        top = last.move if last else None
-        if m.is_pass:
-            if (
-                top is None
-                and self._first != "holder-may-decline"
-                and leads(self.table(seat), rules, self._first, self._lowest, self._opening)
-            ):
-                return reason("must_lead")
-            return None
-        if not rules.may_finish_on_two and finishes_on_two(m, hand):
-            return reason("no_finish_on_two")
-        if top is None and self._opening is not None and opens(m, rules):
-            return None
-        if top is None:
-            first = self._first
-            lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
-            if first == "lowest-single" and m.mask != 1 << self._lowest:
-                return reason("first_alone", card=str(lowest))
-            if first is not None and not m.mask >> self._lowest & 1:
-                return reason("first_include", card=str(lowest))
-            if (
-                first is not None
-                and rules.first_lead_kinds
-                and m.kind not in rules.first_lead_kinds
-            ):
-                kind = kind_param(m.kind, m.size)
-                return reason("first_kinds", kinds=list(rules.first_lead_kinds), kind=kind)
-            if not rules.bombs_may_lead and index(rules).is_bomb(m):
-                return reason("bomb_lead")
-            return None
-        if last is not None and seat == last.seat:
-            own = last.move
-            if (m.kind, m.size) != (own.kind, own.size):
-                return reason("stacking", what=kind_param(own.kind, own.size))
-        if self._locked >> seat & 1 and last is not None and seat != last.seat:
-            ix = index(rules)
-            after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (twos_under(self._pile, rules) and ix.is_bomb(m) and after):
-                if ix.after_pass:
-                    return reason("passed_bombs_only")
-                return reason("passed_wait")
-        return why_not_beats(m, top, rules, locked=self._lock)
+        assert isinstance(m, Move), "_to_move gives cards only in an exchange"
+        if phase == "trading":
+            return None if m.is_pass else reason("trading_actions")
+        return why_not_play(
+            m,
+            hand,
+            self._rules,
+            seat=seat,
+            pile=self._pile,
+            locked_out=bool(self._locked >> seat & 1),
+            straight_locked=self._lock,
+            first=self._first,
+            lowest=self._lowest,
+            opening=self._opening,
+        )
 
-    def play(self, move: Move | str | Iterable[Card]) -> Move:
-        """Make a move for the seat to act: a :class:`Move`, notation (``"3s 4s 5d"``,
-        ``"pass"``) or cards. Returns the move as classified. Raises
+    def play(self, move: Choice | str | Iterable[Card]) -> Choice:
+        """Make a move for the seat to act: a :class:`Move` (a :class:`Give` in an
+        exchange), notation (``"3s 4s 5d"``, ``"pass"``) or cards. Returns the move as
+        classified (the cards as a give in an exchange). Raises
         :class:`IllegalMoveError` (a ``ValueError``) and changes nothing if it is illegal."""
         m = self._to_move(move)
         why = self._why_illegal(m)
@@ -660,20 +621,16 @@ class Game:
         self._apply(m)
         return m
 
-    def apply_unchecked(self, move: Move) -> None:
+    def apply_unchecked(self, move: Choice) -> None:
         """Make a move taken from :meth:`legal_moves` without checking it again (search)."""
         self._apply(move)
 
-    def _apply(self, m: Move) -> None:
-        phase = self._phase
-        if phase == "trading":
-            self._trade_pass()
+    def _apply(self, m: Choice) -> None:
+        if isinstance(m, Give):
+            self._give(m)
             return
-        if phase == "exchange":
-            if self._settle is not None:
-                self._give_owed(m)
-            else:
-                self._give(m)
+        if self._phase == "trading":
+            self._trade_pass()
             return
         seat = self._turn
         action = Action(seat, m)
@@ -793,87 +750,54 @@ class Game:
         self._finish.extend(rest)
         self._phase = "over"
 
-    # --- trading (mutual) ----------------------------------------------------------------
+    # --- trading (mutual) and exchanges --------------------------------------------------
     def offer_trade(
         self, partner: int, give: str | Iterable[Card], take: str | Iterable[Card]
     ) -> None:
         """Trading phase: the seat to act offers ``give`` (own cards) for ``take`` (the
         partner's); the partner answers with :meth:`accept_trade` or a pass."""
-        if self._phase != "trading" or self.pending_trade is not None:
+        trading = self._trading
+        if self._phase != "trading" or trading is None or trading.pending is not None:
             raise IllegalMoveError(reason("no_trade_now"))
         g = mask_of(parse_cards(give) if isinstance(give, str) else give)
         t = mask_of(parse_cards(take) if isinstance(take, str) else take)
         seat = self._turn
-        if partner == seat or not 0 <= partner < self._rules.players:
-            raise IllegalMoveError(reason("bad_partner", seat=repr(partner)))
-        if not g or g.bit_count() != t.bit_count():
-            raise IllegalMoveError(reason("trade_counts"))
-        if g & ~self._hands[seat]:
-            missing = format_cards(cards_of_mask(g & ~self._hands[seat]))
-            raise IllegalMoveError(reason("not_held", cards=missing))
-        self._trade.append(TradeOffer(seat, partner, g, t))
+        why = trading.why_not_offer(seat, partner, g, t, self._hands[seat])
+        if why is not None:
+            raise IllegalMoveError(why)
+        trading.offer(seat, partner, g, t)
         self._turn = partner
 
     def accept_trade(self) -> None:
         """Trading phase: the partner accepts the pending offer (they must hold the cards)."""
-        offer = self.pending_trade
-        if offer is None or self._phase != "trading":
+        trading = self._trading
+        if self._phase != "trading" or trading is None:
             raise IllegalMoveError(reason("no_offer_to_accept"))
-        if offer.take & ~self._hands[offer.partner]:
-            raise IllegalMoveError(reason("asked_not_held"))
-        h = self._hands
-        h[offer.proposer] = (h[offer.proposer] & ~offer.give) | offer.take
-        h[offer.partner] = (h[offer.partner] & ~offer.take) | offer.give
-        self._tables[offer.proposer] = self._tables[offer.partner] = None
-        self._trade[-1] = offer._replace(accepted=True)
-        self._after_offer(offer.proposer)
+        why = trading.why_not_accept(self._hands)
+        if why is not None:
+            raise IllegalMoveError(why)
+        self._after_trading(trading.accept(self._hands))
 
     def _trade_pass(self) -> None:
-        offer = self.pending_trade
-        if offer is not None:
-            self._trade[-1] = offer._replace(accepted=False)
-            self._after_offer(offer.proposer)
-        else:
-            self._after_offer(self._turn)
+        trading = self._trading
+        assert trading is not None
+        self._after_trading(trading.decline(self._turn))
 
-    def _after_offer(self, proposer: int) -> None:
-        """Each seat, from the leader round the table, has one chance to offer a trade."""
-        nxt = (proposer + self._rules.step) % self._rules.players
-        if nxt == self._leader:
+    def _after_trading(self, nxt: int | None) -> None:
+        self._tables = [None] * self._rules.players
+        if nxt is None:
             self._dealt = tuple(self._hands)
             self._begin_play()
         else:
             self._turn = nxt
 
-    # --- San Jose exchange ---------------------------------------------------------------
-    def _give(self, m: Move) -> None:
-        done = len(self._given)
-        self._history.append(Action(self._exchange[done][0], m))
-        self._receivers = (*self._receivers, self._exchange[done][1])
-        self._given = (*self._given, m.mask)
-        if len(self._given) < len(self._exchange):
-            self._turn = self._exchange[len(self._given)][0]
-            return
-        # Both sides give at once: the unwanted cards chosen, and the receivers' highest.
-        h = self._hands
-        for (giver, receiver, count), chosen in zip(self._exchange, self._given, strict=True):
-            highest = _highest(h[receiver], count)
-            h[giver] = (h[giver] & ~chosen) | highest
-            h[receiver] = (h[receiver] & ~highest) | chosen
-            self._tables[giver] = self._tables[receiver] = None
-        self._exchange_done = self._exchange
-        self._exchange = ()
-        self._dealt = tuple(h)
-        self._begin_play()
-
-    # --- card debts ------------------------------------------------------------------------
-    def _give_owed(self, m: Move) -> None:
-        settle = self._settle
-        assert settle is not None and settle.chooser is not None and settle.receiver is not None
-        self._history.append(Action(settle.chooser, m))
-        self._receivers = (*self._receivers, settle.receiver)
-        settle.give(self._hands, m.mask)
-        self._after_settling()
+    def _give(self, give: Give) -> None:
+        ex = self._exchange
+        assert ex is not None and ex.chooser is not None and ex.receiver is not None
+        self._history.append(Gift(ex.chooser, give))
+        self._receivers = (*self._receivers, ex.receiver)
+        ex.give(self._hands, give.mask)
+        self._after_exchange()
 
     # --- state from parts (determinization) ---------------------------------------------
     @property
@@ -939,11 +863,9 @@ class Game:
         g._history = []
         g._chops = []
         g._instant = None
-        g._trade = []
-        g._exchange = g._exchange_done = ()
-        g._given = ()
+        g._trading = None
+        g._exchange = None
         g._receivers = ()
-        g._settle = None
         g._opening = state.opening
         g._asks = ()
         g._phase = "over" if len(g._finish) == n else "play"
@@ -979,12 +901,9 @@ class Game:
         g._history = self._history[:]
         g._chops = self._chops[:]
         g._instant = self._instant
-        g._trade = self._trade[:]
-        g._exchange = self._exchange
-        g._exchange_done = self._exchange_done
-        g._given = self._given
+        g._trading = None if self._trading is None else self._trading.copy()
+        g._exchange = None if self._exchange is None else self._exchange.copy()
         g._receivers = self._receivers
-        g._settle = None if self._settle is None else self._settle.copy()
         g._opening = self._opening
         g._asks = self._asks
         g._redeals = self._redeals
@@ -999,21 +918,3 @@ class Game:
             return f"<Game {rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
         shown = repr(rules.name) if rules.is_preset else repr(rules)
         return f"Game.from_position({self.position.format()!r}, rules={shown})"
-
-
-# --- helpers ---------------------------------------------------------------------------
-def _highest(hand: int, count: int) -> int:
-    out = 0
-    for _ in range(count):
-        if not hand:
-            break
-        bit = 1 << (hand.bit_length() - 1)
-        out |= bit
-        hand &= ~bit
-    return out
-
-
-def _subsets(hand: int, count: int) -> list[int]:
-    """Masks of every ``count``-card subset of ``hand`` (the San Jose gives)."""
-    bits = [1 << c.id for c in cards_of_mask(hand)]
-    return [sum(c) for c in combinations(bits, count)]

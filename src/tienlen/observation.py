@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .cards import Card, cards_of_mask
 from .game import CountAsk, Game, TradeOffer
-from .position import Action, PlayState, state_fields
+from .position import Action, Entry, Gift, PlayState, state_fields
 from .rules import Rules
 
 __all__ = ["Observation", "observe"]
@@ -35,8 +35,8 @@ class Observation(PlayState):
     """Whose view this is."""
     rules: Rules
     """The rules in force."""
-    history: tuple[Action, ...]
-    """Every public action so far (exchanges show only to the two seats involved)."""
+    history: tuple[Entry, ...]
+    """Every public action so far (gives show only to the two seats involved)."""
     trades: tuple[TradeOffer, ...]
     """Trade offers: full for offers this seat made or received; for others only who
     offered to whom and the answer (the cards, and so their number, are hidden)."""
@@ -73,7 +73,7 @@ class Observation(PlayState):
                 continue
             held, since = start[seat]
             for action in self.history[since:]:
-                if action.seat == seat and action.move.kind != "give":
+                if action.seat == seat and isinstance(action, Action):
                     held -= action.move.mask.bit_count()
             out.append(max(held, 1))
         return tuple(out)
@@ -88,7 +88,7 @@ class Observation(PlayState):
         """Every card played to the table so far (as a bitmask)."""
         out = 0
         for action in self.history:
-            if action.move.kind != "give":
+            if isinstance(action, Action):
                 out |= action.move.mask
         return out
 
@@ -108,11 +108,11 @@ def observe(game: Game, seat: int) -> Observation:
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0-{n - 1}, not {seat!r}")
     history = full = game.history
-    if any(a.move.kind == "give" for a in history):
+    if any(isinstance(a, Gift) for a in history):
         # A give is seen by the giver and its receiver only.
         receivers = iter(game.give_receivers)
         history = tuple(
-            a for a in history if a.move.kind != "give" or seat in (a.seat, next(receivers))
+            a for a in history if isinstance(a, Action) or seat in (a.seat, next(receivers))
         )
     asks = game.asks
     if asks and len(history) != len(full):

@@ -37,7 +37,7 @@ from typing import Any, Literal, NamedTuple
 from .cards import CardParseError, format_cards, parse_cards
 from .combos import PASS_WORDS, format_move
 from .debts import CardDebt
-from .game import Game, TradeOffer
+from .game import Game, TradeOffer, why_refused
 from .inputs import (
     MAX_ACTIONS,
     check_keys,
@@ -51,6 +51,7 @@ from .inputs import (
     quote_value,
 )
 from .match import parse_seed
+from .position import Gift
 from .reasons import reason
 from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
@@ -603,10 +604,8 @@ def replay(record: GameRecord | str | bytes | Mapping[str, Any]) -> Iterator[Ste
         leads = phase == "play" and game.top is None and action.kind != "ask"
         try:
             apply_action(game, action)
-        except ValueError as e:
-            # the action is named already: the reason alone (an IllegalMoveError's str
-            # quotes the move again)
-            raise RecordError(f"action {number} ({action.words()}): {e.args[0]}") from None
+        except ValueError as e:  # the action is named already: the reason alone
+            raise RecordError(f"action {number} ({action.words()}): {why_refused(e)}") from None
         yield Step(number, action, leads, phase, game)
 
 
@@ -641,10 +640,11 @@ def _actions_of(game: Game) -> list[RecordedAction]:
             out.append(RecordedAction(ask.asker, "ask", partner=ask.seat))
         if action is None:
             break
+        if isinstance(action, Gift):
+            out.append(RecordedAction(action.seat, "give", format_move(action.give, ascii=True)))
+            continue
         m = action.move
-        if m.kind == "give":
-            out.append(RecordedAction(action.seat, "give", format_cards(m.cards, ascii=True)))
-        elif m.is_pass:
+        if m.is_pass:
             out.append(RecordedAction(action.seat, "pass"))
         else:
             out.append(RecordedAction(action.seat, "play", format_move(m, ascii=True)))

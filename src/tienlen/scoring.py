@@ -63,6 +63,7 @@ from .cards import TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
 from .combos import Move, index, is_twos
 from .debts import CardDebt
 from .game import Game
+from .position import Action, Gift
 from .rules import Rules
 
 __all__ = [
@@ -172,9 +173,9 @@ def _first_out(game: Game) -> _FirstOut:
     played: set[int] = set()
     if game.instant_win is None:
         for action in game.history:
-            m = action.move
-            if m.is_pass or m.kind == "give":
+            if isinstance(action, Gift) or action.move.is_pass:
                 continue
+            m = action.move
             counts[action.seat] -= m.mask.bit_count()
             played.add(action.seat)
             if counts[action.seat] == 0:
@@ -355,7 +356,7 @@ def _last_play_holds_three_spades(game: Game, seat: int) -> bool:
     if game.instant_win is not None:
         return False
     for action in reversed(game.history):
-        if action.seat == seat and not action.move.is_pass and action.move.kind != "give":
+        if action.seat == seat and isinstance(action, Action) and not action.move.is_pass:
             return bool(action.move.mask & THREE_SPADES_MASK)
     return False
 
@@ -405,9 +406,9 @@ def bomb_plays(game: Game) -> list[BombPlay]:
     out: list[BombPlay] = []
     chopping: dict[int, int] = {}  # id(move object of a pile play) -> its index in out
     for action in game.history:
-        m = action.move
-        if m.kind == "give":
+        if isinstance(action, Gift):
             continue
+        m = action.move
         top = replay.top
         if top is not None and not m.is_pass and top.seat != action.seat and ix.is_bomb(m):
             t = top.move

@@ -163,7 +163,8 @@ def _worker(settings: Any, sock: socket.socket) -> None:
 
 def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
     """Run ``workers`` node processes on the one listening socket (each accepts from it);
-    one that dies is started again; SIGTERM or Ctrl-C stops them all."""
+    one that dies is started again, but one that could not start (its database, exit 2)
+    stops them all with status 2; SIGTERM or Ctrl-C stops them all."""
     import multiprocessing
 
     spawn = multiprocessing.get_context("spawn")
@@ -174,8 +175,12 @@ def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     procs: list[multiprocessing.process.BaseProcess] = []
+    status = 0
     try:
         while not stopping.is_set():
+            if any(p.exitcode == 2 for p in procs):
+                status = 2  # it said why on stderr; the others would fail alike
+                break
             procs = [p for p in procs if p.is_alive()]
             for _ in range(workers - len(procs)):
                 worker = spawn.Process(target=_worker, args=(settings, sock))
@@ -189,7 +194,7 @@ def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
             each.join()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return 0
+    return status
 
 
 async def _serve(settings: Any, sock: socket.socket) -> int:

@@ -6,6 +6,7 @@ Examples::
     tienlen train --out runs/a --minutes 30 --resume      # go on where runs/a stopped
     tienlen train --out runs/b --minutes 60 --opponents heuristic --mix 0.5
     tienlen train --out runs/tiny --steps 2000 --checkpoint-every 1000 --eval-games 8
+    tienlen train --out runs/c --minutes 60 --opponents heuristic --mix 0.75 --explore-top 3
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections import defaultdict
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +26,44 @@ from .argtypes import at_least_one
 __all__ = ["register", "run"]
 
 
+#: The options that set a field of TrainConfig of the same name (unset: its default).
+_CONFIG = (
+    "rules",
+    "players",
+    "seed",
+    "workers",
+    "checkpoint_every",
+    "eval_bots",
+    "eval_games",
+    "games_per_round",
+    "lr",
+    "epsilon",
+    "explore_top",
+    "opponents",
+    "mix",
+    "win_weight",
+    "candidates",
+)
+
+
+def _defaults() -> dict[str, Any]:
+    """TrainConfig's defaults, read from the class so that the help never disagrees with it
+    (``?`` without the env extra: ``run`` then says what to install)."""
+    try:
+        from tienlen.env.train import TrainConfig
+    except ImportError:
+        return defaultdict(lambda: "?")
+    return {f.name: f.default for f in fields(TrainConfig)}
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names ('' for none)."""
+    return tuple(name for name in text.split(",") if name)
+
+
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand."""
+    d = _defaults()
     p = subparsers.add_parser(
         "train",
         help="train the learned bot by self-play",
@@ -38,43 +77,66 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--out", required=True, type=Path, help="checkpoint folder")
     p.add_argument("--resume", action="store_true", help="go on from the state in --out")
-    p.add_argument("--rules", default="standard", choices=RULESETS, help="rule set")
+    p.add_argument("--rules", choices=RULESETS, help=f"rule set (default {d['rules']})")
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
-    p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    p.add_argument("--seed", type=int, help=f"seed of the run (default {d['seed']})")
     p.add_argument(
-        "--workers", type=at_least_one, default=1, help="self-play worker processes (default 1)"
+        "--workers", type=at_least_one, help=f"self-play worker processes (default {d['workers']})"
     )
     p.add_argument("--steps", type=at_least_one, help="stop after this many frames (decisions)")
     p.add_argument("--minutes", type=float, help="stop after this many minutes")
     p.add_argument(
         "--checkpoint-every",
         type=at_least_one,
-        default=50_000,
         metavar="FRAMES",
-        help="frames between checkpoints (default 50000)",
+        help=f"frames between checkpoints (default {d['checkpoint_every']})",
     )
     p.add_argument(
         "--eval-bots",
-        default="random,greedy,heuristic",
-        help="bots the checkpoints play (three of each against the learned bot); '' for none",
+        type=_names,
+        help="bots the checkpoints play (three of each against the learned bot); '' for none "
+        f"(default {','.join(d['eval_bots'])})",
     )
     p.add_argument(
-        "--eval-games", type=at_least_one, default=200, help="games per evaluation (default 200)"
+        "--eval-games",
+        type=at_least_one,
+        help=f"games per evaluation (default {d['eval_games']})",
     )
-    p.add_argument("--games-per-round", type=at_least_one, default=16, help="games per update")
-    p.add_argument("--lr", type=float, default=5e-4, help="Adam learning rate")
-    p.add_argument("--epsilon", type=float, default=0.05, help="exploration rate")
+    p.add_argument(
+        "--games-per-round",
+        type=at_least_one,
+        help=f"games per update (default {d['games_per_round']})",
+    )
+    p.add_argument("--lr", type=float, help=f"Adam learning rate (default {d['lr']})")
+    p.add_argument("--epsilon", type=float, help=f"exploration rate (default {d['epsilon']})")
+    p.add_argument(
+        "--explore-top",
+        type=int,
+        help="exploring moves are drawn from the heuristic bot's best N "
+        f"(default {d['explore_top']}: from every legal move)",
+    )
+    p.add_argument(
+        "--candidates",
+        type=int,
+        help="the network chooses among the heuristic bot's best N moves (0: among all), in "
+        f"training and in the evaluations (default {d['candidates']})",
+    )
     p.add_argument(
         "--opponents",
-        default="",
+        type=_names,
         help="registry bots that may take seats in training games, comma-separated "
         "(default: none, pure self-play); their moves are samples too",
     )
     p.add_argument(
         "--mix",
         type=float,
-        default=0.5,
-        help="chance that a seat goes to one of --opponents (default 0.5)",
+        help=f"chance that a seat goes to one of --opponents (default {d['mix']})",
+    )
+    p.add_argument(
+        "--win-weight",
+        type=float,
+        help="weight of winning (+1, else -1) against the finishing position in the "
+        f"training target (default {d['win_weight']})",
     )
     p.set_defaults(func=run)
 
@@ -88,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not (args.out / "state.npz").exists():
         raise ValueError(f"nothing to resume in {args.out}")
     cpus = os.cpu_count() or 1
-    if args.workers > cpus:
+    if args.workers is not None and args.workers > cpus:
         raise ValueError(f"--workers {args.workers} is more than the {cpus} cores here")
     try:
         from tienlen.env.train import TrainConfig, Trainer
@@ -98,20 +160,10 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
-    config = TrainConfig(
-        rules=args.rules,
-        players=args.players,
-        seed=args.seed,
-        workers=args.workers,
-        games_per_round=args.games_per_round,
-        lr=args.lr,
-        epsilon=args.epsilon,
-        checkpoint_every=args.checkpoint_every,
-        eval_bots=tuple(b for b in args.eval_bots.split(",") if b),
-        eval_games=args.eval_games,
-        opponents=tuple(b for b in args.opponents.split(",") if b),
-        mix=args.mix,
-    )
+    given = {name: getattr(args, name) for name in _CONFIG if getattr(args, name) is not None}
+    if given.get("candidates") == 0:
+        given["candidates"] = None
+    config = TrainConfig(**given)
     trainer = Trainer(config, args.out)
     console = Console(stderr=True)
     total = args.steps

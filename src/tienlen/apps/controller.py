@@ -32,11 +32,15 @@ from tienlen import (
     parse_cards,
 )
 from tienlen.cards import cards_of_mask, format_cards, mask_of
+from tienlen.combos import Choice, Give
+from tienlen.game import why_refused
 from tienlen.match import GameResult, Match
 from tienlen.match_record import MatchRecord
 from tienlen.observation import observe
-from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.base import Budget, Player, choose_safely, split_choices
+from tienlen.players.bots.greedy import give_lowest
 from tienlen.players.hint import hint
+from tienlen.position import Gift
 from tienlen.record import GameRecord, RecordError
 from tienlen.scoring import Payment, payments
 from tienlen.text import NAME_CHARS, printable
@@ -181,7 +185,7 @@ class TableView:
     note: str
     note_kind: str
     """``"info"``, ``"error"`` or ``"hint"``."""
-    combos: tuple[Move, ...]
+    combos: tuple[Choice, ...]
     """Legal plays containing the selection (all legal plays when nothing is selected)."""
     log: tuple[str, ...]
     your_turn: bool
@@ -192,12 +196,12 @@ class TableView:
 
 
 # --- helpers -----------------------------------------------------------------------------
-def describe_move(move: Move) -> str:
-    """``"7♠ 7♥ (pair of 7s)"``, ``"pass"``, ``"gives 2 cards"``."""
+def describe_move(move: Choice) -> str:
+    """``"7♠ 7♥ (pair of 7s)"``, ``"pass"``, ``"3♠ 4♦ (given back)"``."""
+    if isinstance(move, Give):
+        return f"{format_cards(move.cards)} (given back)"
     if move.is_pass:
         return "pass"
-    if move.kind == "give":
-        return f"{format_cards(move.cards)} (given back)"
     return f"{format_cards(move.cards)} ({move.describe()})"
 
 
@@ -209,11 +213,11 @@ class BotJob:
     seat: int
     player: Player
     obs: Any
-    legal: list[Move]
+    legal: Sequence[Choice]
     budget: Budget
     problem: str | None = None
 
-    def run(self) -> Move:
+    def run(self) -> Choice:
         """Ask the bot (errors and illegal answers fall back to a safe move)."""
         move, self.problem = choose_safely(self.player, self.obs, self.legal, self.budget)
         return move
@@ -312,15 +316,17 @@ class MatchController(Observable):
         """``"Lan (greedy)"`` or ``"You"``."""
         return self.names[seat] if seat == HUMAN else f"{self.names[seat]} ({self.levels[seat]})"
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> Sequence[Choice]:
         """The person's legal moves (empty when it is not their turn)."""
         return self.game.legal_moves() if self.human_to_act else []
 
-    def combos(self) -> list[Move]:
-        """Legal plays that contain every selected card, weakest first."""
-        sel = self.selected
-        moves = [m for m in self.legal_moves() if not m.is_pass and m.mask & sel == sel]
-        return sorted(moves, key=lambda m: (m.mask.bit_count(), m.top_id))
+    def combos(self) -> list[Choice]:
+        """Legal plays (or gives) that contain every selected card, weakest first."""
+        return self._containing(self.selected)
+
+    def _containing(self, cards: int) -> list[Choice]:
+        moves = [m for m in self.legal_moves() if m.mask and m.mask & cards == cards]
+        return sorted(moves, key=lambda m: (m.mask.bit_count(), m.mask.bit_length()))
 
     # --- selection intents ------------------------------------------------------------
     def move_cursor(self, delta: int) -> None:
@@ -396,8 +402,7 @@ class MatchController(Observable):
             self._changed()
             return
         base = self.selected if self._combo_index < 0 else self._combo_base
-        moves = [m for m in self.legal_moves() if not m.is_pass and m.mask & base == base]
-        moves.sort(key=lambda m: (m.mask.bit_count(), m.top_id))
+        moves = self._containing(base)
         if not moves:
             self._say("no legal play contains the selected cards", "error")
             self._changed()
@@ -494,7 +499,7 @@ class MatchController(Observable):
             move = g.play(PASS if cards is None else cards)
         except ValueError as e:
             # the player chose the cards: the reason alone, not the move quoted back
-            self._say(str(e.args[0]) if isinstance(e, IllegalMoveError) else str(e), "error")
+            self._say(why_refused(e), "error")
             self._changed()
             return False
         self.selected = 0
@@ -503,7 +508,7 @@ class MatchController(Observable):
         self._after_move(HUMAN, move)
         return True
 
-    def hint(self) -> Move | None:
+    def hint(self) -> Choice | None:
         """Suggest a move, select its cards and say why."""
         if not self.human_to_act:
             self._say("hints come on your turn", "error")
@@ -517,13 +522,12 @@ class MatchController(Observable):
         self._changed()
         return move
 
-    def _hint(self) -> tuple[Move, str]:
+    def _hint(self) -> tuple[Choice, str]:
         g = self.game
-        legal = g.legal_moves()
-        if g.phase == "exchange":
-            give = min(legal, key=lambda m: m.mask)
-            return give, "give back your lowest cards"
-        return hint(observe(g, HUMAN), legal)
+        plays, gives = split_choices(g.legal_moves())
+        if gives:
+            return give_lowest(gives), "give back your lowest cards"
+        return hint(observe(g, HUMAN), plays)
 
     # --- bots -------------------------------------------------------------------------
     def bot_job(self) -> BotJob | None:
@@ -534,7 +538,7 @@ class MatchController(Observable):
         seat = g.turn
         return BotJob(g, seat, self.players[seat], observe(g, seat), g.legal_moves(), self.budget)
 
-    def apply_bot(self, job: BotJob, move: Move) -> bool:
+    def apply_bot(self, job: BotJob, move: Choice) -> bool:
         """Make ``job``'s move if the game is still where the job found it."""
         g = self.game
         if job.game is not g or g.turn != job.seat or g.is_over:
@@ -546,7 +550,7 @@ class MatchController(Observable):
         self._after_move(job.seat, move)
         return True
 
-    def step_bot(self) -> Move | None:
+    def step_bot(self) -> Choice | None:
         """Let the bot to act move at once (no delay); returns its move."""
         job = self.bot_job()
         if job is None:
@@ -556,19 +560,19 @@ class MatchController(Observable):
         return move
 
     # --- after moves and between games -------------------------------------------------
-    def _after_move(self, seat: int, move: Move) -> None:
+    def _after_move(self, seat: int, move: Choice) -> None:
         g = self.game
         who = self.names[seat]
-        if move.is_pass:
-            self.log.append(f"{who} passed")
-        elif move.kind == "give":
+        if isinstance(move, Give):
             n = move.mask.bit_count()
             self.log.append(f"{who} gave {n} card{'s' if n > 1 else ''} back")
+        elif move.is_pass:
+            self.log.append(f"{who} passed")
         else:
             self.log.append(f"{who}: {describe_move(move)}")
             if g.cards_left(seat) == 0:
                 self.log.append(f"{who} is out (place {g.finish_order.index(seat) + 1})")
-        if not g.is_over and not g.pile and g.phase == "play" and move.kind != "give":
+        if not g.is_over and not g.pile and g.phase == "play" and isinstance(move, Move):
             self.log.append(f"— {self.names[g.turn]} leads a fresh pile")
         self._settle()
         if g.is_over:
@@ -767,7 +771,8 @@ class MatchController(Observable):
                     ask = asks.pop(0)
                     ctl._ask(ask.asker, ask.seat)
                 if action is not None:
-                    ctl._after_move(action.seat, g.play(action.move))
+                    done = action.give if isinstance(action, Gift) else action.move
+                    ctl._after_move(action.seat, g.play(done))
             if number < len(saved.records) and not g.is_over:
                 raise RecordError(f"{where}: the game is not over, yet a later game follows")
         if saved.scores is not None and ctl.match.scores != saved.scores:

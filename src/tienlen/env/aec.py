@@ -18,13 +18,14 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.encoding import OBS_DIM, encode_moves, encode_observation, max_legal_moves
@@ -71,7 +72,7 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
         self._act_space = spaces.Discrete(max_legal_moves(self.rules))
         self._rng = new_rng(None)
         self.game: Game | None = None
-        self._legal: list[Move] = []
+        self._legal: Sequence[Choice] = []
 
     def observation_space(self, agent: str) -> spaces.Dict:
         """Every seat's observation space."""
@@ -98,7 +99,7 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
         self._legal = game.legal_moves()
         self.agent_selection = self.possible_agents[game.turn]
 
-    def legal_moves(self, agent: str) -> list[Move]:
+    def legal_moves(self, agent: str) -> list[Choice]:
         """The legal moves of ``agent`` (empty when it is not its turn)."""
         assert self.game is not None, "reset() first"
         if self.terminations.get(agent) or self._seat(agent) != self.game.turn:

@@ -27,7 +27,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
@@ -91,7 +91,7 @@ class SelfPlay:
         self.problems = []
         budget = Budget()
 
-        def pick(game: Game, legal: Sequence[Move]) -> Move:
+        def pick(game: Game, legal: Sequence[Choice]) -> Choice:
             seat = game.turn
             obs = observe(game, seat)
             o, m = encode_observation(obs), encode_moves(obs, legal)

@@ -21,7 +21,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget, Player, choose_safely
@@ -72,7 +72,7 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         self.game: Game | None = None
         self.seat = 0
         self._bots: dict[int, Player] = {}
-        self._legal: list[Move] = []
+        self._legal: Sequence[Choice] = []
         self.problems: list[str] = []
         """What went wrong with the bots this episode (their fallback moves, as the arena
         reports them: ``seat N: ...``)."""
@@ -89,7 +89,7 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
     def _info(self) -> dict[str, Any]:
         return {"seat": self.seat, "legal_moves": len(self._legal)}
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[Choice]:
         """The learner's legal moves now (action ``i`` plays ``legal_moves()[i]``)."""
         return list(self._legal)
 
@@ -103,7 +103,7 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         game = self.game
         assert game is not None
 
-        def pick(game: Game, legal: Sequence[Move]) -> Move:
+        def pick(game: Game, legal: Sequence[Choice]) -> Choice:
             seat = game.turn
             move, problem = choose_safely(self._bots[seat], observe(game, seat), legal, self.budget)
             if problem is not None:

@@ -1,9 +1,12 @@
 """Deep Monte-Carlo self-play training of the ``learned`` bot, in numpy.
 
 Each round, self-play workers play whole games with the current network at every seat
-(epsilon-greedy over ``Q(observation, move)``), or, with ``opponents``, some seats taken by
-registry bots (which then explore with the same epsilon); every decision becomes a sample
-``(observation, chosen move, the seat's final return)``. The network is then regressed on
+(epsilon-greedy over ``Q(observation, move)``, choosing among the ``heuristic`` bot's best
+``candidates``), or, with ``opponents``, some seats taken by registry bots (which then
+explore with the same epsilon); an exploring decision plays a random move among the
+``heuristic`` bot's best ``explore_top`` (or among all). Every decision becomes a sample
+``(observation, chosen move, the seat's outcome)``: its final return, or with
+``win_weight`` whether it won. The network is then regressed on
 the new samples (mean squared error, Adam, one pass in shuffled mini-batches): the Monte-
 Carlo targets need no bootstrapping, and the move features let one network score any
 number of legal moves. A checkpoint is written every ``checkpoint_every`` frames (decisions)
@@ -31,20 +34,24 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
-from tienlen.observation import Observation
+from tienlen.combos import Choice
+from tienlen.game import Game
+from tienlen.observation import observe
 from tienlen.players.arena import run_arena
-from tienlen.players.base import Budget, Player
-from tienlen.players.bots.learned import QNet
+from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.bots.learned import CANDIDATES, FEATURE_DIM, QNet, move_features
+from tienlen.players.encoding import OBS_DIM, encode_observation
 from tienlen.players.registry import make_bot
+from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
-from . import resolve_rules
-from .selfplay import SelfPlay, VectorAgent
+from . import deal, new_rng, resolve_rules, returns
 
 __all__ = ["TrainConfig", "Trainer", "train"]
 
 FloatArray = npt.NDArray[np.float32]
+#: The column of a move's rank in the heuristic's ordering (the last advice feature).
+_RANK = FEATURE_DIM - 1
 
 
 @dataclass(frozen=True)
@@ -68,30 +75,13 @@ class TrainConfig:
     """Registry bots that may take seats in training games (none: pure self-play)."""
     mix: float = 0.5
     """The chance that a seat goes to one of ``opponents`` rather than the network."""
-
-
-class _Agent:
-    """Epsilon-greedy over the network's values (a :class:`~tienlen.env.selfplay.VectorAgent`)."""
-
-    def __init__(self, net: QNet, epsilon: float, rng: np.random.Generator) -> None:
-        self.net, self.epsilon, self.rng = net, epsilon, rng
-
-    def act(self, observation: FloatArray, moves: FloatArray) -> int:
-        if self.rng.random() < self.epsilon:
-            return int(self.rng.integers(len(moves)))
-        return int(np.argmax(self.net.values(observation, moves)))
-
-
-class _Explore:
-    """A registry bot that plays a random legal move with probability ``epsilon``."""
-
-    def __init__(self, bot: Player, epsilon: float, rng: np.random.Generator) -> None:
-        self.name, self.bot, self.epsilon, self.rng = bot.name, bot, epsilon, rng
-
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
-        if self.rng.random() < self.epsilon:
-            return legal[int(self.rng.integers(len(legal)))]
-        return self.bot.choose(obs, legal, budget)
+    explore_top: int = 0
+    """Exploring moves are drawn from the ``heuristic`` bot's best this many (0: any move)."""
+    win_weight: float = 0.0
+    """The target is ``(1 - win_weight) * return + win_weight * (±1 for a win or not)``."""
+    candidates: int | None = CANDIDATES
+    """The network chooses among the ``heuristic`` bot's best this many moves (``None``: all),
+    in training games and in the evaluations (the ``learned`` bot's ``candidates``)."""
 
 
 @dataclass(frozen=True)
@@ -104,34 +94,72 @@ class _Job:
     games: int
     opponents: tuple[str, ...]
     mix: float
+    explore_top: int = 0
+    win_weight: float = 0.0
+    candidates: int | None = None
+
+
+def _play_game(
+    game: Game, seats: Sequence[Player | None], net: QNet, job: _Job, rng: np.random.Generator
+) -> list[list[tuple[FloatArray, FloatArray]]]:
+    """Play ``game`` out (``None`` seats: the network); each seat's (observation, move)
+    features of every decision it was asked for."""
+    budget = Budget()
+    steps: list[list[tuple[FloatArray, FloatArray]]] = [[] for _ in seats]
+
+    def pick(game: Game, legal: Sequence[Choice]) -> Choice:
+        seat = game.turn
+        view = observe(game, seat)
+        o, m = encode_observation(view), move_features(view, legal)
+        player = seats[seat]
+        if rng.random() < job.epsilon:
+            pool = len(legal) if job.explore_top <= 0 else min(job.explore_top, len(legal))
+            # the advice's rank column is 1 / (1 + rank): the best moves have the largest
+            i = int(np.argsort(-m[:, _RANK], kind="stable")[rng.integers(pool)])
+        elif player is None:
+            i = net.best(o, m, job.candidates)
+        else:
+            i = legal.index(choose_safely(player, view, legal, budget)[0])
+        steps[seat].append((o, m[i]))
+        return legal[i]
+
+    play_out(game, pick)
+    return steps
 
 
 def _play(job: _Job) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    """Play ``job.games`` games; the samples as ``(observations, moves, returns, games)``.
+    """Play ``job.games`` games; the samples as ``(observations, moves, targets, games)``.
     Each seat is the network, or with probability ``job.mix`` one of ``job.opponents``;
-    every seat's decisions are samples (a bot's moves teach their value too)."""
+    every seat's decisions are samples (a bot's moves teach their value too). With
+    probability ``job.epsilon`` a decision explores: a random move among the
+    ``heuristic`` bot's best ``job.explore_top`` (0: among all legal moves)."""
     rng = np.random.default_rng(job.seed)
-    agent = _Agent(QNet(job.params), job.epsilon, rng)
-    bots = [_Explore(make_bot(name), job.epsilon, rng) for name in job.opponents]
-    env = SelfPlay(job.rules, players=job.players)
+    net = QNet(job.params)
+    bots = [make_bot(name) for name in job.opponents]
+    rules = resolve_rules(job.rules, job.players)
+    deals = new_rng(job.seed)
     obs: list[FloatArray] = []
     acts: list[FloatArray] = []
     targets: list[float] = []
-    for g in range(job.games):
-        seats: list[Player | VectorAgent] = [
-            bots[int(rng.integers(len(bots)))] if bots and rng.random() < job.mix else agent
-            for _ in range(env.rules.players)
+    for _ in range(job.games):
+        seats: list[Player | None] = [
+            bots[int(rng.integers(len(bots)))] if bots and rng.random() < job.mix else None
+            for _ in range(rules.players)
         ]
-        env.set_agents(seats)
-        trajectories, payoffs = env.run(seed=job.seed * 1_000 + g if g == 0 else None)
-        for seat, steps in enumerate(trajectories):
-            for t in steps:
-                obs.append(t.observation)
-                acts.append(t.moves[t.action])
-                targets.append(payoffs[seat])
+        game = deal(rules, deals)
+        steps = _play_game(game, seats, net, job, rng)
+        payoffs = returns(game)
+        winner = game.finish_order[0] if game.finish_order else -1
+        for seat, taken in enumerate(steps):
+            won = 1.0 if seat == winner else -1.0
+            target = (1.0 - job.win_weight) * payoffs[seat] + job.win_weight * won
+            for o, a in taken:
+                obs.append(o)
+                acts.append(a)
+                targets.append(target)
     return (
-        np.asarray(obs, np.float32),
-        np.asarray(acts, np.float32),
+        np.asarray(obs, np.float32).reshape(-1, OBS_DIM),
+        np.asarray(acts, np.float32).reshape(-1, FEATURE_DIM),
         np.asarray(targets, np.float32),
         job.games,
     )
@@ -255,6 +283,9 @@ class Trainer:
                 per,
                 cfg.opponents,
                 cfg.mix,
+                cfg.explore_top,
+                cfg.win_weight,
+                cfg.candidates,
             )
             for _ in range(cfg.workers)
         ]
@@ -287,7 +318,7 @@ class Trainer:
                 specs,
                 games=cfg.eval_games,
                 seed=cfg.eval_seed,
-                bot_options={"learned": {"weights": str(weights)}},
+                bot_options={"learned": {"weights": str(weights), "candidates": cfg.candidates}},
             )
             s = result.stats()[0]
             out[bot] = {

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.inputs import quote_value
 from tienlen.observation import Observation, observe
@@ -113,7 +113,7 @@ def play_game(
     """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
     move) are made without asking. Returns the number of decisions asked for."""
 
-    def pick(game: Game, legal: Sequence[Move]) -> Move:
+    def pick(game: Game, legal: Sequence[Choice]) -> Choice:
         seat = game.turn
         move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
         if problem is not None and on_problem is not None:
@@ -151,7 +151,7 @@ class _Broken:
         self.name = name
         self.reason = reason
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """Fail with the reason the bot did not start."""
         raise ProtocolError(self.reason)
 

@@ -1,7 +1,8 @@
 """The one player interface every bot, the terminal game, the server and the arena use.
 
 A player sees only its seat's :class:`~tienlen.observation.Observation` and the legal
-moves, plus a :class:`Budget`, and returns one of the legal moves. Callers go through
+moves (plays and the pass, or in an exchange, gives: :data:`~tienlen.combos.Choice`), plus
+a :class:`Budget`, and returns one of the legal moves. Callers go through
 :func:`choose_safely`, so a player that raises, overruns or answers with an illegal move
 never crashes a game: the fallback move is played and the problem is logged.
 """
@@ -15,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from tienlen.combos import PASS, Move
+from tienlen.combos import PASS, Choice, Give, Move
 from tienlen.observation import Observation
 from tienlen.text import printable
 
-__all__ = ["Budget", "Player", "choose_safely", "fallback_move"]
+__all__ = ["Budget", "Player", "choose_safely", "fallback_move", "split_choices"]
 
 log = logging.getLogger("tienlen.players")
 
@@ -49,26 +50,40 @@ class Player(Protocol):
 
     name: str
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """Return one of ``legal``."""
         ...
 
 
-def fallback_move(legal: Sequence[Move]) -> Move:
-    """The move played for a player that failed: pass if allowed, else the lowest play."""
+def fallback_move(legal: Sequence[Choice]) -> Choice:
+    """The move played for a player that failed: pass if allowed, else the lowest play (or
+    give)."""
     if PASS in legal:
         return PASS
-    return min(legal, key=lambda m: (m.top_id, m.mask.bit_count()))
+    return min(legal, key=lambda m: (m.mask.bit_length(), m.mask.bit_count()))
+
+
+def split_choices(legal: Sequence[Choice]) -> tuple[list[Move], list[Give]]:
+    """``legal`` as its plays (the pass included) and its gives: one of the two is empty,
+    since a seat either plays or gives."""
+    plays: list[Move] = []
+    gives: list[Give] = []
+    for m in legal:
+        if isinstance(m, Give):
+            gives.append(m)
+        else:
+            plays.append(m)
+    return plays, gives
 
 
 def choose_safely(
     player: Player,
     obs: Observation,
-    legal: Sequence[Move],
+    legal: Sequence[Choice],
     budget: Budget,
     *,
     grace: float = 1.0,
-) -> tuple[Move, str | None]:
+) -> tuple[Choice, str | None]:
     """Ask ``player`` for a move; return ``(move, problem)``. On an exception, an illegal
     answer or a time overrun of more than ``grace`` seconds, the move is
     :func:`fallback_move` (or the late answer, if legal) and ``problem`` says what went wrong."""

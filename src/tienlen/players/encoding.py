@@ -35,9 +35,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tienlen.cards import deck_mask
-from tienlen.combos import Move, index
+from tienlen.combos import Choice, Give, Move, index
 from tienlen.observation import Observation
 from tienlen.patterns import KINDS as COMBINATION_KINDS
+from tienlen.position import Action
 from tienlen.rules import Rules
 
 __all__ = [
@@ -57,11 +58,13 @@ FloatArray = npt.NDArray[np.float32]
 
 #: Seats the encodings have room for (the engine's most).
 MAX_SEATS: Final = 8
-#: Move kinds, in the order of the kind one-hot (``give``: a San Jose or debt give).
+#: Move kinds, in the order of the kind one-hot, and last a slot for a give (San Jose or
+#: card debts, :class:`~tienlen.combos.Give`).
 KINDS: Final = ("pass", *COMBINATION_KINDS, "give")
 #: Game phases, in the order of the phase one-hot.
 PHASES: Final = ("trading", "exchange", "play", "over")
 _KIND_INDEX: Final = {k: i for i, k in enumerate(KINDS)}
+_GIVE: Final = _KIND_INDEX["give"]
 
 # Move features: cards (52), kind (12), size/13, cards/13, top rank (13), top suit (4),
 # is-bomb, cards left after the move / hand size, goes out.
@@ -106,14 +109,14 @@ def _move_row(row: FloatArray, move: Move, bomb: bool) -> None:
         top = move.top_id
         row[_M_RANK + (top >> 3)] = 1.0
         row[_M_SUIT + ((top >> 1) & 3)] = 1.0
-    row[_M_KIND + _KIND_INDEX.get(move.kind, _KIND_INDEX["give"])] = 1.0
+    row[_M_KIND + _KIND_INDEX[move.kind]] = 1.0
     row[_M_SIZE] = move.size / 13.0
     row[_M_COUNT] = mask.bit_count() / 13.0
     row[_M_BOMB] = float(bomb)
 
 
-def encode_moves(obs: Observation, legal: Sequence[Move]) -> FloatArray:
-    """Every move of ``legal`` as one row of :data:`MOVE_DIM` features, in order."""
+def encode_moves(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
+    """Every move (or give) of ``legal`` as one row of :data:`MOVE_DIM` features, in order."""
     n = len(legal)
     out = np.zeros((n, MOVE_DIM), dtype=np.float32)
     if not n:
@@ -121,21 +124,25 @@ def encode_moves(obs: Observation, legal: Sequence[Move]) -> FloatArray:
     out[:, _M_CARDS : _M_CARDS + 52] = _planes([m.mask for m in legal])
     rows = np.arange(n)
     bomb = _bomb_test(obs.rules)
-    give = _KIND_INDEX["give"]
-    out[rows, _M_KIND + np.array([_KIND_INDEX.get(m.kind, give) for m in legal])] = 1.0
-    out[:, _M_SIZE] = [m.size / 13.0 for m in legal]
+    gives = np.array([isinstance(m, Give) for m in legal])
+    kinds = [_GIVE if isinstance(m, Give) else _KIND_INDEX[m.kind] for m in legal]
+    out[rows, _M_KIND + np.array(kinds)] = 1.0
+    # a give's size is its number of cards
+    out[:, _M_SIZE] = [
+        (m.mask.bit_count() if isinstance(m, Give) else m.size) / 13.0 for m in legal
+    ]
     counts = np.array([m.mask.bit_count() for m in legal])
     out[:, _M_COUNT] = counts / 13.0
     played = np.array([m.mask != 0 for m in legal])
-    tops = np.array([max(m.top_id, 0) for m in legal])
+    tops = np.array([max(m.mask.bit_length() - 1, 0) for m in legal])
     out[rows[played], _M_RANK + (tops[played] >> 3)] = 1.0
     out[rows[played], _M_SUIT + ((tops[played] >> 1) & 3)] = 1.0
-    out[:, _M_BOMB] = [bomb(m) for m in legal]
+    out[:, _M_BOMB] = [not isinstance(m, Give) and bomb(m) for m in legal]
     size = max(obs.rules.cards_per_hand, 1)
     hand = obs.hand_mask
     left = np.array([(hand & ~m.mask).bit_count() for m in legal])
     out[:, _M_LEFT] = left / size
-    out[:, _M_OUT] = (left == 0) & np.array([m.kind != "give" for m in legal])
+    out[:, _M_OUT] = (left == 0) & ~gives
     return out
 
 
@@ -172,7 +179,7 @@ def encode_observation(obs: Observation) -> FloatArray:
     me = obs.seat
     by_seat = [0] * n
     for action in obs.history:  # the one walk of the history (obs.played_mask is another)
-        if action.move.kind != "give":
+        if isinstance(action, Action):
             by_seat[action.seat] |= action.move.mask
     played = 0
     for mask in by_seat:

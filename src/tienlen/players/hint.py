@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tienlen.combos import Move
+from tienlen.combos import Choice, Move
 from tienlen.observation import Observation
 from tienlen.play import legal_moves
 from tienlen.players.bots.heuristic import HeuristicBot
@@ -30,10 +30,10 @@ def legal_moves_of(obs: Observation) -> list[Move]:
     return legal_moves(obs, obs.hand_mask, obs.rules)
 
 
-def hint(obs: Observation, legal: Sequence[Move] | None = None) -> tuple[Move, str]:
+def hint(obs: Observation, legal: Sequence[Choice] | None = None) -> tuple[Choice, str]:
     """Suggest a move for the observing seat and say why. ``legal`` defaults to the seat's
     legal moves (:func:`legal_moves_of`)."""
-    moves = list(legal) if legal is not None else legal_moves_of(obs)
+    moves: Sequence[Choice] = list(legal) if legal is not None else legal_moves_of(obs)
     if not moves:
         raise ValueError("no legal moves: nothing to hint")
     return _BOT.decide(obs, moves)

@@ -31,17 +31,17 @@ import subprocess
 import sys
 import time
 import weakref
-from collections.abc import Sequence
-from typing import IO, Any, NoReturn, get_args
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import IO, Any, Final, NoReturn
 
 from tienlen.cards import Card, cards_of_mask, format_cards, mask_of, parse_cards
-from tienlen.combos import Move, format_move, parse_move
+from tienlen.combos import Choice, Give, format_move, parse_choice
 from tienlen.game import CountAsk, TradeOffer
 from tienlen.inputs import (
     MAX_ACTIONS,
     MAX_LINE,
     check_keys,
-    expect_bool,
     expect_int,
     expect_list,
     expect_object,
@@ -52,7 +52,15 @@ from tienlen.inputs import (
 )
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, Player
-from tienlen.position import Action, Phase
+from tienlen.position import (
+    Action,
+    Entry,
+    Gift,
+    PlayState,
+    PositionError,
+    parse_position,
+    state_fields,
+)
 from tienlen.rules import MAX_COMBINATIONS, Rules, RulesError
 from tienlen.text import NAME_CHARS, printable
 
@@ -78,82 +86,84 @@ class ProtocolError(ValueError):
 
 
 # --- the message format: moves in the core's notation (format_move / parse_move) ---------
-def _action_json(a: Action) -> dict[str, Any]:
+def _action_json(a: Entry) -> dict[str, Any]:
+    if isinstance(a, Gift):
+        return {"seat": a.seat, "move": format_move(a.give, ascii=True), "kind": "give"}
     return {"seat": a.seat, "move": format_move(a.move, ascii=True), "kind": a.move.kind}
 
 
 def observation_to_json(obs: Observation) -> dict[str, Any]:
-    """An observation as a JSON-ready dict (cards in ascii notation)."""
-    return {
+    """An observation as a JSON-ready dict (cards in ascii notation).
+
+    ``position`` is its play state in position notation (docs/position-notation.md, the
+    hands of the other seats hidden), which :func:`observation_from_json` reads; the same
+    play-state fields are also written one by one under their
+    :class:`~tienlen.position.PlayState` names (for bots that read them), with ``hand`` the
+    seat's own cards; then what the seat has seen (``history``, ``trades``, ``asks``) and
+    the rules."""
+    out: dict[str, Any] = {
         "seat": obs.seat,
         "players": obs.players,
-        "phase": obs.phase,
-        "turn": obs.turn,
+        "position": obs.format(),
         "hand": format_cards(obs.hand, ascii=True),
-        "card_counts": list(obs.card_counts),
-        "pile": [_action_json(a) for a in obs.pile],
-        "passed": sorted(obs.passed),
-        "locked_out": sorted(obs.locked_out),
-        "straight_locked": obs.straight_locked,
-        "first_lead": (
-            {"mode": obs.first_lead[0], "card": obs.first_lead[1].ascii()}
-            if obs.first_lead
-            else None
-        ),
-        "stuck": sorted(obs.stuck),
-        "finish_order": list(obs.finish_order),
-        "history": [_action_json(a) for a in obs.history],
-        "trades": [
-            {
-                "proposer": t.proposer,
-                "partner": t.partner,
-                "give": format_cards(cards_of_mask(t.give), ascii=True),
-                "take": format_cards(cards_of_mask(t.take), ascii=True),
-                "accepted": t.accepted,
-            }
-            for t in obs.trades
-        ],
-        "leader": obs.leader,
-        "opening": list(obs.opening) if obs.opening is not None else None,
-        "asks": [a._asdict() for a in obs.asks],
-        "rules": obs.rules.to_dict(),
     }
+    for name, value in state_fields(obs).items():
+        if name != "hands":
+            out[name] = _STATE_JSON.get(name, _to_json)(value)
+    out["history"] = [_action_json(a) for a in obs.history]
+    out["trades"] = [
+        {
+            "proposer": t.proposer,
+            "partner": t.partner,
+            "give": format_cards(cards_of_mask(t.give), ascii=True),
+            "take": format_cards(cards_of_mask(t.take), ascii=True),
+            "accepted": t.accepted,
+        }
+        for t in obs.trades
+    ]
+    out["asks"] = [a._asdict() for a in obs.asks]
+    out["rules"] = obs.rules.to_dict()
+    return out
 
 
-_OBSERVATION_FIELDS = (
-    "seat",
-    "players",
-    "phase",
-    "turn",
-    "hand",
-    "card_counts",
-    "pile",
-    "passed",
-    "locked_out",
-    "straight_locked",
-    "first_lead",
-    "finish_order",
-    "history",
-    "leader",
-    "rules",
-)
-_PHASES = get_args(Phase)
-_FIRST_LEADS = ("lowest-single", "must-include-lowest", "holder-may-decline")
+def _to_json(value: Any) -> Any:
+    """A play-state field's value in JSON: seat sets sorted, tuples as lists, plays as
+    ``{"seat", "move", "kind"}``."""
+    if isinstance(value, Action):
+        return _action_json(value)
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _first_lead_json(value: tuple[str, Card] | None) -> dict[str, str] | None:
+    return None if value is None else {"mode": value[0], "card": value[1].ascii()}
+
+
+#: The play-state fields written otherwise than :func:`_to_json` does.
+_STATE_JSON: Final[dict[str, Callable[[Any], Any]]] = {"first_lead": _first_lead_json}
+#: The fields an observation must have; the play-state fields written one by one beside
+#: ``position`` are read from it and may be left out.
+_OBSERVATION_FIELDS = ("seat", "players", "position", "history", "rules")
+_STATE_FIELDS = ("hand", *(f.name for f in fields(PlayState) if f.name != "hands"))
 #: Longest card text in a message (two decks' worth of notation).
 _CARDS_TEXT = 1000
 
 
 def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
-    """Read an observation written by :func:`observation_to_json`, checking every field
-    (types, seats in range, card notation, counts) first; raises :class:`ProtocolError`
-    naming the field and quoting the bad value."""
+    """Read an observation written by :func:`observation_to_json`: the play state from its
+    ``position``, then what the seat has seen, checking every field (types, seats in range,
+    card notation, counts) first; raises :class:`ProtocolError` naming the field and quoting
+    the bad value."""
     err = ProtocolError
     obj = expect_object(
         d,
         path,
         error=err,
         required=_OBSERVATION_FIELDS,
-        optional=("stuck", "trades", "opening", "asks"),
+        optional=("trades", "asks", *_STATE_FIELDS),
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -165,13 +175,6 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
     def seat(value: Any, where: str) -> int:
         return expect_int(value, where, error=err, lo=0, hi=players - 1)
 
-    def seats(key: str) -> tuple[int, ...]:
-        items = expect_list(obj.get(key, []), f"{path}.{key}", error=err, limit=players)
-        out = tuple(seat(s, f"{path}.{key}[{i}]") for i, s in enumerate(items))
-        if len(set(out)) != len(out):
-            fail(err, f"{path}.{key}", f"names a seat twice: {quote_value(items)}")
-        return out
-
     def mask(value: Any, where: str) -> int:
         text = expect_str(value, where, error=err, limit=_CARDS_TEXT)
         try:
@@ -179,51 +182,19 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         except ValueError as e:
             fail(err, where, str(e))
 
-    def actions(key: str) -> tuple[Action, ...]:
-        items = expect_list(obj[key], f"{path}.{key}", error=err, limit=MAX_ACTIONS)
-        out = []
-        for i, a in enumerate(items):
-            where = f"{path}.{key}[{i}]"
-            act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
-            kind = act.get("kind")
-            if kind is not None and not isinstance(kind, str):
-                fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
-            text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
-            try:
-                move = parse_move(text, rules, give=kind == "give")
-            except ValueError as e:
-                fail(err, f"{where}.move", str(e))
-            out.append(Action(seat(act["seat"], f"{where}.seat"), move))
-        return tuple(out)
-
-    phase = obj["phase"]
-    if phase not in _PHASES:
-        fail(err, f"{path}.phase", f"must be one of {', '.join(_PHASES)}, not {quote_value(phase)}")
     own = seat(obj["seat"], f"{path}.seat")
-    counts = tuple(
-        None
-        if c is None and rules.hidden_counts and i != own  # a hidden count (never one's own)
-        else expect_int(c, f"{path}.card_counts[{i}]", error=err, lo=0, hi=104)
-        for i, c in enumerate(
-            expect_list(obj["card_counts"], f"{path}.card_counts", error=err, limit=n, length=n)
-        )
-    )
-    first = obj["first_lead"]
-    first_lead = None
-    if first is not None:
-        where = f"{path}.first_lead"
-        fl = expect_object(first, where, error=err, required=("mode", "card"))
-        if fl["mode"] not in _FIRST_LEADS:
-            fail(
-                err,
-                f"{where}.mode",
-                f"must be one of {', '.join(_FIRST_LEADS)}, not {quote_value(fl['mode'])}",
-            )
-        card = expect_str(fl["card"], f"{where}.card", error=err)
-        try:
-            first_lead = (fl["mode"], Card.parse(card))
-        except ValueError as e:
-            fail(err, f"{where}.card", str(e))
+    where = f"{path}.position"
+    text = expect_str(obj["position"], where, error=err, limit=_CARDS_TEXT)
+    try:
+        state = parse_position(text, rules)
+    except PositionError as e:
+        fail(err, where, str(e))
+    for s, (hand, count) in enumerate(zip(state.hands, state.card_counts, strict=True)):
+        if (hand is None) == (s == own):
+            known = "the seat's own hand only" if s == own else "no other seat's hand"
+            fail(err, where, f"must show {known}: seat {s} in {quote_value(text)}")
+        if count is None and not rules.hidden_counts:
+            fail(err, where, f"hides seat {s}'s card count, which the rules show")
     trades = []
     for i, t in enumerate(expect_list(obj.get("trades", []), f"{path}.trades", error=err, limit=n)):
         where = f"{path}.trades[{i}]"
@@ -246,7 +217,21 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 accepted,
             )
         )
-    history = actions("history")
+    history: list[Entry] = []
+    items = expect_list(obj["history"], f"{path}.history", error=err, limit=MAX_ACTIONS)
+    for i, a in enumerate(items):
+        where = f"{path}.history[{i}]"
+        act = expect_object(a, where, error=err, required=("seat", "move"), optional=("kind",))
+        kind = act.get("kind")
+        if kind is not None and not isinstance(kind, str):
+            fail(err, f"{where}.kind", f"must be a string, not {quote_value(kind)}")
+        move_text = expect_str(act["move"], f"{where}.move", error=err, limit=_CARDS_TEXT)
+        who = seat(act["seat"], f"{where}.seat")
+        try:
+            move = parse_choice(move_text, rules, exchange=kind == "give")
+        except ValueError as e:
+            fail(err, f"{where}.move", str(e))
+        history.append(Gift(who, move) if isinstance(move, Give) else Action(who, move))
     asks = []
     for i, a in enumerate(
         expect_list(obj.get("asks", []), f"{path}.asks", error=err, limit=MAX_ACTIONS)
@@ -261,25 +246,12 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
             )
         )
-    hand = mask(obj["hand"], f"{path}.hand")
     return Observation(
+        **state_fields(state),
         seat=own,
         rules=rules,
-        phase=phase,
-        turn=seat(obj["turn"], f"{path}.turn"),
-        hands=tuple(hand if s == own else None for s in range(n)),
-        card_counts=counts,
-        pile=actions("pile"),
-        passed=frozenset(seats("passed")),
-        locked_out=frozenset(seats("locked_out")),
-        straight_locked=expect_bool(obj["straight_locked"], f"{path}.straight_locked", error=err),
-        first_lead=first_lead,
-        stuck=frozenset(seats("stuck")),
-        finish_order=seats("finish_order"),
-        history=history,
+        history=tuple(history),
         trades=tuple(trades),
-        leader=seat(obj["leader"], f"{path}.leader"),
-        opening=seats("opening") if obj.get("opening") is not None else None,
         asks=tuple(asks),
     )
 
@@ -306,7 +278,7 @@ _MESSAGE_TYPES = ("hello", "move", "quit")
 MAX_LEGAL = 100_000
 
 
-def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Move], Budget]:
+def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[Choice], Budget]:
     """A host's move request, checked: its id, the observation, the legal moves (each a
     combination under the rules) and the budget."""
     err = ProtocolError
@@ -324,11 +296,11 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[M
     texts = expect_list(message["legal"], "message.legal", error=err, limit=MAX_LEGAL)
     if not texts:
         fail(err, "message.legal", "no legal moves")
-    legal = []
+    legal: list[Choice] = []
     for i, t in enumerate(texts):
         text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
         try:
-            legal.append(parse_move(text, obs.rules, give=obs.phase == "exchange"))
+            legal.append(parse_choice(text, obs.rules, exchange=obs.phase == "exchange"))
         except ValueError as e:
             fail(err, f"message.legal[{i}]", str(e))
     ms = message.get("budget_ms")
@@ -342,8 +314,8 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[M
 
 
 def read_move_reply(
-    message: dict[str, Any], legal: Sequence[Move], rules: Rules, *, give: bool
-) -> Move:
+    message: dict[str, Any], legal: Sequence[Choice], rules: Rules, *, exchange: bool
+) -> Choice:
     """A bot's answer to a move request, checked: exactly one of ``move`` (notation) or
     ``index`` (into ``legal``), naming a legal move; raises :class:`ProtocolError`."""
     err = ProtocolError
@@ -357,7 +329,7 @@ def read_move_reply(
         return legal[i]
     text = expect_str(message["move"], "reply.move", error=err, limit=_CARDS_TEXT)
     try:
-        move = parse_move(text, rules, give=give)
+        move = parse_choice(text, rules, exchange=exchange)
     except ValueError as e:
         fail(err, "reply.move", str(e))
     for m in legal:
@@ -544,7 +516,7 @@ class ProtocolPlayer:
         raise ProtocolError(f"bot {self.name!r} {reason}")
 
     # --- the player ---------------------------------------------------------------------
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """Send the observation and legal moves; read, check and return the answer."""
         self._next_id += 1
         ident = self._next_id
@@ -561,7 +533,7 @@ class ProtocolPlayer:
             request["budget_iterations"] = budget.iterations
         reply = self._exchange(request, ident, budget.seconds or 0.0)
         try:
-            return read_move_reply(reply, legal, obs.rules, give=obs.phase == "exchange")
+            return read_move_reply(reply, legal, obs.rules, exchange=obs.phase == "exchange")
         except ProtocolError as e:
             raise ProtocolError(f"bot {self.name!r} answered badly: {e}") from None
 

@@ -74,8 +74,9 @@ BOTS: dict[str, BotInfo] = {
         ),
         BotInfo(
             "learned",
-            "a move-value network trained by self-play (numpy; needs the env extra)",
-            "easy",
+            "a move-value network trained by self-play picks between the heuristic's two "
+            "best moves (numpy; needs the env extra)",
+            "medium",
             _learned,
         ),
         BotInfo(

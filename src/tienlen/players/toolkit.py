@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from tienlen.cards import bits_of_mask, deck_mask
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.game import Game
 from tienlen.observation import Observation
 
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Chooses a move for the seat to act: ``pick(game, legal)`` returns one of ``legal``.
-Pick = Callable[[Game, Sequence[Move]], Move]
+Pick = Callable[[Game, Sequence[Choice]], Choice]
 
 
 def unseen_mask(obs: Observation) -> int:

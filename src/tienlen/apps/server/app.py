@@ -641,7 +641,8 @@ class Server:
                 await asyncio.sleep(wait)
                 wait = min(2 * wait, _REBUILD_WAIT[1])
         async with self._lock(stale.id):
-            fresh.viewers, fresh.fence = stale.viewers, stale.fence
+            fresh.viewers, fresh.remote_viewers = stale.viewers, stale.remote_viewers
+            fresh.fence = stale.fence
             self.tables[stale.id] = fresh
             del self.restoring[stale.id]
             if fresh.version >= failed[-1].version:
@@ -764,6 +765,8 @@ class Server:
                 await self.cluster.refresh(table)
             self.conns.setdefault(table.id, set()).add(conn)
             table.viewers[conn.player] = table.viewers.get(conn.player, 0) + 1
+            if self.cluster is not None:
+                self.cluster.viewing(table)
             seat = table.seat_of(conn.player)
             conn.send(
                 WelcomeMsg(
@@ -791,6 +794,8 @@ class Server:
             table.viewers[conn.player] = left
         else:
             table.viewers.pop(conn.player, None)
+        if self.cluster is not None:
+            self.cluster.viewing(table)
         seat = table.seat_of(conn.player)
         if seat is not None and table.status == "playing" and not left:
             self._start_grace(table, seat, conn.player)

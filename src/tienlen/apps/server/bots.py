@@ -9,7 +9,7 @@ import multiprocessing
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, choose_safely
 from tienlen.players.registry import make_bot
@@ -33,7 +33,7 @@ def bot_seed(secret: str, version: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def choose(level: str, seed: int, obs: Observation, legal: Sequence[Move]) -> Move:
+def choose(level: str, seed: int, obs: Observation, legal: Sequence[Choice]) -> Choice:
     """One decision by a fresh bot of ``level`` (runs in a worker)."""
     move, _problem = choose_safely(make_bot(level, seed=seed), obs, legal, Budget())
     return move

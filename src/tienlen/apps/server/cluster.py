@@ -22,6 +22,9 @@ turn timer) by exactly one node, its owner. The others hold replicas.
   A table without an owner is taken over by the node that needs it.
 - **Failover**: every node looks for tables whose lease is gone every ``lease_renew`` and
   takes them over: it raises the token, reads the log and starts the bots and turn timer.
+- **Presence**: each node publishes who has each table open through it when that changes, and
+  all of it every ``VIEWERS_EVERY`` renewals; a node's list not heard again for three times
+  that is dropped (the node is gone), so a table's spectator count is the site's.
 - **Redis down**: owners keep running their tables (the fencing token still guards every
   write); forwarding and takeovers are refused with ``unavailable``; when Redis returns, the
   owners renew their leases and every node catches its replicas up from the log.
@@ -35,6 +38,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -55,8 +59,11 @@ __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
 log = logging.getLogger("tienlen.cluster")
 
-#: Tries at one action while the table changes hands (owner gone, lease just taken).
-ATTEMPTS = 4
+#: Seconds between tries at an action while its table changes hands.
+RETRY_WAIT = 0.1
+#: Renewals between two publications of all of a node's viewers (and a node's viewers not
+#: heard of for three times as long are forgotten).
+VIEWERS_EVERY = 5
 #: Redis and connection failures: Redis is down or unreachable.
 _DOWN = (RedisError, OSError)
 
@@ -124,7 +131,14 @@ class Cluster:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
+        self.owners: dict[str, str] = {}
+        """The node that last published each table's events: where its actions are sent
+        first (the lease is read from Redis when that node no longer runs it)."""
         self.subscribed = asyncio.Event()
+        self.heard: dict[tuple[str, str], float] = {}
+        """When each (table, other node)'s viewers were last heard of (monotonic)."""
+        self.dropped = False
+        """A message could not be published: the others are told to read the log."""
         self.tasks: list[asyncio.Task[None]] = []
 
     def owner_key(self, table_id: str) -> str:
@@ -149,7 +163,10 @@ class Cluster:
             await asyncio.wait_for(self.subscribed.wait(), self.server.settings.redis_timeout)
 
     async def stop(self) -> None:
-        """Give back the leases this node holds and close the connections."""
+        """Publish what is waiting, give back the leases this node holds and close the
+        connections."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.join(), self.server.settings.redis_timeout)
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -188,9 +205,12 @@ class Cluster:
                 raise LookupError(f"no table {table_id}")
             async with self.server._lock(table_id):
                 table = self.server.tables.get(table_id) or await self._load_locked(table_id)
-                await self.refresh(table)
+                table.fence = None  # (a lease this node had lost: what was written since)
+                missed = await self.refresh(table)
                 table.fence = token
                 self.server._schedule(table)
+            if missed:  # a dead owner's last events may not have reached the others
+                self.publish(table_id, missed)
         except Exception:
             log.exception("table %s: takeover failed; giving the lease back", table_id)
             with contextlib.suppress(*_DOWN):
@@ -201,7 +221,8 @@ class Cluster:
         return True
 
     def lost(self, table: Table) -> None:
-        """This node no longer owns ``table``: stop its bots and timer (a replica now)."""
+        """This node no longer owns ``table``: stop its bots and timer, free its lease if
+        this node holds it still, and catch the replica up from the log."""
         if table.fence is not None:
             log.warning("table %s: node %s lost it to another node", table.id, self.node)
         table.fence = None
@@ -209,16 +230,23 @@ class Cluster:
         self.server._spawn(self._catch_up(table))  # what the new owner wrote meanwhile
 
     async def _catch_up(self, table: Table) -> None:
+        with contextlib.suppress(*_DOWN):  # a lease retaken after Redis lost it: free it
+            await self.redis.eval(_RELEASE, 1, self.owner_key(table.id), self.node)
         async with self.server._lock(table.id):
             await self.refresh(self.server.tables[table.id])
 
     async def _leases(self) -> None:
         """Renew the leases held; take over the tables whose owner is gone."""
         s = self.server.settings
+        beat = 0
         while True:
+            beat += 1
             try:
+                await self._tell_resync()
                 await self._renew()
                 await self._orphans()
+                if beat % VIEWERS_EVERY == 0:
+                    self._viewers_beat()
             except _DOWN as e:
                 log.debug("leases: Redis is down (%s)", e)
             except Exception:
@@ -256,7 +284,39 @@ class Cluster:
         """Send a committed batch of events to the other nodes (in commit order; dropped if
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
-        self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+        message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
+        self._send(self.events, message)
+
+    def viewing(self, table: Table) -> None:
+        """Who has ``table`` open through this node changed: tell the other nodes."""
+        self._send(
+            self.events,
+            {"op": "viewers", "table": table.id, "node": self.node, "players": list(table.viewers)},
+        )
+
+    def _viewers_beat(self) -> None:
+        """Publish every table's viewers here; forget those of nodes not heard of lately."""
+        for table in self.server.tables.values():
+            if table.viewers:
+                self.viewing(table)
+        period = VIEWERS_EVERY * self.server.settings.lease_renew
+        stale = time.monotonic() - 3 * period
+        for (table_id, node), when in list(self.heard.items()):
+            if when < stale:
+                del self.heard[table_id, node]
+                if table_id in self.server.tables:
+                    self.server.tables[table_id].remote_viewers.pop(node, None)
+
+    def _viewers(self, m: Mapping[str, Any]) -> None:
+        table = self.server.tables.get(m["table"])
+        if table is None or m["node"] == self.node:
+            return
+        if m["players"]:
+            table.remote_viewers[m["node"]] = frozenset(m["players"])
+            self.heard[m["table"], m["node"]] = time.monotonic()
+        else:
+            table.remote_viewers.pop(m["node"], None)
+            self.heard.pop((m["table"], m["node"]), None)
 
     async def created(self, table: Table) -> None:
         """A table made here: the other nodes load it, and this node owns it."""
@@ -265,7 +325,11 @@ class Cluster:
             await self.acquire(table.id)
 
     async def load(self, table_id: str) -> None:
-        """Load a table another node created, if it exists."""
+        """Load a table another node created, if it exists (a name that is no table's
+        costs one read, and no lock is made for it)."""
+        async with self.server.sessions() as s:
+            if await s.get(TableRow, table_id) is None:
+                return
         async with self.server._lock(table_id):
             if table_id not in self.server.tables:
                 await self._load_locked(table_id)
@@ -280,11 +344,11 @@ class Cluster:
         self.server._lobby_update(table)
         return table
 
-    async def refresh(self, table: Table) -> None:
+    async def refresh(self, table: Table) -> list[dict[str, Any]]:
         """Bring a replica up to the log (under the table's lock): apply and send its
-        clients the events it lacks."""
+        clients the events it lacks; returns them."""
         if table.fence is not None:
-            return  # the owner is the log's writer: nothing is missing
+            return []  # the owner is the log's writer: nothing is missing
         async with self.server.sessions() as s:
             events = (
                 await s.scalars(
@@ -293,19 +357,18 @@ class Cluster:
                     .order_by(EventRow.version)
                 )
             ).all()
-        self._apply(
-            table,
-            [
-                {
-                    "version": e.version,
-                    "kind": e.kind,
-                    "actor": e.actor,
-                    "public": e.public,
-                    "private": e.private,
-                }
-                for e in events
-            ],
-        )
+        rows = [
+            {
+                "version": e.version,
+                "kind": e.kind,
+                "actor": e.actor,
+                "public": e.public,
+                "private": e.private,
+            }
+            for e in events
+        ]
+        self._apply(table, rows)
+        return rows
 
     def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
         from .app import _TABLE_KINDS, _merged
@@ -364,9 +427,15 @@ class Cluster:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
         """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here."""
+        table over if it has none); a refusal there is raised here.
+
+        While the table changes hands (its owner died and its lease has not run out yet),
+        this waits for the new owner, up to a lease and two renewals, so that a failover
+        only delays the client's action."""
         server = self.server
-        for _ in range(ATTEMPTS):
+        s = server.settings
+        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
+        while time.monotonic() < deadline:
             table = server.tables.get(table_id)
             if table is None:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -381,13 +450,14 @@ class Cluster:
                         raise
                     continue
             try:
-                owner = await self.redis.get(self.owner_key(table_id))
+                owner = self.owners.get(table_id) or await self.redis.get(self.owner_key(table_id))
                 if owner is None:
                     if not await self.acquire(table_id):
-                        await asyncio.sleep(0.05)  # another node took it first
+                        await asyncio.sleep(RETRY_WAIT)  # another node took it first
                     continue
                 if owner == self.node:  # this node is taking it over right now
-                    await asyncio.sleep(0.05)
+                    self.owners.pop(table_id, None)
+                    await asyncio.sleep(RETRY_WAIT)
                     continue
                 text = msg.model_dump_json() if msg is not None else ""
                 reply = await self._request(
@@ -410,6 +480,8 @@ class Cluster:
             if reply["ok"]:
                 return
             if reply["code"] in ("not_owner", "moved"):
+                self.owners.pop(table_id, None)  # read the lease next time
+                await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
             refused.reason = reply.get("reason")
@@ -425,7 +497,7 @@ class Cluster:
             payload = {**payload, "id": rid, "from": self.node}
             heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
             if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
             timeout = self.server.settings.forward_timeout
             try:
@@ -460,13 +532,26 @@ class Cluster:
         self.outbox.put_nowait((channel, json.dumps(message)))
 
     async def _publish(self) -> None:
-        """Publish queued messages one at a time, so a table's batches keep their order."""
+        """Publish queued messages one at a time, so a table's batches keep their order.
+
+        One that cannot be published is dropped; once Redis answers again, every node is
+        told to catch its replicas up from the log (a node whose own connection did not
+        break would not know to)."""
         while True:
             channel, data = await self.outbox.get()
             try:
+                await self._tell_resync()
                 await self.redis.publish(channel, data)
             except _DOWN as e:
+                self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+            finally:
+                self.outbox.task_done()
+
+    async def _tell_resync(self) -> None:
+        if self.dropped:
+            await self.redis.publish(self.events, json.dumps({"op": "resync"}))
+            self.dropped = False
 
     async def _listen(self) -> None:
         """Receive the events and requests, resubscribing (and catching up) after Redis
@@ -503,9 +588,14 @@ class Cluster:
     async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
         try:
             if m["op"] == "events":
+                self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
+            elif m["op"] == "viewers":
+                self._viewers(m)
+            elif m["op"] == "resync":
+                self.server._spawn(self._resync())
             elif m["op"] == "request":
                 self.server._spawn(self._serve(m))
             elif m["op"] == "reply":

@@ -19,8 +19,11 @@ from typing import Any, get_args
 
 from tienlen import Game, GameRecord, Match, Move, Rules
 from tienlen.cards import Card, ids_of_mask
+from tienlen.combos import Choice, Give
+from tienlen.game import why_refused
 from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
+from tienlen.position import Action, Gift
 from tienlen.reasons import Reason
 from tienlen.record import ActionKind, RecordedAction, apply_action
 
@@ -198,6 +201,8 @@ class Table:
     """The number of the last game whose ``game_over`` event is out."""
     viewers: dict[str, int] = field(default_factory=dict)
     """Open sockets per player (not stored: who watches now)."""
+    remote_viewers: dict[str, frozenset[str]] = field(default_factory=dict)
+    """In a cluster, who watches through each other node (by node id)."""
     fence: int | None = None
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
@@ -259,6 +264,10 @@ class Table:
                 return i
         return None
 
+    def watching(self) -> set[str]:
+        """The players with the table open, here or (in a cluster) at another node."""
+        return set(self.viewers).union(*self.remote_viewers.values())
+
     def info(self) -> TableInfo:
         """The table for the lobby and the players."""
         m = self.match
@@ -288,7 +297,7 @@ class Table:
             match=self.match_no,
             game=m.number if m is not None else 0,
             scores=list(m.scores) if m is not None else [0] * self.rules.players,
-            spectators=sum(1 for p in self.viewers if self.seat_of(p) is None),
+            spectators=sum(1 for p in self.watching() if self.seat_of(p) is None),
         )
 
     def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
@@ -323,9 +332,9 @@ class Table:
             finish_order=list(obs.finish_order),
             leader=obs.leader,
             history=[
-                _play(a.seat, a.move)
+                _play(a.seat, a.move) if isinstance(a, Action) else _give(a)
                 for a in obs.history
-                if seat is not None or a.move.kind != "give"
+                if seat is not None or isinstance(a, Action)
             ]
             if history
             else None,
@@ -461,7 +470,7 @@ class Table:
         try:
             act(game.copy(), kind, data)
         except ValueError as e:  # the engine's reason, in words (and as a code)
-            raise Refused("illegal", e.args[0] if e.args else str(e)) from None
+            raise Refused("illegal", why_refused(e)) from None
         public: dict[str, Any] = {"seat": seat}
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
@@ -485,9 +494,10 @@ class Table:
         return move_action(game, fallback_move(game.legal_moves()))
 
 
-def move_action(game: Game, move: Move) -> tuple[str, dict[str, Any]]:
-    """A chosen :class:`~tienlen.Move` as an action (kind, fields) in ``game``'s phase."""
-    if game.phase == "exchange":
+def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
+    """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
+    (kind, fields) in ``game``'s phase."""
+    if isinstance(move, Give):
         return "give", {"cards": _ids(move.cards)}
     if move.is_pass:
         return ("refuse" if game.pending_trade is not None else "pass"), {}
@@ -533,6 +543,10 @@ def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]
 @functools.lru_cache(maxsize=8192)  # the pile's plays repeat in every seat's view
 def _play(seat: int, move: Move) -> Play:
     return Play(seat=seat, kind=move.kind, cards=_mask_ids(move.mask))
+
+
+def _give(gift: Gift) -> Play:
+    return Play(seat=gift.seat, kind="give", cards=_mask_ids(gift.give.mask))
 
 
 def _trades(obs: Observation, seat: int | None) -> list[Trade]:

@@ -9,7 +9,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from tienlen import PASS, Rules, format_move
+from tienlen import PASS, Move, Rules, format_move
 
 from ..controller import MatchController, Settings
 from .app import TienLenApp
@@ -33,12 +33,12 @@ def demo_controller(seed: int = 25) -> MatchController:
             ctl.step_bot()
             continue
         top = ctl.game.top
-        pairs = [m for m in ctl.combos() if m.kind == "pair"]
+        pairs = [m for m in ctl.combos() if isinstance(m, Move) and m.kind == "pair"]
         if turns >= 2 and top is not None and len(ctl.game.pile) >= 2 and pairs:
             ctl.selected = pairs[0].mask
             ctl.toggle(pairs[0].cards[0])  # one card selected: its partners are marked
             return ctl
-        plays = [m for m in ctl.legal_moves() if not m.is_pass]
+        plays = [m for m in ctl.legal_moves() if m.mask]
         ctl.play_text(format_move(plays[0] if plays else PASS, ascii=True))
         turns += 1
     raise AssertionError("the demo deal never reached the wanted position")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tienlen import Game
+from tienlen import Action, Game
 from tienlen.match_record import read_games
 from tienlen.record import GameRecord, RecordError, replay
 from tienlen.text import NAME_CHARS, printable
@@ -59,8 +59,10 @@ class ReplayModel(Observable):
         who = self.names[seat]
         match action.kind:
             case "play":
-                move = after.history[-1].move if after.history else None
-                return f"{who}: {describe_move(move)}" if move else f"{who}: {action.cards}"
+                last = after.history[-1] if after.history else None
+                if isinstance(last, Action):
+                    return f"{who}: {describe_move(last.move)}"
+                return f"{who}: {action.cards}"
             case "pass":
                 return f"{who} passed" if before.phase == "play" else f"{who} makes no trade"
             case "give":

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tienlen.cards import ACE, RANK_MASK, TWOS_MASK
-from tienlen.combos import PASS, Move, RulesIndex, index, is_twos
+from tienlen.combos import PASS, Choice, Give, Move, RulesIndex, index, is_twos
 from tienlen.observation import Observation
-from tienlen.players.base import Budget
+from tienlen.players.base import Budget, split_choices
 
 __all__ = ["GreedyBot", "give_lowest", "greedy_pick"]
 
@@ -40,8 +40,8 @@ def _clean(m: Move, hand: int) -> bool:
     return True
 
 
-def give_lowest(legal: Sequence[Move]) -> Move:
-    """For the exchange and trading phases: give the lowest cards (or pass)."""
+def give_lowest(legal: Sequence[Give]) -> Give:
+    """For the exchanges: give the lowest cards."""
     return min(legal, key=lambda m: m.mask)
 
 
@@ -56,8 +56,6 @@ def greedy_pick(
     play to beat (``None`` when leading) and the closest opponent holds ``fewest`` cards."""
     if len(legal) == 1:
         return legal[0]
-    if legal[0].kind == "give":
-        return give_lowest(legal)
     size = hand.bit_count()
     if top is None:
         return _lead(hand, legal, ix)
@@ -127,11 +125,14 @@ class GreedyBot:
     def __init__(self, *, name: str = "greedy") -> None:
         self.name = name
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
-        """Pick a move with :func:`greedy_pick`."""
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
+        """Pick a move with :func:`greedy_pick` (a give with :func:`give_lowest`)."""
+        plays, gives = split_choices(legal)
+        if gives:
+            return give_lowest(gives)
         top = obs.pile[-1].move if obs.pile else None
         fewest = min(
             (c for s, c in enumerate(obs.tracked_counts()) if s != obs.seat and c),
             default=99,
         )
-        return greedy_pick(obs.hand_mask, legal, top, fewest, index(obs.rules))
+        return greedy_pick(obs.hand_mask, plays, top, fewest, index(obs.rules))

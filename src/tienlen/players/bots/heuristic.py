@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from tienlen.cards import ACE, RANKS, TWOS_MASK
-from tienlen.combos import Move, describe_kind, is_twos
+from tienlen.combos import Choice, Give, Move, describe_kind, is_twos
 from tienlen.observation import Observation
-from tienlen.players.base import Budget
+from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner
 from tienlen.players.toolkit import unseen_mask
 from tienlen.rules import Rules
@@ -51,7 +51,7 @@ class Scored(NamedTuple):
     """A move with its score (higher is better) and the reason, in words."""
 
     score: float
-    move: Move
+    move: Choice
     reason: str
 
 
@@ -69,36 +69,38 @@ class HeuristicBot:
     def __init__(self, *, name: str = "heuristic") -> None:
         self.name = name
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """The best-scored move of :meth:`ranked`."""
         if len(legal) == 1:
             return legal[0]
-        if legal[0].kind == "give" or obs.phase == "trading":
+        plays, gives = split_choices(legal)
+        if gives or obs.phase == "trading":
             return self.ranked(obs, legal)[0].move
-        return Context.of(obs).best(legal)
+        return Context.of(obs).best(plays)
 
-    def decide(self, obs: Observation, legal: Sequence[Move]) -> tuple[Move, str]:
+    def decide(self, obs: Observation, legal: Sequence[Choice]) -> tuple[Choice, str]:
         """The chosen move and why."""
         best = self.ranked(obs, legal)[0]
         return best.move, best.reason
 
-    def ranked(self, obs: Observation, legal: Sequence[Move]) -> list[Scored]:
+    def ranked(self, obs: Observation, legal: Sequence[Choice]) -> list[Scored]:
         """Every legal move, scored and with a reason, best first (ties: lowest first)."""
         if not legal:
             raise ValueError("no legal moves to rank")
-        if legal[0].kind == "give":
-            return self._gives(obs, legal)
-        if obs.phase == "trading" or (len(legal) == 1 and legal[0].is_pass):
-            return [Scored(0.0, m, "nothing to do but pass") for m in legal]
+        plays, gives = split_choices(legal)
+        if gives:
+            return self._gives(obs, gives)
+        if obs.phase == "trading" or (len(plays) == 1 and plays[0].is_pass):
+            return [Scored(0.0, m, "nothing to do but pass") for m in plays]
         ctx = Context.of(obs)
         out = []
-        for m in legal:
+        for m in plays:
             value, why = ctx.score(m)
             out.append(Scored(value, m, _explain(why, m, ctx.top)))
-        out.sort(key=lambda s: (-s.score, s.move.top_id, s.move.mask))
+        out.sort(key=lambda s: (-s.score, s.move.mask.bit_length(), s.move.mask))
         return out
 
-    def _gives(self, obs: Observation, legal: Sequence[Move]) -> list[Scored]:
+    def _gives(self, obs: Observation, legal: Sequence[Give]) -> list[Scored]:
         pl = planner(obs.rules)
         hand = obs.hand_mask
         out = []

@@ -21,7 +21,7 @@ from tienlen.movegen import table_for
 from tienlen.observation import Observation
 from tienlen.players.bots.heuristic import Context
 from tienlen.players.toolkit import placeholder_hands
-from tienlen.position import PlayState
+from tienlen.position import Action, PlayState
 
 __all__ = ["Inference"]
 
@@ -76,11 +76,11 @@ class Inference:
 def _record(obs: Observation, per_seat: int) -> list[_Decision]:
     """Replay the public history on placeholder hands (only the card counts matter for
     whose turn it is) and keep each opponent's last ``per_seat`` free decisions."""
-    history = obs.history
+    history = [a for a in obs.history if isinstance(a, Action)]
     rules = obs.rules
     n = rules.players
-    if not history or any(a.move.kind == "give" for a in history):
-        return []
+    if not history or len(history) != len(obs.history):
+        return []  # gives changed the hands
     if any(t.accepted for t in obs.trades):
         return []
     played_by = [0] * n

@@ -34,9 +34,10 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from typing import cast
 
 from tienlen.cards import bits_of_mask
-from tienlen.combos import PASS, Move, RulesIndex, index
+from tienlen.combos import PASS, Choice, Move, RulesIndex, index
 from tienlen.game import Game
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
@@ -135,7 +136,7 @@ class IsmctsBot:
         #: Iterations run by the last search (for benchmarks).
         self.last_iterations = 0
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """Search within ``budget`` (else the bot's own default) and return the best root
         move (see the module docstring)."""
         if len(legal) == 1:
@@ -143,7 +144,7 @@ class IsmctsBot:
         ranked = self._heuristic.ranked(obs, legal)
         if obs.phase != "play" or ranked[0].score >= 100.0:
             return ranked[0].move  # exchanges, trading, and going out need no search
-        roots = [s.move for s in ranked[: self.root_moves]]
+        roots = [s.move for s in ranked[: self.root_moves] if isinstance(s.move, Move)]
         if PASS in legal and PASS not in roots:
             roots.append(PASS)
         if len(roots) == 1:
@@ -223,7 +224,7 @@ class IsmctsBot:
             path: list[tuple[_Node, int]] = [(node, mover)]
             cands: Sequence[Move]
             while not game.is_over:
-                legal = game.legal_moves()
+                legal = game.legal_plays()
                 if len(legal) == 1:
                     cands = legal
                 else:
@@ -289,12 +290,13 @@ class IsmctsBot:
 def _rollout(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with :func:`greedy_pick` for every seat."""
 
-    def pick(game: Game, legal: Sequence[Move]) -> Move:
+    def pick(game: Game, legal: Sequence[Choice]) -> Choice:
+        plays = _plays(legal)
         seat = game.turn
         hands = game.hand_masks
         fewest = min((h.bit_count() for s, h in enumerate(hands) if s != seat and h), default=99)
         top = game.top
-        return greedy_pick(hands[seat], legal, top.move if top else None, fewest, ix)
+        return greedy_pick(hands[seat], plays, top.move if top else None, fewest, ix)
 
     play_out(game, pick)
 
@@ -328,4 +330,10 @@ def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
 def _rollout_heuristic(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with the ``heuristic`` bot's scoring for every seat (each
     seat treats the other hands as its unseen cards)."""
-    play_out(game, lambda game, legal: _policy(game, legal, memo))
+    play_out(game, lambda game, legal: _policy(game, _plays(legal), memo))
+
+
+def _plays(legal: Sequence[Choice]) -> Sequence[Move]:
+    """The choices of a searched game: one built by ``Game.from_state`` is in its play
+    phase, where every choice is a move (no give)."""
+    return cast(Sequence[Move], legal)

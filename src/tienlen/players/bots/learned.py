@@ -3,9 +3,11 @@ framework at play time).
 
 The network scores every legal move: ``Q(observation, move)`` is a small multilayer
 perceptron over :func:`~tienlen.players.encoding.encode_observation` joined with the move's
-row of :func:`~tienlen.players.encoding.encode_moves`, trained by Deep Monte-Carlo
-(``tienlen train``, :mod:`tienlen.env.train`) to predict the seat's final return. The bot
-plays the move of highest value. Its weights ship with the package
+features (:func:`move_features`: its row of :func:`~tienlen.players.encoding.encode_moves`
+and the ``heuristic`` bot's opinion of it, :func:`advice`), trained by Deep Monte-Carlo
+(``tienlen train``, :mod:`tienlen.env.train`) to predict the seat's outcome. The bot plays
+the move of highest value among the ``heuristic`` bot's best :data:`CANDIDATES` (a learned
+re-ranking of its short list; see docs/bots.md). Its weights ship with the package
 (``players/bots/learned_standard.npz``); ``weights=PATH`` loads another checkpoint.
 """
 
@@ -20,17 +22,68 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
-from tienlen.players.base import Budget
+from tienlen.players.base import Budget, split_choices
+from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_moves, encode_observation
 
-__all__ = ["SHIPPED_WEIGHTS", "LearnedBot", "QNet"]
+__all__ = [
+    "ADVICE_DIM",
+    "CANDIDATES",
+    "FEATURE_DIM",
+    "SHIPPED_WEIGHTS",
+    "LearnedBot",
+    "QNet",
+    "advice",
+    "move_features",
+]
 
 FloatArray = npt.NDArray[np.float32]
 #: The weights that ship with the package (trained on the ``standard`` rules).
 SHIPPED_WEIGHTS = "learned_standard.npz"
 _LAYERS = ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3")
+#: How many of the ``heuristic`` bot's best moves the bot chooses among by default (the
+#: setting measured in docs/bots.md: the network's values are most reliable where the
+#: training games went, the moves a strong player considers).
+CANDIDATES: int | None = 2
+#: Advice features of one move (:func:`advice`).
+ADVICE_DIM = 4
+#: Features of one move as the network reads it: :data:`MOVE_DIM` then :data:`ADVICE_DIM`.
+FEATURE_DIM = MOVE_DIM + ADVICE_DIM
+#: Scores of the ``heuristic`` bot are clipped to this size (going out scores 100).
+_CLIP = 5.0
+
+
+def advice(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
+    """The ``heuristic`` bot's opinion of each legal move, ``(len(legal), ADVICE_DIM)``: its
+    score and its gap to the best score (both clipped to 5, then divided by 5), whether it
+    is the bot's choice, and ``1 / (1 + rank)`` in its ranking. Computed from the
+    observation only, as the bot itself decides."""
+    n = len(legal)
+    plays, gives = split_choices(legal)
+    if gives or obs.phase == "trading":
+        by_move: dict[Choice, float] = {s.move: s.score for s in HeuristicBot().ranked(obs, legal)}
+        scores = np.array([by_move[m] for m in legal], dtype=np.float64)
+    else:
+        ctx = Context.of(obs)
+        scores = np.array([ctx.score(m)[0] for m in plays], dtype=np.float64)
+    # the bot's order (HeuristicBot.ranked): best score first, ties to the lowest top card
+    order = sorted(range(n), key=lambda i: (-scores[i], legal[i].mask.bit_length(), legal[i].mask))
+    rank = np.empty(n, dtype=np.float64)
+    rank[order] = np.arange(n)
+    out = np.empty((n, ADVICE_DIM), dtype=np.float32)
+    out[:, 0] = np.clip(scores, -_CLIP, _CLIP) / _CLIP
+    out[:, 1] = np.clip(scores.max() - scores, 0.0, _CLIP) / _CLIP
+    out[:, 2] = rank == 0
+    out[:, 3] = 1.0 / (1.0 + rank)
+    return out
+
+
+def move_features(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
+    """The legal moves as the network reads them, ``(len(legal), FEATURE_DIM)``:
+    :func:`~tienlen.players.encoding.encode_moves` joined with :func:`advice`."""
+    return np.hstack((encode_moves(obs, legal), advice(obs, legal)))
 
 
 class QNet:
@@ -42,10 +95,10 @@ class QNet:
         for name in _LAYERS:
             if name not in params:
                 raise ValueError(f"weights lack the layer {name!r}")
-        if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != MOVE_DIM:
+        if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != FEATURE_DIM:
             raise ValueError(
                 f"weights are for {params['w1o'].shape[0]} observation and "
-                f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {MOVE_DIM}"
+                f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {FEATURE_DIM}"
             )
         self.params = params
         self.meta = dict(meta or {})
@@ -55,7 +108,7 @@ class QNet:
         """Fresh He-initialised weights."""
         rng = np.random.default_rng(seed)
         h1, h2 = hidden
-        fan1 = OBS_DIM + MOVE_DIM
+        fan1 = OBS_DIM + FEATURE_DIM
 
         def he(rows: int, cols: int, fan: int) -> FloatArray:
             w: FloatArray = (rng.standard_normal((rows, cols)) * np.sqrt(2.0 / fan)).astype(
@@ -66,7 +119,7 @@ class QNet:
         return cls(
             {
                 "w1o": he(OBS_DIM, h1, fan1),
-                "w1a": he(MOVE_DIM, h1, fan1),
+                "w1a": he(FEATURE_DIM, h1, fan1),
                 "b1": np.zeros(h1, np.float32),
                 "w2": he(h1, h2, h1),
                 "b2": np.zeros(h2, np.float32),
@@ -104,30 +157,43 @@ class QNet:
         out: FloatArray = (h @ p["w3"] + p["b3"])[:, 0]
         return out
 
+    def best(self, obs: FloatArray, moves: FloatArray, candidates: int | None = None) -> int:
+        """The row of ``moves`` (rows of :func:`move_features`) of highest value; with
+        ``candidates``, among the ``heuristic`` bot's best that many only."""
+        values = self.values(obs, moves)
+        if candidates is not None:
+            # the advice's last column is 1 / (1 + rank): rank < k where it exceeds 1 / (1 + k)
+            values[moves[:, -1] <= 1.0 / (1.0 + candidates)] = -np.inf
+        return int(np.argmax(values))
+
 
 class LearnedBot:
     """Plays the legal move the network values most (deterministic: ``seed`` is unused).
-    ``weights``: a checkpoint path (default: the shipped weights)."""
+    ``weights``: a checkpoint path (default: the shipped weights). ``candidates``: choose
+    only among the ``heuristic`` bot's best this many moves (default :data:`CANDIDATES`;
+    ``None``: among all legal moves)."""
 
     def __init__(
         self,
         *,
         weights: str | Path | QNet | None = None,
+        candidates: int | None = CANDIDATES,
         seed: int | None = None,
         name: str = "learned",
     ) -> None:
         self.name = name
+        self.candidates = candidates
         if isinstance(weights, QNet):
             self.net = weights
         else:
             self.net = QNet.shipped() if weights is None else QNet.load(weights)
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """The legal move of highest value."""
         if len(legal) == 1:
             return legal[0]
-        values = self.net.values(encode_observation(obs), encode_moves(obs, legal))
-        return legal[int(np.argmax(values))]
+        features = move_features(obs, legal)
+        return legal[self.net.best(encode_observation(obs), features, self.candidates)]
 
 
 @cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tienlen.combos import Move
+from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget
 
@@ -19,6 +19,6 @@ class RandomBot:
         self.name = name
         self._rng = random.Random(seed)
 
-    def choose(self, obs: Observation, legal: Sequence[Move], budget: Budget) -> Move:
+    def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """A uniformly random legal move."""
         return legal[self._rng.randrange(len(legal))]
