@@ -4,7 +4,8 @@ Three nodes on three ports, the four clients of one table spread over them: a wh
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
 writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
-``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer.
+``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer;
+a write under a token raised behind the owner's back is refused by the database.
 Every stored record must equal a replay of the actions the clients saw acknowledged. Waits
 are bounded only to fail a hung test; nothing asserts on time."""
 
@@ -543,3 +544,38 @@ def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
             )
         )
         assert s.owner(table) == nodes[0].id
+
+
+def test_a_write_under_a_token_taken_over_is_refused_and_made_again(tmp_path: Path) -> None:
+    """The fence itself: the table's token is raised behind its owner's back (as a node that
+    took the table over would), Redis left as it was. The owner's next write is refused by
+    the database; it gives the table up, takes it over again under a new token and makes the
+    action then: written once, never under the old token."""
+    import asyncpg
+
+    with site(tmp_path) as s:
+        (node,) = s.start(1)
+        client = Client(node.base, "Talker")
+        table = client.create(bots="greedy")["table"]["id"]
+        sock = client.socket(table)
+        sock.until(lambda m: m["type"] == "state")
+
+        def chat(text: str) -> None:
+            sock.send(type="chat", text=text)
+            sock.until(lambda m: m["type"] == "event" and m["event"].get("text") == text)
+
+        chat("before")
+        token = event_log(s.db, table)[-1][1]
+
+        async def raise_token() -> None:
+            conn = await asyncpg.connect(s.db.replace("postgresql+asyncpg://", "postgresql://"))
+            try:
+                await conn.execute("UPDATE tables SET fence = fence + 1 WHERE id = $1", table)
+            finally:
+                await conn.close()
+
+        asyncio.run(raise_token())
+        chat("after")
+        log = event_log(s.db, table)
+        assert len(log) == 2, log  # each chat line once
+        assert log[0][1] == token and log[1][1] > token + 1, log
