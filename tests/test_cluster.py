@@ -66,12 +66,12 @@ def until(test: Callable[[], Any], what: str) -> Any:
 class Node:
     """``tienlen serve`` as a cluster node, in a child process."""
 
-    def __init__(self, db: str, redis: str, prefix: str, log: Path) -> None:
+    def __init__(self, db: str, redis: str, prefix: str, log: Path, grace: float) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
         args = ["serve", "--database-url", db, "--redis-url", redis, "--redis-prefix", prefix]
-        args += ["--port", str(self.port), "--grace", "1000", "--bot-pool", "thread", *LEASE]
+        args += ["--port", str(self.port), "--grace", str(grace), "--bot-pool", "thread", *LEASE]
         with log.open("ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tienlen.apps.cli", *args, "--log-level", NODE_LOG],
@@ -113,9 +113,15 @@ class Site:
         self.prefix = f"tienlen-test-{secrets.token_hex(4)}:"
         self.nodes: list[Node] = []
 
-    def start(self, n: int) -> list[Node]:
+    def start(self, n: int, *, grace: float = 1000) -> list[Node]:
         new = [
-            Node(self.db, self.redis, self.prefix, self.tmp / f"node{len(self.nodes) + i}.log")
+            Node(
+                self.db,
+                self.redis,
+                self.prefix,
+                self.tmp / f"node{len(self.nodes) + i}.log",
+                grace,
+            )
             for i in range(n)
         ]
         for node in new:
@@ -579,3 +585,28 @@ def test_a_write_under_a_token_taken_over_is_refused_and_made_again(tmp_path: Pa
         log = event_log(s.db, table)
         assert len(log) == 2, log  # each chat line once
         assert log[0][1] == token and log[1][1] > token + 1, log
+
+
+def test_a_player_gone_with_the_owner_gets_the_grace_then_a_bot(tmp_path: Path) -> None:
+    """The owner dies with a seated player connected to it only; the node that takes the
+    table over gives that player the grace period, then seats their bot; a player watching
+    through another node is never marked away."""
+    with site(tmp_path) as s:
+        nodes = s.start(2, grace=1)
+        _clients, sockets, table = seat_clients(nodes, [0, 1], bots="greedy", games=1)
+        sockets[0].send(type="start")
+        driver = Driver(sockets)
+        driver.play(actions=2)
+        assert s.owner_node(table) == 0
+        nodes[0].signal(signal.SIGKILL)
+        nodes[0].proc.wait()
+        away = sockets[1].until(lambda m: m["type"] == "event" and m["event"]["kind"] == "away")
+        assert away["event"]["seat"] == 0
+        # Seat 0's bot plays for it now: the match goes on with seat 1 alone.
+        driver = Driver({1: sockets[1]})
+        driver.play()
+        assert all(
+            f["event"]["seat"] == 0
+            for f in sockets[1].frames
+            if f["type"] == "event" and f["event"]["kind"] == "away"
+        )
