@@ -5,6 +5,12 @@ moves in the playing direction to the next player who may act (holds cards, has 
 passed since the last play, and is not locked out, unless 2s are on top and the rules let
 locked-out players bomb). When that search reaches the player who made the last play,
 everyone else has passed: that player wins the pile (or, with stacking, may go on).
+
+The parts live by concept: dealing and instant wins in :mod:`tienlen.deal`, the exchanges
+before the play in :mod:`tienlen.exchanges` (mutual trading, the San Jose exchange) and
+:mod:`tienlen.debts` (card debts), the play's legal moves in :mod:`tienlen.play`;
+:class:`Game` holds the state, moves it from phase to phase and says why a move is refused
+(inline, on its own fields: the check runs on every validated play).
 """
 
 from __future__ import annotations
@@ -30,14 +36,15 @@ from .combos import (
     index,
     is_one_suit,
     parse_choice,
+    why_not_beats,
 )
 from .deal import deal, explicit_hands, instant_win_of, union
 from .debts import CardDebt, Settlement
 from .exchanges import MutualTrading, SanJoseExchange, TradeOffer, subsets
 from .movegen import MoveTable, table_for
-from .play import play_moves, twos_under, why_not_play
+from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Entry, Gift, Phase, PlayState, parse_position
-from .reasons import Reason, reason
+from .reasons import Reason, kind_param, reason
 from .rules import FirstLead, Rules
 
 __all__ = [
@@ -552,12 +559,12 @@ class Game:
     def _to_move(self, move: Choice | str | Iterable[Card]) -> Choice:
         """The move or give meant: cards are given in an exchange, played otherwise."""
         exchange = self._phase == "exchange"
-        if isinstance(move, Give):
-            if exchange:
+        if isinstance(move, Move):
+            if move.is_pass:
                 return move
             cards = move.mask
-        elif isinstance(move, Move):
-            if move.is_pass:
+        elif isinstance(move, Give):
+            if exchange:
                 return move
             cards = move.mask
         elif isinstance(move, str):
@@ -596,18 +603,56 @@ class Game:
         assert isinstance(m, Move), "_to_move gives cards only in an exchange"
         if phase == "trading":
             return None if m.is_pass else reason("trading_actions")
-        return why_not_play(
-            m,
-            hand,
-            self._rules,
-            seat=seat,
-            pile=self._pile,
-            locked_out=bool(self._locked >> seat & 1),
-            straight_locked=self._lock,
-            first=self._first,
-            lowest=self._lowest,
-            opening=self._opening,
-        )
+        rules = self._rules
+        if self._opening:
+            if m.is_pass or opens(m, rules):
+                if not rules.may_finish_on_two and finishes_on_two(m, hand):
+                    return reason("no_finish_on_two")
+                return None
+            return reason("opening_bombs_only")
+        last = self._pile[-1] if self._pile else None
+        top = last.move if last else None
+        if m.is_pass:
+            if (
+                top is None
+                and self._first != "holder-may-decline"
+                and leads(self.table(seat), rules, self._first, self._lowest, self._opening)
+            ):
+                return reason("must_lead")
+            return None
+        if not rules.may_finish_on_two and finishes_on_two(m, hand):
+            return reason("no_finish_on_two")
+        if top is None and self._opening is not None and opens(m, rules):
+            return None
+        if top is None:
+            first = self._first
+            lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
+            if first == "lowest-single" and m.mask != 1 << self._lowest:
+                return reason("first_alone", card=str(lowest))
+            if first is not None and not m.mask >> self._lowest & 1:
+                return reason("first_include", card=str(lowest))
+            if (
+                first is not None
+                and rules.first_lead_kinds
+                and m.kind not in rules.first_lead_kinds
+            ):
+                kind = kind_param(m.kind, m.size)
+                return reason("first_kinds", kinds=list(rules.first_lead_kinds), kind=kind)
+            if not rules.bombs_may_lead and index(rules).is_bomb(m):
+                return reason("bomb_lead")
+            return None
+        if last is not None and seat == last.seat:
+            own = last.move
+            if (m.kind, m.size) != (own.kind, own.size):
+                return reason("stacking", what=kind_param(own.kind, own.size))
+        if self._locked >> seat & 1 and last is not None and seat != last.seat:
+            ix = index(rules)
+            after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
+            if not (twos_under(self._pile, rules) and ix.is_bomb(m) and after):
+                if ix.after_pass:
+                    return reason("passed_bombs_only")
+                return reason("passed_wait")
+        return why_not_beats(m, top, rules, locked=self._lock)
 
     def play(self, move: Choice | str | Iterable[Card]) -> Choice:
         """Make a move for the seat to act: a :class:`Move` (a :class:`Give` in an

@@ -1,5 +1,4 @@
-"""The play phase's legal moves, and why a move is not one, as pure functions of the state
-and one hand.
+"""The play phase's legal moves, as pure functions of the state and one hand.
 
 :func:`legal_moves` answers from a :class:`~tienlen.position.PlayState` and the hand of the
 seat to act alone: legality never depends on the other hands, so hints and searches need
@@ -16,14 +15,13 @@ fields, to stay fast).
 
 from __future__ import annotations
 
-from .cards import TWOS_MASK, Card
-from .combos import PASS, Move, index, is_twos, why_not_beats
+from .cards import TWOS_MASK
+from .combos import PASS, Move, index, is_twos
 from .movegen import MoveTable, table_for
 from .position import Action, PlayState
-from .reasons import kind_param, reason
 from .rules import FirstLead, Rules
 
-__all__ = ["legal_moves", "why_not_play"]
+__all__ = ["legal_moves"]
 
 
 def legal_moves(state: PlayState, hand: int, rules: Rules) -> list[Move]:
@@ -159,65 +157,3 @@ def twos_under(pile: tuple[Action, ...], rules: Rules) -> bool:
         if not ix.is_bomb(action.move):
             return False
     return False
-
-
-def why_not_play(
-    m: Move,
-    hand: int,
-    rules: Rules,
-    *,
-    seat: int,
-    pile: tuple[Action, ...],
-    locked_out: bool,
-    straight_locked: bool,
-    first: FirstLead | None,
-    lowest: int,
-    opening: tuple[int, ...] | None,
-) -> str | None:
-    """Why ``seat``, holding ``hand`` (which holds ``m``'s cards), may not make move ``m`` in
-    the play phase (``None``: it may), in words with a code (:mod:`tienlen.reasons`); the
-    parts as :func:`play_moves` takes them, which lists the moves this allows."""
-    if opening:
-        if m.is_pass or opens(m, rules):
-            if not rules.may_finish_on_two and finishes_on_two(m, hand):
-                return reason("no_finish_on_two")
-            return None
-        return reason("opening_bombs_only")
-    last = pile[-1] if pile else None
-    top = last.move if last else None
-    if m.is_pass:
-        if (
-            top is None
-            and first != "holder-may-decline"
-            and leads(table_for(hand, rules), rules, first, lowest, opening)
-        ):
-            return reason("must_lead")
-        return None
-    if not rules.may_finish_on_two and finishes_on_two(m, hand):
-        return reason("no_finish_on_two")
-    if top is None and opening is not None and opens(m, rules):
-        return None
-    if top is None:
-        card = Card.from_id(lowest) if lowest >= 0 else None
-        if first == "lowest-single" and m.mask != 1 << lowest:
-            return reason("first_alone", card=str(card))
-        if first is not None and not m.mask >> lowest & 1:
-            return reason("first_include", card=str(card))
-        if first is not None and rules.first_lead_kinds and m.kind not in rules.first_lead_kinds:
-            kind = kind_param(m.kind, m.size)
-            return reason("first_kinds", kinds=list(rules.first_lead_kinds), kind=kind)
-        if not rules.bombs_may_lead and index(rules).is_bomb(m):
-            return reason("bomb_lead")
-        return None
-    if last is not None and seat == last.seat:
-        own = last.move
-        if (m.kind, m.size) != (own.kind, own.size):
-            return reason("stacking", what=kind_param(own.kind, own.size))
-    if locked_out and last is not None and seat != last.seat:
-        ix = index(rules)
-        after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-        if not (twos_under(pile, rules) and ix.is_bomb(m) and after):
-            if ix.after_pass:
-                return reason("passed_bombs_only")
-            return reason("passed_wait")
-    return why_not_beats(m, top, rules, locked=straight_locked)

@@ -59,6 +59,8 @@ __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
 log = logging.getLogger("tienlen.cluster")
 
+#: Tables taken over at once (each is a database transaction and a read of its log).
+TAKEOVERS_AT_ONCE = 4
 #: Seconds between tries at an action while its table changes hands.
 RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
@@ -209,6 +211,7 @@ class Cluster:
                 missed = await self.refresh(table)
                 table.fence = token
                 self.server._schedule(table)
+                self._absent(table)
             if missed:  # a dead owner's last events may not have reached the others
                 self.publish(table_id, missed)
         except Exception:
@@ -219,6 +222,22 @@ class Cluster:
             return False
         log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
         return True
+
+    def _absent(self, table: Table) -> None:
+        """A table just taken over: its seated players connected nowhere (their node died,
+        or the whole site restarted) get the grace period, then their bots play. Who watched
+        through the last owner is forgotten: it died or stalled (if it lives, its next
+        publication of its viewers, well within a grace period, says so again)."""
+        last = self.owners.pop(table.id, None)
+        if last is not None:
+            table.remote_viewers.pop(last, None)
+            self.heard.pop((table.id, last), None)
+        if table.status != "playing":
+            return
+        here = table.watching()
+        for i, seat in enumerate(table.seats):
+            if seat.player is not None and not seat.away and seat.player not in here:
+                self.server._start_grace(table, i, seat.player)
 
     def lost(self, table: Table) -> None:
         """This node no longer owns ``table``: stop its bots and timer, free its lease if
@@ -267,7 +286,8 @@ class Cluster:
 
     async def _orphans(self) -> None:
         """Take over the unfinished tables that no node holds (a finished one is taken when
-        someone acts there)."""
+        someone acts there), a few at a time, for at most half a renewal interval: after a
+        node with many tables died, this node's own leases are still renewed in time."""
         waiting = [
             t.id for t in self.server.tables.values() if t.fence is None and t.status != "finished"
         ]
@@ -276,8 +296,12 @@ class Cluster:
         owners = await self.redis.mget([self.owner_key(t) for t in waiting])
         orphans = [t for t, owner in zip(waiting, owners, strict=True) if owner is None]
         random.shuffle(orphans)  # nodes looking at once spread the tables between them
-        for table_id in orphans:
-            await self.acquire(table_id)
+        budget = time.monotonic() + self.server.settings.lease_renew / 2
+        for i in range(0, len(orphans), TAKEOVERS_AT_ONCE):
+            if time.monotonic() > budget:
+                break  # the rest at the next look
+            chunk = orphans[i : i + TAKEOVERS_AT_ONCE]
+            await asyncio.gather(*(self.acquire(t) for t in chunk), return_exceptions=True)
 
     # --- fan-out --------------------------------------------------------------------------
     def publish(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
