@@ -211,6 +211,7 @@ class Cluster:
                 missed = await self.refresh(table)
                 table.fence = token
                 self.server._schedule(table)
+                self._absent(table)
             if missed:  # a dead owner's last events may not have reached the others
                 self.publish(table_id, missed)
         except Exception:
@@ -221,6 +222,22 @@ class Cluster:
             return False
         log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
         return True
+
+    def _absent(self, table: Table) -> None:
+        """A table just taken over: its seated players connected nowhere (their node died,
+        or the whole site restarted) get the grace period, then their bots play. Who watched
+        through the last owner is forgotten: it died or stalled (if it lives, its next
+        publication of its viewers, well within a grace period, says so again)."""
+        last = self.owners.pop(table.id, None)
+        if last is not None:
+            table.remote_viewers.pop(last, None)
+            self.heard.pop((table.id, last), None)
+        if table.status != "playing":
+            return
+        here = table.watching()
+        for i, seat in enumerate(table.seats):
+            if seat.player is not None and not seat.away and seat.player not in here:
+                self.server._start_grace(table, i, seat.player)
 
     def lost(self, table: Table) -> None:
         """This node no longer owns ``table``: stop its bots and timer, free its lease if
