@@ -607,6 +607,10 @@ class Cluster:
                     log.warning("Redis is unreachable (%s): running the tables owned here", e)
                 self.subscribed.clear()
                 first = False
+            except Exception:  # anything else: listen again (and catch up) all the same
+                log.exception("listening to Redis failed")
+                self.subscribed.clear()
+                first = False
             finally:
                 with contextlib.suppress(*_DOWN):
                     await pubsub.aclose()
