@@ -161,6 +161,20 @@ class Game:
         "_unused",
     )
 
+    def _fresh(self) -> None:
+        """The fields of what has not happened yet, as a new deal and a game built from a
+        state (:meth:`from_state`) both start: no history, exchange, chop, ask... (Before
+        ``__init__``, so that these annotations declare the fields' types.)"""
+        self._unused: tuple[int, ...] = ()
+        self._redeals: int = 0
+        self._history: list[Entry] = []
+        self._chops: list[Chop] = []
+        self._instant: tuple[int, str] | None = None
+        self._trading: MutualTrading | None = None
+        self._exchange: Settlement | SanJoseExchange | None = None
+        self._receivers: tuple[int, ...] = ()
+        self._asks: tuple[CountAsk, ...] = ()
+
     def __init__(
         self,
         rules: Rules | str = "standard",
@@ -180,8 +194,7 @@ class Game:
             # mypyc can only be made through __init__ (no object.__new__).
             return
         n = rules.players
-        self._unused: tuple[int, ...] = ()
-        self._redeals: int = 0
+        self._fresh()
         if hands is not None:
             masks = explicit_hands(rules, hands)
             self._spare = deck_mask(rules.decks) & ~union(masks)
@@ -229,14 +242,7 @@ class Game:
         self._lock = False
         self._stuck = 0
         self._finish: list[int] = []
-        self._history: list[Entry] = []
-        self._chops: list[Chop] = []
-        self._instant: tuple[int, str] | None = None
-        self._trading: MutualTrading | None = None
-        self._exchange: Settlement | SanJoseExchange | None = None
-        self._receivers: tuple[int, ...] = ()
         self._opening: tuple[int, ...] | None = None
-        self._asks: tuple[CountAsk, ...] = ()
         self._phase: Phase = "play"
         if rules.trading == "mutual":
             self._phase = "trading"
@@ -887,12 +893,11 @@ class Game:
         if state.phase not in ("play", "over"):
             raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
         g = cls(rules, _shell=True)
+        g._fresh()
         g._hands = masks
         g._dealt = tuple(masks)
         g._setup = (g._dealt, state.leader, None, ())
         g._tables = [None] * n
-        g._unused = ()
-        g._redeals = 0
         g._spare = 0
         g._leader = state.leader
         g._turn = state.turn
@@ -905,14 +910,7 @@ class Game:
         g._lowest = first_lead[1].id if first_lead else -1
         g._stuck = sum(1 << s for s in state.stuck)
         g._finish = list(state.finish_order)
-        g._history = []
-        g._chops = []
-        g._instant = None
-        g._trading = None
-        g._exchange = None
-        g._receivers = ()
         g._opening = state.opening
-        g._asks = ()
         g._phase = "over" if len(g._finish) == n else "play"
         return g
 
