@@ -139,6 +139,17 @@ class Site:
         finally:
             r.close()
 
+    def publish(self, channel: str, *messages: str) -> None:
+        """Publish raw messages on one of the site's channels."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis)
+        try:
+            for m in messages:
+                r.publish(f"{self.prefix}{channel}", m)
+        finally:
+            r.close()
+
     def owner_node(self, table: str) -> int:
         """The index of the node that owns the table now."""
         owner = until(lambda: self.owner(table), "the table has an owner")
@@ -346,6 +357,7 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         until(lambda: spectators() == 1, "node 0 counts the spectator at node 2")
         watching.close()
         until(lambda: spectators() == 0, "node 0 sees the spectator leave")
+        s.publish("events", "not JSON", '{"op": "no such op"}')  # the nodes keep listening
         sockets[0].send(type="start")
         driver = Driver(sockets)
         actor = driver.next_actor()

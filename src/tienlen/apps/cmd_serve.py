@@ -233,8 +233,9 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         ws_per_message_deflate=False,
         lifespan="on",
     )
+    node = f", cluster node {server.cluster.node}" if server.cluster is not None else ""
     print(
-        f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url})",
+        f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url}{node})",
         file=sys.stderr,
     )
     # uvicorn raises the signal that stopped it again once it has shut down. SIGTERM's

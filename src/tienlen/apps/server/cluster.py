@@ -569,6 +569,9 @@ class Cluster:
             except _DOWN as e:
                 self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+            except Exception:  # it must go on publishing
+                self.dropped = True
+                log.exception("publish failed")
             finally:
                 self.outbox.task_done()
 
@@ -590,7 +593,7 @@ class Cluster:
                     if m is None:
                         continue
                     if m["type"] == "message":
-                        await self._receive(m["channel"], json.loads(m["data"]))
+                        await self._receive(m["channel"], m["data"])
                     elif m["type"] == "subscribe" and m["channel"] == self.events:
                         # Subscribed for sure now: whatever the log has from here on
                         # comes as a message, and what it had is read now.
@@ -604,13 +607,18 @@ class Cluster:
                     log.warning("Redis is unreachable (%s): running the tables owned here", e)
                 self.subscribed.clear()
                 first = False
+            except Exception:  # anything else: listen again (and catch up) all the same
+                log.exception("listening to Redis failed")
+                self.subscribed.clear()
+                first = False
             finally:
                 with contextlib.suppress(*_DOWN):
                     await pubsub.aclose()
             await asyncio.sleep(self.server.settings.lease_renew / 2)
 
-    async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
+    async def _receive(self, channel: str, data: str) -> None:
         try:
+            m = json.loads(data)
             if m["op"] == "events":
                 self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
@@ -626,5 +634,5 @@ class Cluster:
                 done = self.replies.get(m["id"])
                 if done is not None and not done.done():
                     done.set_result(dict(m))
-        except Exception:
-            log.exception("cluster message on %s failed: %.200s", channel, m)
+        except Exception:  # one bad message must not stop the node listening
+            log.exception("cluster message on %s failed: %.200s", channel, data)
