@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import random
 from dataclasses import replace
 
 from tienlen import Game, Give, Rules
+from tienlen.debts import CardDebt
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.registry import make_bot
 
 
 def rule_sets() -> list[Rules]:
-    """Presets and variants that reach the different code paths (decks, trading, seats)."""
+    """Presets and variants that reach the different code paths (decks, trading, seats,
+    the exchanges: see :func:`new_game`)."""
     std = Rules.preset("standard")
     return [
         std,
@@ -32,7 +35,21 @@ def rule_sets() -> list[Rules]:
         replace(std, players=3),
         replace(std, trading="mutual"),
         replace(std, trading="san-jose"),
+        replace(std, chop_debts="stacking", debt_card="any-two"),
     ]
+
+
+def new_game(rules: Rules, seed: int) -> Game:
+    """Deal ``seed``; under San Jose trading after a previous game (its finish order drawn
+    from the seed), with card debts owed where the rules have them: the exchanges' gives
+    are decisions too."""
+    if rules.trading == "san-jose":
+        previous = random.Random(seed).sample(range(rules.players), rules.players)
+        return Game(rules, seed=seed, previous_finish=previous)
+    if rules.chop_debts != "none":
+        debts = [CardDebt(seed % 4, (seed + 1) % 4, 1 + seed % 2, "chop")]
+        return Game(rules, seed=seed, debts=debts)
+    return Game(rules, seed=seed)
 
 
 def fingerprint(name: str, games: int, budget: Budget) -> str:
@@ -41,7 +58,7 @@ def fingerprint(name: str, games: int, budget: Budget) -> str:
     for rules in rule_sets():
         for seed in range(games):
             bot = make_bot(name, seed=seed)
-            game = Game(rules, seed=seed)
+            game = new_game(rules, seed)
             while not game.is_over:
                 legal = game.legal_moves()
                 seat = game.turn
@@ -64,7 +81,8 @@ def main() -> None:
     for name in ("random", "greedy", "heuristic", "ismcts"):
         budget = Budget(iterations=args.ismcts_iterations) if name == "ismcts" else Budget()
         games = max(1, args.games // 3) if name == "ismcts" else args.games
-        print(f"{name:<10} {fingerprint(name, games, budget)}  ({games} games x 8 rule sets)")
+        sets = len(rule_sets())
+        print(f"{name:<10} {fingerprint(name, games, budget)}  ({games} games x {sets} rule sets)")
 
 
 if __name__ == "__main__":

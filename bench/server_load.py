@@ -64,8 +64,12 @@ def proc_rss_mib(pid: int) -> float:
 class Player:
     """One client seat: acts when its view says so, times action -> own broadcast."""
 
-    def __init__(self, ws: ClientConnection, seat: int, rng: random.Random, think: float) -> None:
+    def __init__(
+        self, ws: ClientConnection, seat: int, rng: random.Random, think: float, *, local: bool
+    ) -> None:
         self.ws = ws
+        self.local = local
+        """Connected to the node the table was made on (its owner, in a cluster)."""
         self.think = think
         self.seat = seat
         self.rng = rng
@@ -144,7 +148,8 @@ async def open_table(
             max_size=None,
         )
         await ws.send(json.dumps({"type": "sit", "seat": i}))
-        players.append(Player(ws, i, random.Random(n * 4 + i), args.think))
+        rng = random.Random(n * 4 + i)
+        players.append(Player(ws, i, rng, args.think, local=i % len(bases) == 0))
     # Wait until the host's socket shows all four seats taken. Count seats, not ``sit``
     # events: a sit handled before the host's socket joined the table reaches the host in
     # its first ``state`` frame, not as an event (counting events stalled from 16 tables).
@@ -156,6 +161,12 @@ async def open_table(
         if isinstance(table_info, dict):
             taken = sum(1 for s in table_info["seats"] if s.get("player"))
     return players, host
+
+
+def p99(latencies: list[float]) -> float:
+    """The 99th percentile, in milliseconds."""
+    lat = sorted(latencies)
+    return round(lat[int(len(lat) * 0.99) - 1] * 1000, 1)
 
 
 async def scratch_database(server_url: str, drop: str | None = None) -> str:
@@ -256,7 +267,19 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "wall seconds": round(wall, 2),
             "actions per second": round(actions / wall, 1),
             "latency p50 ms": round(statistics.median(lat) * 1000, 1),
-            "latency p99 ms": round(lat[int(len(lat) * 0.99) - 1] * 1000, 1),
+            "latency p99 ms": p99(lat),
+            **(
+                {
+                    "p99 ms, clients on the table's node / another": [
+                        p99([x for ps, _ in tables for p in ps if p.local for x in p.latencies]),
+                        p99(
+                            [x for ps, _ in tables for p in ps if not p.local for x in p.latencies]
+                        ),
+                    ]
+                }
+                if args.nodes > 1
+                else {}
+            ),
             "server CPU seconds (all nodes)": round(cpu, 2),
             "server CPU ms per action": round(cpu / actions * 1000, 2),
             "server RSS MiB (idle, tables open, end)": [

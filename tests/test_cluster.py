@@ -4,7 +4,8 @@ Three nodes on three ports, the four clients of one table spread over them: a wh
 played through forwarding and fan-out; the owner killed with SIGKILL mid-game and the game
 finished through the other nodes; an owner frozen (SIGSTOP) past its lease, then resumed,
 writing nothing; Redis (a private ``redis-server``) killed and started again mid-game;
-``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer.
+``--workers 2`` on one port; the node that takes a table over runs its bots and turn timer;
+a write under a token raised behind the owner's back is refused by the database.
 Every stored record must equal a replay of the actions the clients saw acknowledged. Waits
 are bounded only to fail a hung test; nothing asserts on time."""
 
@@ -65,12 +66,12 @@ def until(test: Callable[[], Any], what: str) -> Any:
 class Node:
     """``tienlen serve`` as a cluster node, in a child process."""
 
-    def __init__(self, db: str, redis: str, prefix: str, log: Path) -> None:
+    def __init__(self, db: str, redis: str, prefix: str, log: Path, grace: float) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
         args = ["serve", "--database-url", db, "--redis-url", redis, "--redis-prefix", prefix]
-        args += ["--port", str(self.port), "--grace", "1000", "--bot-pool", "thread", *LEASE]
+        args += ["--port", str(self.port), "--grace", str(grace), "--bot-pool", "thread", *LEASE]
         with log.open("ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tienlen.apps.cli", *args, "--log-level", NODE_LOG],
@@ -112,9 +113,15 @@ class Site:
         self.prefix = f"tienlen-test-{secrets.token_hex(4)}:"
         self.nodes: list[Node] = []
 
-    def start(self, n: int) -> list[Node]:
+    def start(self, n: int, *, grace: float = 1000) -> list[Node]:
         new = [
-            Node(self.db, self.redis, self.prefix, self.tmp / f"node{len(self.nodes) + i}.log")
+            Node(
+                self.db,
+                self.redis,
+                self.prefix,
+                self.tmp / f"node{len(self.nodes) + i}.log",
+                grace,
+            )
             for i in range(n)
         ]
         for node in new:
@@ -129,6 +136,17 @@ class Site:
         r = redis.Redis.from_url(self.redis, decode_responses=True)
         try:
             return r.get(f"{self.prefix}owner:{table}")  # type: ignore[return-value]
+        finally:
+            r.close()
+
+    def publish(self, channel: str, *messages: str) -> None:
+        """Publish raw messages on one of the site's channels."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis)
+        try:
+            for m in messages:
+                r.publish(f"{self.prefix}{channel}", m)
         finally:
             r.close()
 
@@ -339,6 +357,7 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         until(lambda: spectators() == 1, "node 0 counts the spectator at node 2")
         watching.close()
         until(lambda: spectators() == 0, "node 0 sees the spectator leave")
+        s.publish("events", "not JSON", '{"op": "no such op"}')  # the nodes keep listening
         sockets[0].send(type="start")
         driver = Driver(sockets)
         actor = driver.next_actor()
@@ -350,6 +369,15 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         sockets[wrong].act("pass")
         refused = sockets[wrong].error()
         assert refused["code"] == "not_your_turn", refused
+        # An engine's refusal keeps its reason code on the way back.
+        elsewhere = [seat for seat, home in enumerate([0, 1, 2, 1]) if home != s.owner_node(table)]
+        driver.play(until_seats=elsewhere)
+        seat = driver.next_actor()
+        assert seat in elsewhere
+        hand = (sockets[seat].view or {})["hand"]
+        sockets[seat].act("play", cards=[hand[0], hand[-1]])  # two ranks: no combination
+        illegal = sockets[seat].error()
+        assert illegal["code"] == "illegal" and illegal["reason"]["code"], illegal
         driver.play()
         stored = check_record(clients[0], driver)
         assert stored.finish_order is not None
@@ -406,6 +434,8 @@ def test_a_frozen_owner_writes_nothing_after_it_wakes(tmp_path: Path) -> None:
         sockets[seat].act(kind, **fields)
         until(lambda: s.owner(table) not in (None, frozen), "another node takes the table")
         nodes[owner].signal(signal.SIGCONT)
+        gave_up = "lost it to another node"  # by its lease's renewal, or its write fenced
+        until(lambda: gave_up in nodes[owner].log.read_text(), "the woken node gives it up")
         driver.play()
         check_record(clients[0], driver)
         log = event_log(s.db, table)
@@ -512,19 +542,24 @@ def test_workers_share_one_port(tmp_path: Path) -> None:
 def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
     with site(tmp_path) as s:
         nodes = s.start(2)
-        # One player who never acts (the turn timer plays for them) and three bots.
+        # One player who never acts (the turn timer plays for them) and three bots; the
+        # player has the table open through both nodes.
         player = Client(nodes[1].base, "Idle")
         table = player.create(bots="greedy", games=1, turn_timer=1)["table"]["id"]
-        player.base = nodes[0].base  # made at node 1, watched from node 0
-        sock = player.socket(table)
-        sock.until(lambda m: m["type"] == "state")
-        sock.send(type="sit", seat=0)
-        sock.send(type="start")
-        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
-        assert s.owner_node(table) == 1  # made there
-        nodes[1].signal(signal.SIGKILL)
-        nodes[1].proc.wait()
-        # The clock and the bots go on at node 0: a timeout, and a bot's move after it.
+        socks = []
+        for node in nodes:
+            player.base = node.base
+            socks.append(player.socket(table))
+            socks[-1].until(lambda m: m["type"] == "state")
+        socks[0].send(type="sit", seat=0)
+        socks[0].send(type="start")
+        socks[0].until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        dead = s.owner_node(table)  # node 1, where it was made, unless it moved since
+        nodes[dead].signal(signal.SIGKILL)
+        nodes[dead].proc.wait()
+        live = 1 - dead
+        sock = socks[live]
+        # The clock and the bots go on at the other node: a timeout, and a bot's move after.
         sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
         sock.until(
             lambda m: (
@@ -533,4 +568,65 @@ def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
                 and m["event"]["seat"] != 0
             )
         )
-        assert s.owner(table) == nodes[0].id
+        assert s.owner(table) == nodes[live].id
+
+
+def test_a_write_under_a_token_taken_over_is_refused_and_made_again(tmp_path: Path) -> None:
+    """The fence itself: the table's token is raised behind its owner's back (as a node that
+    took the table over would), Redis left as it was. The owner's next write is refused by
+    the database; it gives the table up, takes it over again under a new token and makes the
+    action then: written once, never under the old token."""
+    import asyncpg
+
+    with site(tmp_path) as s:
+        (node,) = s.start(1)
+        client = Client(node.base, "Talker")
+        table = client.create(bots="greedy")["table"]["id"]
+        sock = client.socket(table)
+        sock.until(lambda m: m["type"] == "state")
+
+        def chat(text: str) -> None:
+            sock.send(type="chat", text=text)
+            sock.until(lambda m: m["type"] == "event" and m["event"].get("text") == text)
+
+        chat("before")
+        token = event_log(s.db, table)[-1][1]
+
+        async def raise_token() -> None:
+            conn = await asyncpg.connect(s.db.replace("postgresql+asyncpg://", "postgresql://"))
+            try:
+                await conn.execute("UPDATE tables SET fence = fence + 1 WHERE id = $1", table)
+            finally:
+                await conn.close()
+
+        asyncio.run(raise_token())
+        chat("after")
+        log = event_log(s.db, table)
+        assert len(log) == 2, log  # each chat line once
+        assert log[0][1] == token and log[1][1] > token + 1, log
+
+
+def test_a_player_gone_with_the_owner_gets_the_grace_then_a_bot(tmp_path: Path) -> None:
+    """The owner dies with a seated player connected to it only; the node that takes the
+    table over gives that player the grace period, then seats their bot; a player watching
+    through another node is never marked away."""
+    with site(tmp_path) as s:
+        nodes = s.start(2, grace=1)
+        _clients, sockets, table = seat_clients(nodes, [0, 1], bots="greedy", games=1)
+        sockets[0].send(type="start")
+        driver = Driver(sockets)
+        driver.play(actions=2)
+        dead = s.owner_node(table)  # node 0, where it was made, unless it moved since
+        nodes[dead].signal(signal.SIGKILL)
+        nodes[dead].proc.wait()
+        live = 1 - dead  # seat i is connected to node i
+        away = sockets[live].until(lambda m: m["type"] == "event" and m["event"]["kind"] == "away")
+        assert away["event"]["seat"] == dead
+        # The dead node's seat is played by its bot now: the match goes on.
+        driver = Driver({live: sockets[live]})
+        driver.play()
+        assert all(
+            f["event"]["seat"] == dead
+            for f in sockets[live].frames
+            if f["type"] == "event" and f["event"]["kind"] == "away"
+        )

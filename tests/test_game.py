@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import pickle
 
 import pytest
 
@@ -16,6 +17,8 @@ from tienlen import (
     CardParseError,
     Chop,
     Game,
+    Gift,
+    Give,
     IllegalMoveError,
     Rules,
     classify,
@@ -332,6 +335,25 @@ def test_san_jose_exchange_with_three_players() -> None:
     assert game.phase == "play"
     assert set(game.hands[0]) == cards("6s 8c 2d") and set(game.hands[1]) == cards("3s 4s 5s")
     assert set(game.hands[2]) == cards("3c 10h Ah")
+
+
+def test_a_give_is_a_give_not_a_move_and_is_recorded_as_a_gift() -> None:
+    rules = Rules.preset("pang", trading="san-jose", players=3)
+    game = Game(rules, hands=["4s 5s 6s", "3s 8c 2d", "3c 10h Ah"], previous_finish=[0, 2, 1])
+    legal = game.legal_moves()
+    assert legal == [Give.of("4s 5s"), Give.of("4s 6s"), Give.of("5s 6s")]
+    assert game.legal_plays() == []  # no play in an exchange
+    assert pickle.loads(pickle.dumps(legal[0])) == legal[0]  # the server's bot workers
+    with pytest.raises(IllegalMoveError, match="give exactly 2 cards"):
+        game.play(PASS)
+    copy = game.copy()
+    given = game.play("5s 4s")
+    assert given == Give.of("4s 5s") and game.history == (Gift(0, given),)
+    assert game.give_receivers == (1,) and copy.phase == "exchange" and not copy.history
+    copy.apply_unchecked(legal[0])
+    assert copy.hands == game.hands and copy.history == game.history
+    with pytest.raises(IllegalMoveError, match="not a combination"):
+        game.play(Give.of("6s 8c"))  # in the play, cards given are read as a play
 
 
 def test_san_jose_needs_a_previous_finish() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from serverkit import (
     server_settings,
 )
 from tienlen import Rules
-from tienlen.apps.server import Server, create_app
+from tienlen.apps.cli import build_parser
+from tienlen.apps.cmd_serve import settings_of
+from tienlen.apps.server import Server, Settings, create_app
 from tienlen.apps.server.tables import Table, TableConfig
 
 
@@ -188,3 +191,29 @@ def test_a_table_rolls_back_to_any_version_of_its_match() -> None:
             _advance(replay, 50)
         replay.rollback(version)
         assert _state(replay) == seen[version]
+
+
+def test_secure_cookie_marks_the_guest_cookie_secure(tmp_path: Path) -> None:
+    """Behind a TLS proxy: ``tienlen serve --secure-cookie`` sends the cookie as Secure."""
+    parser = build_parser()
+    for flags, secure in (([], False), (["--secure-cookie"], True)):
+        args = parser.parse_args(["serve", "--data", str(tmp_path), *flags])
+        settings = settings_of(args)
+        assert settings.secure_cookie is secure
+
+        async def guest_cookie(settings: Settings = settings) -> str:
+            settings = dataclasses.replace(
+                settings, database_url=f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"
+            )
+            srv = Server(settings)
+            await srv.start()
+            try:
+                transport = httpx.ASGITransport(app=create_app(settings, server=srv))
+                async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                    r = await http.post("/api/guest", json={"name": "Ann"})
+                return r.headers["set-cookie"]
+            finally:
+                await srv.stop()
+
+        cookie = asyncio.run(guest_cookie())
+        assert ("; secure" in cookie.lower()) is secure, cookie

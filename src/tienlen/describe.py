@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .cards import RANKS, Card
+from .coded import Coded
 from .patterns import KINDS, Pattern, parse_pattern
 from .rules import Rules
 from .scoring import PROPLAY_BET, SCHEMES
@@ -651,27 +652,23 @@ def _json(value: Any) -> Any:
     return value.to_dict() if isinstance(value, Phrase | Join) else value
 
 
-class Phrase(str):
+class Phrase(Coded):
     """A sentence or a part of one: its English text as a ``str``, with a stable ``code``
-    (a key of :data:`PHRASES`) and ``params``.
+    (a key of :data:`PHRASES`) and ``params`` (:class:`~tienlen.coded.Coded`).
 
     >>> Phrase("comb.triple_run", n=2).text("vi")
     'Ba thông có ít nhất 2 sám cô liên tiếp.'
     """
 
-    code: str
-    params: dict[str, Any]
+    CATALOGUE = PHRASES
 
     def __new__(cls, code: str, **params: Any) -> Phrase:
-        self = super().__new__(cls, _fill(PHRASES[code]["en"], params, "en"))
-        self.code = code
-        self.params = params
-        return self
+        return super().__new__(cls, code, params)
 
-    def text(self, lang: str = "en") -> str:
-        """The phrase in ``lang`` (``en`` or ``vi``; English for any other)."""
-        template = PHRASES[self.code]
-        return _fill(template.get(lang, template["en"]), self.params, lang)
+    @classmethod
+    def fill(cls, template: str, params: Mapping[str, Any], lang: str) -> str:
+        """``template`` with ``params``: a phrase in ``lang``, ``{name:cap}`` capitalised."""
+        return _fill(template, params, lang)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"code", "params"}``, JSON-ready; a parameter that is a phrase or a list of

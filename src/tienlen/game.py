@@ -5,6 +5,12 @@ moves in the playing direction to the next player who may act (holds cards, has 
 passed since the last play, and is not locked out, unless 2s are on top and the rules let
 locked-out players bomb). When that search reaches the player who made the last play,
 everyone else has passed: that player wins the pile (or, with stacking, may go on).
+
+The parts live by concept: dealing and instant wins in :mod:`tienlen.deal`, the exchanges
+before the play in :mod:`tienlen.exchanges` (mutual trading, the San Jose exchange) and
+:mod:`tienlen.debts` (card debts), the play's legal moves in :mod:`tienlen.play`;
+:class:`Game` holds the state, moves it from phase to phase and says why a move is refused
+(inline, on its own fields: the check runs on every validated play).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from .movegen import MoveTable, table_for
 from .play import finishes_on_two, leads, opens, play_moves, twos_under
 from .position import Action, Entry, Gift, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
-from .rules import Rules
+from .rules import FirstLead, Rules
 
 __all__ = [
     "Action",
@@ -201,7 +207,7 @@ class Game:
             tuple(previous_finish) if previous_finish is not None else None,
             debts,
         )
-        self._first: str | None = None
+        self._first: FirstLead | None = None
         self._lowest = -1
         if leader is None:
             dealt = union(masks)
@@ -389,7 +395,7 @@ class Game:
         return self._lock
 
     @property
-    def first_lead_rule(self) -> tuple[str, Card] | None:
+    def first_lead_rule(self) -> tuple[FirstLead, Card] | None:
         """The constraint on the opening play still pending: (mode, lowest card)."""
         return (self._first, Card.from_id(self._lowest)) if self._first else None
 
@@ -553,12 +559,12 @@ class Game:
     def _to_move(self, move: Choice | str | Iterable[Card]) -> Choice:
         """The move or give meant: cards are given in an exchange, played otherwise."""
         exchange = self._phase == "exchange"
-        if isinstance(move, Give):
-            if exchange:
+        if isinstance(move, Move):
+            if move.is_pass:
                 return move
             cards = move.mask
-        elif isinstance(move, Move):
-            if move.is_pass:
+        elif isinstance(move, Give):
+            if exchange:
                 return move
             cards = move.mask
         elif isinstance(move, str):

@@ -19,7 +19,7 @@ from .cards import TWOS_MASK
 from .combos import PASS, Move, index, is_twos
 from .movegen import MoveTable, table_for
 from .position import Action, PlayState
-from .rules import Rules
+from .rules import FirstLead, Rules
 
 __all__ = ["legal_moves"]
 
@@ -51,7 +51,7 @@ def play_moves(
     pile: tuple[Action, ...],
     locked_out: bool,
     straight_locked: bool,
-    first: str | None,
+    first: FirstLead | None,
     lowest: int,
     opening: tuple[int, ...] | None,
 ) -> list[Move]:
@@ -102,7 +102,11 @@ def opens(m: Move, rules: Rules) -> bool:
 
 
 def leads(
-    table: MoveTable, rules: Rules, first: str | None, lowest: int, opening: tuple[int, ...] | None
+    table: MoveTable,
+    rules: Rules,
+    first: FirstLead | None,
+    lowest: int,
+    opening: tuple[int, ...] | None,
 ) -> list[Move]:
     """The plays that may lead a fresh pile (the pass aside)."""
     moves = constrained_leads(table, rules, first, lowest)
@@ -117,7 +121,9 @@ def leads(
     return moves
 
 
-def constrained_leads(table: MoveTable, rules: Rules, first: str | None, lowest: int) -> list[Move]:
+def constrained_leads(
+    table: MoveTable, rules: Rules, first: FirstLead | None, lowest: int
+) -> list[Move]:
     """The leads the first-lead constraint and the lead knobs allow."""
     moves = list(table.moves)
     if first is not None:

@@ -29,7 +29,7 @@ from typing import Any, Final, Literal, NamedTuple
 
 from .cards import Card, CardParseError, cards_of_mask, deck_mask
 from .combos import Give, Move, classify_mask
-from .rules import Rules
+from .rules import FirstLead, Rules
 
 __all__ = [
     "Action",
@@ -95,7 +95,7 @@ class PlayState:
     """Seats locked out of the current pile by passing."""
     straight_locked: bool = False
     """A one-suit straight has locked the pile."""
-    first_lead: tuple[str, Card] | None = None
+    first_lead: tuple[FirstLead, Card] | None = None
     """The constraint on the opening play still pending: (mode, lowest card)."""
     stuck: frozenset[int] = frozenset()
     """Leaders who passed the lead because they had no legal play (since the last play)."""
@@ -154,7 +154,7 @@ class InvalidPositionError(PositionError):
     that does not exist, a pile play that is no combination)."""
 
 
-_FIRST_CODE: Final = {
+_FIRST_CODE: Final[dict[FirstLead, str]] = {
     "lowest-single": "s",
     "must-include-lowest": "i",
     "holder-may-decline": "d",
@@ -289,7 +289,7 @@ def parse_position(text: str, rules: Rules | str) -> PlayState:
                 opening = _seats(m.group(3), n, "opening seats")
             else:
                 sets[m.group(2)] = _seats(m.group(3), n, f"{m.group(2)!r} seats")
-    first_lead: tuple[str, Card] | None = None
+    first_lead: tuple[FirstLead, Card] | None = None
     if first_text != "-":
         mode = _FIRST_MODE.get(first_text[:1])
         if mode is None:

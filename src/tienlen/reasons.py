@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .coded import Coded
+
 __all__ = [
     "KINDS",
     "KIND_NAMES",
@@ -302,26 +304,16 @@ def _fill(template: str, params: Mapping[str, Any], lang: str) -> str:
     return _FIELD.sub(field, template)
 
 
-class Reason(str):
-    """A refusal: its English text as a ``str``, with a stable ``code`` and ``params``."""
+class Reason(Coded):
+    """A refusal: its English text as a ``str``, with a stable ``code`` (a key of
+    :data:`REASONS`) and ``params`` (:class:`~tienlen.coded.Coded`)."""
 
-    code: str
-    params: dict[str, Any]
+    CATALOGUE = REASONS
 
-    def __new__(cls, code: str, params: Mapping[str, Any]) -> Reason:
-        self = super().__new__(cls, _fill(REASONS[code]["en"], params, "en"))
-        self.code = code
-        self.params = dict(params)
-        return self
-
-    def text(self, lang: str = "en") -> str:
-        """The reason in ``lang`` (``en`` or ``vi``; English for any other)."""
-        template = REASONS[self.code]
-        return _fill(template.get(lang, template["en"]), self.params, lang)
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"code", "params"}``, JSON-ready (for error frames)."""
-        return {"code": self.code, "params": self.params}
+    @classmethod
+    def fill(cls, template: str, params: Mapping[str, Any], lang: str) -> str:
+        """``template`` with ``params``: a ``{name:kind}`` field in words for a kind."""
+        return _fill(template, params, lang)
 
 
 def reason(code: str, **params: Any) -> Reason:

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "settings_of"]
 
 
 def register(subparsers: Any) -> None:
@@ -91,18 +91,19 @@ def register(subparsers: Any) -> None:
         default=[],
         help="another Origin allowed to open sockets (repeatable)",
     )
+    p.add_argument(
+        "--secure-cookie",
+        action="store_true",
+        help="mark the guest cookie Secure (HTTPS only): behind a TLS proxy (docs/deploy.md)",
+    )
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Check the port and the database, then serve until interrupted."""
+def settings_of(args: argparse.Namespace) -> Any:
+    """The server's :class:`~tienlen.apps.server.config.Settings` from the options."""
     from tienlen.apps.server.config import Settings
 
-    problem = _cluster_problem(args)
-    if problem:
-        print(f"tienlen serve: {problem}", file=sys.stderr)
-        return 2
-    settings = Settings(
+    return Settings(
         data=args.data,
         database_url=args.database_url,
         redis_url=args.redis_url,
@@ -117,7 +118,17 @@ def run(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         token_lifetime=args.token_days * 24 * 3600,
         origins=tuple(args.origin),
+        secure_cookie=args.secure_cookie,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the port and the database, then serve until interrupted."""
+    problem = _cluster_problem(args)
+    if problem:
+        print(f"tienlen serve: {problem}", file=sys.stderr)
+        return 2
+    settings = settings_of(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
         sock = socket.create_server((settings.host, settings.port), reuse_port=False)
@@ -222,8 +233,9 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         ws_per_message_deflate=False,
         lifespan="on",
     )
+    node = f", cluster node {server.cluster.node}" if server.cluster is not None else ""
     print(
-        f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url})",
+        f"tienlen serve: http://{settings.host}:{settings.port} (database {settings.url}{node})",
         file=sys.stderr,
     )
     # uvicorn raises the signal that stopped it again once it has shut down. SIGTERM's

@@ -462,7 +462,7 @@ class Server:
 
     def _presence(self, table: Table, player: str, op: str) -> list[Pending]:
         """A returning player's ``back``, or an absent one's ``away`` (none if it no longer
-        applies: the player is here again, or left the seat)."""
+        applies: the player is here again, at this node or another, or left the seat)."""
         seat = table.seat_of(player)
         if seat is None:
             return []
@@ -471,8 +471,7 @@ class Server:
             if not s.away:
                 return []
             return [self._applied(table, Pending("back", {"seat": seat}, actor=player))]
-        present = any(c.player == player for c in self.conns.get(table.id, ()))
-        if present or s.away or table.status != "playing":
+        if player in table.watching() or s.away or table.status != "playing":
             return []
         return [self._applied(table, Pending("away", {"seat": seat}))]
 

@@ -59,8 +59,10 @@ __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
 log = logging.getLogger("tienlen.cluster")
 
-#: Tries at one action while the table changes hands (owner gone, lease just taken).
-ATTEMPTS = 4
+#: Tables taken over at once (each is a database transaction and a read of its log).
+TAKEOVERS_AT_ONCE = 4
+#: Seconds between tries at an action while its table changes hands.
+RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
 #: heard of for three times as long are forgotten).
 VIEWERS_EVERY = 5
@@ -131,6 +133,9 @@ class Cluster:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.chat: dict[str, TokenBucket] = {}
+        self.owners: dict[str, str] = {}
+        """The node that last published each table's events: where its actions are sent
+        first (the lease is read from Redis when that node no longer runs it)."""
         self.subscribed = asyncio.Event()
         self.heard: dict[tuple[str, str], float] = {}
         """When each (table, other node)'s viewers were last heard of (monotonic)."""
@@ -206,6 +211,7 @@ class Cluster:
                 missed = await self.refresh(table)
                 table.fence = token
                 self.server._schedule(table)
+                self._absent(table)
             if missed:  # a dead owner's last events may not have reached the others
                 self.publish(table_id, missed)
         except Exception:
@@ -216,6 +222,22 @@ class Cluster:
             return False
         log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
         return True
+
+    def _absent(self, table: Table) -> None:
+        """A table just taken over: its seated players connected nowhere (their node died,
+        or the whole site restarted) get the grace period, then their bots play. Who watched
+        through the last owner is forgotten: it died or stalled (if it lives, its next
+        publication of its viewers, well within a grace period, says so again)."""
+        last = self.owners.pop(table.id, None)
+        if last is not None:
+            table.remote_viewers.pop(last, None)
+            self.heard.pop((table.id, last), None)
+        if table.status != "playing":
+            return
+        here = table.watching()
+        for i, seat in enumerate(table.seats):
+            if seat.player is not None and not seat.away and seat.player not in here:
+                self.server._start_grace(table, i, seat.player)
 
     def lost(self, table: Table) -> None:
         """This node no longer owns ``table``: stop its bots and timer, free its lease if
@@ -264,7 +286,8 @@ class Cluster:
 
     async def _orphans(self) -> None:
         """Take over the unfinished tables that no node holds (a finished one is taken when
-        someone acts there)."""
+        someone acts there), a few at a time, for at most half a renewal interval: after a
+        node with many tables died, this node's own leases are still renewed in time."""
         waiting = [
             t.id for t in self.server.tables.values() if t.fence is None and t.status != "finished"
         ]
@@ -273,15 +296,20 @@ class Cluster:
         owners = await self.redis.mget([self.owner_key(t) for t in waiting])
         orphans = [t for t, owner in zip(waiting, owners, strict=True) if owner is None]
         random.shuffle(orphans)  # nodes looking at once spread the tables between them
-        for table_id in orphans:
-            await self.acquire(table_id)
+        budget = time.monotonic() + self.server.settings.lease_renew / 2
+        for i in range(0, len(orphans), TAKEOVERS_AT_ONCE):
+            if time.monotonic() > budget:
+                break  # the rest at the next look
+            chunk = orphans[i : i + TAKEOVERS_AT_ONCE]
+            await asyncio.gather(*(self.acquire(t) for t in chunk), return_exceptions=True)
 
     # --- fan-out --------------------------------------------------------------------------
     def publish(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Send a committed batch of events to the other nodes (in commit order; dropped if
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
-        self._send(self.events, {"op": "events", "table": table_id, "rows": batch})
+        message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
+        self._send(self.events, message)
 
     def viewing(self, table: Table) -> None:
         """Who has ``table`` open through this node changed: tell the other nodes."""
@@ -423,9 +451,15 @@ class Cluster:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
         """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here."""
+        table over if it has none); a refusal there is raised here.
+
+        While the table changes hands (its owner died and its lease has not run out yet),
+        this waits for the new owner, up to a lease and two renewals, so that a failover
+        only delays the client's action."""
         server = self.server
-        for _ in range(ATTEMPTS):
+        s = server.settings
+        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
+        while time.monotonic() < deadline:
             table = server.tables.get(table_id)
             if table is None:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -440,13 +474,14 @@ class Cluster:
                         raise
                     continue
             try:
-                owner = await self.redis.get(self.owner_key(table_id))
+                owner = self.owners.get(table_id) or await self.redis.get(self.owner_key(table_id))
                 if owner is None:
                     if not await self.acquire(table_id):
-                        await asyncio.sleep(0.05)  # another node took it first
+                        await asyncio.sleep(RETRY_WAIT)  # another node took it first
                     continue
                 if owner == self.node:  # this node is taking it over right now
-                    await asyncio.sleep(0.05)
+                    self.owners.pop(table_id, None)
+                    await asyncio.sleep(RETRY_WAIT)
                     continue
                 text = msg.model_dump_json() if msg is not None else ""
                 reply = await self._request(
@@ -469,6 +504,8 @@ class Cluster:
             if reply["ok"]:
                 return
             if reply["code"] in ("not_owner", "moved"):
+                self.owners.pop(table_id, None)  # read the lease next time
+                await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
             refused.reason = reply.get("reason")
@@ -484,7 +521,7 @@ class Cluster:
             payload = {**payload, "id": rid, "from": self.node}
             heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
             if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
             timeout = self.server.settings.forward_timeout
             try:
@@ -532,6 +569,9 @@ class Cluster:
             except _DOWN as e:
                 self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
+            except Exception:  # it must go on publishing
+                self.dropped = True
+                log.exception("publish failed")
             finally:
                 self.outbox.task_done()
 
@@ -553,7 +593,7 @@ class Cluster:
                     if m is None:
                         continue
                     if m["type"] == "message":
-                        await self._receive(m["channel"], json.loads(m["data"]))
+                        await self._receive(m["channel"], m["data"])
                     elif m["type"] == "subscribe" and m["channel"] == self.events:
                         # Subscribed for sure now: whatever the log has from here on
                         # comes as a message, and what it had is read now.
@@ -567,14 +607,20 @@ class Cluster:
                     log.warning("Redis is unreachable (%s): running the tables owned here", e)
                 self.subscribed.clear()
                 first = False
+            except Exception:  # anything else: listen again (and catch up) all the same
+                log.exception("listening to Redis failed")
+                self.subscribed.clear()
+                first = False
             finally:
                 with contextlib.suppress(*_DOWN):
                     await pubsub.aclose()
             await asyncio.sleep(self.server.settings.lease_renew / 2)
 
-    async def _receive(self, channel: str, m: Mapping[str, Any]) -> None:
+    async def _receive(self, channel: str, data: str) -> None:
         try:
+            m = json.loads(data)
             if m["op"] == "events":
+                self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
             elif m["op"] == "created":
                 await self.load(m["table"])
@@ -588,5 +634,5 @@ class Cluster:
                 done = self.replies.get(m["id"])
                 if done is not None and not done.done():
                     done.set_result(dict(m))
-        except Exception:
-            log.exception("cluster message on %s failed: %.200s", channel, m)
+        except Exception:  # one bad message must not stop the node listening
+            log.exception("cluster message on %s failed: %.200s", channel, data)

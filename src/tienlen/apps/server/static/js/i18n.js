@@ -73,6 +73,7 @@ const WORDS = {
     "error.generic": "Refused: {message}",
     "error.try_again": "That could not be saved just now (the server cannot reach its database): try again in a moment.",
     "error.unavailable": "That could not reach the server running this table just now (it is changing servers): try again in a moment.",
+    "error.moved": "This table has just moved to another server: try again.",
   },
   vi: {
     "app.title": "Tiến Lên",
@@ -145,6 +146,7 @@ const WORDS = {
     "error.generic": "Không được: {message}",
     "error.try_again": "Chưa lưu được (máy chủ không kết nối được cơ sở dữ liệu): hãy thử lại sau giây lát.",
     "error.unavailable": "Chưa tới được máy chủ đang chạy bàn này (bàn đang chuyển máy chủ): hãy thử lại sau giây lát.",
+    "error.moved": "Bàn vừa chuyển sang máy chủ khác: hãy thử lại.",
   },
 };
 
