@@ -434,6 +434,8 @@ def test_a_frozen_owner_writes_nothing_after_it_wakes(tmp_path: Path) -> None:
         sockets[seat].act(kind, **fields)
         until(lambda: s.owner(table) not in (None, frozen), "another node takes the table")
         nodes[owner].signal(signal.SIGCONT)
+        gave_up = "lost it to another node"  # by its lease's renewal, or its write fenced
+        until(lambda: gave_up in nodes[owner].log.read_text(), "the woken node gives it up")
         driver.play()
         check_record(clients[0], driver)
         log = event_log(s.db, table)

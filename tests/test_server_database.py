@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
+from sqlalchemy import text
 
 from serverkit import (
     HANG,
@@ -27,6 +28,7 @@ from serverkit import (
     seated_table,
     server_settings,
 )
+from tienlen.apps.server.db import connect
 from tienlen.apps.server.limits import Rate
 
 pytestmark = pytest.mark.skipif(POSTGRES is None, reason="needs TIENLEN_TEST_POSTGRES_URL")
@@ -199,3 +201,24 @@ def test_a_database_refusing_for_a_while_refuses_actions_then_play_resumes(
         assert_replay_is_live(live, pg, tmp_path, [bots, ann])
     finally:
         live.close()
+
+
+def test_a_connection_the_database_closed_is_replaced_before_use(pg: str) -> None:
+    """Idle pooled connections terminated by the database: the next use gets a fresh one
+    (a plain pool would fail it)."""
+
+    async def main() -> tuple[int, int]:
+        engine, _sessions = connect(pg)
+        try:
+            async with engine.connect() as conn:
+                first = await conn.scalar(text("SELECT pg_backend_pid()"))
+            await asyncio.to_thread(drop_connections, pg)
+            await asyncio.sleep(0.2)  # the driver reads the server's goodbye
+            async with engine.connect() as conn:
+                second = await conn.scalar(text("SELECT pg_backend_pid()"))
+        finally:
+            await engine.dispose()
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert first != second
