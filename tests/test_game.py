@@ -20,6 +20,7 @@ from tienlen import (
     Gift,
     Give,
     IllegalMoveError,
+    Move,
     Rules,
     classify,
     deck,
@@ -335,6 +336,19 @@ def test_san_jose_exchange_with_three_players() -> None:
     assert game.phase == "play"
     assert set(game.hands[0]) == cards("6s 8c 2d") and set(game.hands[1]) == cards("3s 4s 5s")
     assert set(game.hands[2]) == cards("3c 10h Ah")
+
+
+def test_the_first_lead_goes_to_whoever_holds_the_3s_after_the_exchange() -> None:
+    """With no leader given, ``first_lead`` picks the holder of the lowest card; a San Jose
+    winner may give it away ("pass two unwanted cards ... to the last", 001), and then the
+    receiver leads with it (the giver, left without it, could only pass)."""
+    rules = Rules.preset("standard", trading="san-jose", players=3)
+    game = Game(rules, hands=["3s 5s 6s", "4s 8c 2d", "3c 10h Ah"], previous_finish=[0, 2, 1])
+    assert game.turn == 0
+    game.play("3s 5s")
+    assert game.phase == "play" and game.leader == 1 and game.turn == 1
+    assert game.first_lead_rule == ("must-include-lowest", Card.parse("3s"))
+    assert game.legal_moves() == [Move.of("single", "3s"), Move.of("straight", "3s 4s 5s")]
 
 
 def test_a_give_is_a_give_not_a_move_and_is_recorded_as_a_gift() -> None:

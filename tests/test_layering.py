@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -90,3 +91,19 @@ def test_the_checker_sees_forbidden_imports(tmp_path: Path) -> None:
 
 def test_the_package_ships_type_information() -> None:
     assert (PACKAGE / "py.typed").is_file()
+
+
+def test_the_command_line_loads_no_server_until_serve_runs() -> None:
+    """Every subcommand's parser is built at start; the server's stack (FastAPI, SQLAlchemy,
+    Redis) must not come with them, or ``tienlen play`` pays for it and needs the extra."""
+    code = (
+        "import sys\n"
+        "from tienlen.apps.cli import main\n"
+        "try:\n    main(['play', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('fastapi', 'sqlalchemy', 'redis', 'tienlen.apps.server.app')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]"

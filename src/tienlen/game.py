@@ -295,8 +295,9 @@ class Game:
             self._turn = ex.chooser
             return
         self._dealt = tuple(self._hands)
-        if isinstance(ex, Settlement) and self._first is not None:
-            # the first leader holds the lowest card, after the debts are settled
+        if self._setup[1] is None:
+            # the first leader holds the lowest card once the exchange is done (the cards
+            # given may have moved it: a San Jose winner may give the 3♠ away)
             self._leader = next(
                 s for s in range(self._rules.players) if self._hands[s] >> self._lowest & 1
             )

@@ -6,7 +6,22 @@ records from :mod:`tienlen.record`, scores and rotation from :class:`tienlen.Mat
 ``docs/server.md`` says how to run it; ``docs/web-protocol.md`` is the protocol.
 """
 
-from .app import Server, create_app
+from typing import TYPE_CHECKING, Any
+
 from .config import Settings
+
+if TYPE_CHECKING:
+    from .app import Server, create_app
+
+
+def __getattr__(name: str) -> Any:
+    # The app (FastAPI, SQLAlchemy, Redis, Prometheus) loads on first use: every command's
+    # parser reads the settings' defaults, and `tienlen play` should not import a server.
+    if name in ("Server", "create_app"):
+        from . import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Server", "Settings", "create_app"]
