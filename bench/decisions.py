@@ -52,10 +52,11 @@ def new_game(rules: Rules, seed: int) -> Game:
     return Game(rules, seed=seed)
 
 
-def fingerprint(name: str, games: int, budget: Budget) -> str:
-    """The hash of every move of ``games`` deals per rule set played by bot ``name``."""
+def fingerprint(name: str, games: int, budget: Budget, sets: list[Rules]) -> str:
+    """The hash of every move of ``games`` deals per rule set of ``sets`` played by bot
+    ``name``."""
     digest = hashlib.sha256()
-    for rules in rule_sets():
+    for rules in sets:
         for seed in range(games):
             bot = make_bot(name, seed=seed)
             game = new_game(rules, seed)
@@ -77,12 +78,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=30, help="seeded games per rule set")
     parser.add_argument("--ismcts-iterations", type=int, default=40)
+    parser.add_argument(
+        "--each", action="store_true", help="a hash per rule set too (which one changed)"
+    )
     args = parser.parse_args()
     for name in ("random", "greedy", "heuristic", "ismcts"):
         budget = Budget(iterations=args.ismcts_iterations) if name == "ismcts" else Budget()
         games = max(1, args.games // 3) if name == "ismcts" else args.games
-        sets = len(rule_sets())
-        print(f"{name:<10} {fingerprint(name, games, budget)}  ({games} games x {sets} rule sets)")
+        sets = rule_sets()
+        whole = fingerprint(name, games, budget, sets)
+        print(f"{name:<10} {whole}  ({games} games x {len(sets)} rule sets)", flush=True)
+        if args.each:
+            for i, rules in enumerate(sets):
+                print(f"  set {i} {rules.code()}: {fingerprint(name, games, budget, [rules])}")
 
 
 if __name__ == "__main__":
