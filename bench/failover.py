@@ -36,6 +36,7 @@ from typing import Any
 
 import httpx
 import redis
+from server_load import scratch_database  # this folder: the script's own path
 from websockets.sync.client import ClientConnection, connect
 
 #: Refusals that mean "the table is changing hands (or Redis is down): send it again".
@@ -198,23 +199,6 @@ class Human:
 def _mine(event: dict[str, Any]) -> bool:
     """Whether an event is seat 0's move."""
     return event.get("seat") == 0 and event["kind"] in ("play", "pass", "give", "refuse")
-
-
-async def scratch_database(server_url: str, drop: str | None = None) -> str:
-    """A new empty database on that PostgreSQL server (asyncpg URL), or ``drop`` dropped."""
-    import asyncpg
-
-    base = server_url.replace("postgresql+asyncpg://", "postgresql://", 1)
-    conn = await asyncpg.connect(base)
-    try:
-        if drop is not None:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)')
-            return drop
-        name = f"tienlen_failover_{secrets.token_hex(4)}"
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return base.replace("postgresql://", "postgresql+asyncpg://", 1).rsplit("/", 1)[0] + "/" + name
 
 
 def watch_owner(r: redis.Redis, key: str, dead: str, found: list[float], t0: float) -> None:

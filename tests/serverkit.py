@@ -127,6 +127,18 @@ class LiveServer:
         self.sock.close()
 
 
+@contextlib.contextmanager
+def live_server(backend: str, tmp: Path, **overrides: Any) -> Iterator[LiveServer]:
+    """A server on a fresh database of ``backend``, with :func:`server_settings` and
+    ``overrides``, stopped after use (the ``live`` fixture of each server test module)."""
+    with database(backend, tmp) as url:
+        server = LiveServer(server_settings(url, tmp, **overrides))
+        try:
+            yield server
+        finally:
+            server.close()
+
+
 class Socket:
     """One table WebSocket: every frame received is kept, parsed, in ``frames``."""
 

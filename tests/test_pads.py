@@ -15,8 +15,7 @@ from serverkit import (
     Client,
     LiveServer,
     backend,  # noqa: F401  (the fixture)
-    database,
-    server_settings,
+    live_server,
 )
 from tienlen import Game, Rules, score
 from tienlen.apps.server.limits import Rate
@@ -29,13 +28,10 @@ NAMES = ["Anna", "Ben", "Carla", "Dan"]
 
 @pytest.fixture
 def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with database(backend, tmp_path) as url:
-        settings = server_settings(
-            url, tmp_path, pads=Rate(3, NO_REFILL), pad_edits=Rate(30, NO_REFILL)
-        )
-        server = LiveServer(settings)
+    with live_server(
+        backend, tmp_path, pads=Rate(3, NO_REFILL), pad_edits=Rate(30, NO_REFILL)
+    ) as server:
         yield server
-        server.close()
 
 
 def new_pad(c: Client, **spec: Any) -> dict[str, Any]:

@@ -17,19 +17,16 @@ from serverkit import (
     LiveServer,
     Socket,
     backend,  # noqa: F401  (the fixture)
-    database,
+    live_server,
     seated_table,
-    server_settings,
 )
 from tienlen.apps.server.limits import Rate, TokenBucket
 
 
 @pytest.fixture
 def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with database(backend, tmp_path) as url:
-        server = LiveServer(server_settings(url, tmp_path, creations=Rate(3, 1e9)))
+    with live_server(backend, tmp_path, creations=Rate(3, 1e9)) as server:
         yield server
-        server.close()
 
 
 def snapshot(s: Socket) -> tuple[int, Any]:

@@ -13,10 +13,9 @@ from serverkit import (
     Client,
     LiveServer,
     backend,  # noqa: F401  (the fixture)
-    database,
+    live_server,
     play_out,
     seated_table,
-    server_settings,
 )
 from tienlen import Game, GameRecord, Rules, parse_cards
 from tienlen.apps.server.tables import ServerMatch
@@ -26,10 +25,8 @@ from tienlen.game import instant_win_of
 
 @pytest.fixture
 def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with database(backend, tmp_path) as url:
-        server = LiveServer(server_settings(url, tmp_path))
+    with live_server(backend, tmp_path) as server:
         yield server
-        server.close()
 
 
 def test_a_whole_four_player_match(live: LiveServer) -> None:

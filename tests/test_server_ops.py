@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from serverkit import (
     LiveServer,
     backend,  # noqa: F401  (the fixture)
-    database,
+    live_server,
     play_out,
     seated_table,
     server_settings,
@@ -28,10 +28,8 @@ from tienlen.apps.server.tables import Table, TableConfig
 
 @pytest.fixture
 def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with database(backend, tmp_path) as url:
-        server = LiveServer(server_settings(url, tmp_path))
+    with live_server(backend, tmp_path) as server:
         yield server
-        server.close()
 
 
 def test_a_started_server_is_live_and_ready(live: LiveServer) -> None:

@@ -15,8 +15,7 @@ from serverkit import (
     Client,
     LiveServer,
     backend,  # noqa: F401  (the fixture)
-    database,
-    server_settings,
+    live_server,
 )
 from tienlen.apps.server import auth
 
@@ -25,10 +24,8 @@ LIFETIME = 3600.0
 
 @pytest.fixture
 def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with database(backend, tmp_path) as url:
-        server = LiveServer(server_settings(url, tmp_path, token_lifetime=LIFETIME))
+    with live_server(backend, tmp_path, token_lifetime=LIFETIME) as server:
         yield server
-        server.close()
 
 
 def key_of(live: LiveServer) -> str:
