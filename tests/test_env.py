@@ -394,6 +394,19 @@ def test_the_learned_bot_with_one_candidate_plays_as_the_heuristic_bot() -> None
     assert differ  # an untrained network left free does not happen to agree
 
 
+def test_the_learned_bot_refuses_fewer_than_one_candidate() -> None:
+    from tienlen.players.bots.learned import LearnedBot, QNet
+
+    net = QNet.init((16, 8), seed=5)
+    game = Game("standard", seed=9)
+    game.play(game.legal_moves()[0])
+    obs, legal = observe(game, game.turn), game.legal_moves()
+    assert len(legal) > 1
+    for k in (0, -1, -3):
+        with pytest.raises(ValueError, match="at least 1"):
+            LearnedBot(weights=net, candidates=k).choose(obs, legal, Budget())
+
+
 def test_the_win_weight_makes_the_target_winning() -> None:
     from tienlen.env.train import _Job, _play
     from tienlen.players.bots.learned import QNet

@@ -159,7 +159,10 @@ class QNet:
 
     def best(self, obs: FloatArray, moves: FloatArray, candidates: int | None = None) -> int:
         """The row of ``moves`` (rows of :func:`move_features`) of highest value; with
-        ``candidates``, among the ``heuristic`` bot's best that many only."""
+        ``candidates`` (at least 1), among the ``heuristic`` bot's best that many only."""
+        if candidates is not None and candidates < 1:
+            # 0 would mask every move (argmax then plays row 0), -1 divides by zero
+            raise ValueError(f"candidates must be at least 1 (None: every move), not {candidates}")
         values = self.values(obs, moves)
         if candidates is not None:
             # the advice's last column is 1 / (1 + rank): rank < k where it exceeds 1 / (1 + k)
