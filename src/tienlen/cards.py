@@ -28,6 +28,7 @@ __all__ = [
     "deck",
     "deck_mask",
     "format_cards",
+    "highest_cards",
     "mask_of",
     "parse_cards",
 ]
@@ -247,6 +248,22 @@ def bits_of_mask(mask: int) -> list[int]:
 def cards_of_mask(mask: int) -> tuple[Card, ...]:
     """The cards of a mask, lowest first."""
     return tuple(_BY_ID[i] for i in ids_of_mask(mask))
+
+
+def highest_cards(mask: int, count: int) -> int:
+    """The mask of the ``count`` highest cards of ``mask`` (all of them if it holds fewer).
+
+    >>> format_cards(cards_of_mask(highest_cards(mask_of(parse_cards("3s 9h 2d Ac")), 2)))
+    'A♣ 2♦'
+    """
+    out = 0
+    for _ in range(count):
+        if not mask:
+            break
+        bit = 1 << (mask.bit_length() - 1)
+        out |= bit
+        mask &= ~bit
+    return out
 
 
 def rank_counts(mask: int) -> list[int]:

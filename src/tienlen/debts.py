@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .cards import TWOS_MASK
+from .cards import TWOS_MASK, highest_cards
 
 __all__ = ["CardDebt", "HandOver", "Settlement", "debt_cards"]
 
@@ -37,14 +37,7 @@ def debt_cards(hand: int, count: int, debt_card: str) -> tuple[int, int]:
     if debt_card == "any-two":
         return 0, min(count, twos.bit_count())
     pool = twos if debt_card == "highest-two" else hand
-    paid = 0
-    for _ in range(count):
-        if not pool:
-            break
-        bit = 1 << (pool.bit_length() - 1)
-        paid |= bit
-        pool &= ~bit
-    return paid, 0
+    return highest_cards(pool, count), 0
 
 
 class HandOver(NamedTuple):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import NamedTuple
 
-from .cards import cards_of_mask, format_cards
+from .cards import cards_of_mask, format_cards, highest_cards
 from .reasons import reason
 
 __all__ = ["MutualTrading", "SanJoseExchange", "TradeOffer", "subsets"]
@@ -171,7 +171,7 @@ class SanJoseExchange:
         if not self.done:
             return
         for (giver, receiver, count), chosen in zip(self.pairs, self.given, strict=True):
-            highest = _highest(hands[receiver], count)
+            highest = highest_cards(hands[receiver], count)
             hands[giver] = (hands[giver] & ~chosen) | highest
             hands[receiver] = (hands[receiver] & ~highest) | chosen
 
@@ -180,14 +180,3 @@ def subsets(hand: int, count: int) -> list[int]:
     """Masks of every ``count``-card subset of ``hand`` (the gives to choose from)."""
     bits = [1 << c.id for c in cards_of_mask(hand)]
     return [sum(c) for c in combinations(bits, count)]
-
-
-def _highest(hand: int, count: int) -> int:
-    out = 0
-    for _ in range(count):
-        if not hand:
-            break
-        bit = 1 << (hand.bit_length() - 1)
-        out |= bit
-        hand &= ~bit
-    return out

@@ -9,7 +9,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Executor
 from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -193,9 +193,7 @@ class Server:
             if self.cluster is not None:
                 continue  # a replica until this node takes it over (see cluster.py)
             self._schedule(table)
-            for i, seat in enumerate(table.seats):
-                if seat.player is not None and not seat.away and table.status == "playing":
-                    self._start_grace(table, i, seat.player)
+            self._start_graces(table)
         log.info("loaded %d tables", len(rows))
         if self.cluster is not None:
             await self.cluster.start()
@@ -721,6 +719,18 @@ class Server:
             table=info,
         )
 
+    async def events_since(self, table_id: str, since: int) -> Sequence[EventRow]:
+        """A table's stored events after version ``since``, in order."""
+        async with self.sessions() as s:
+            events: Sequence[EventRow] = (
+                await s.scalars(
+                    select(EventRow)
+                    .where(EventRow.table_id == table_id, EventRow.version > since)
+                    .order_by(EventRow.version)
+                )
+            ).all()
+        return events
+
     async def catch_up(self, conn: Conn, table: Table, since: int | None) -> None:
         """The events after ``since`` for this client's seat, or (past a gap) a full state.
         Called under the table's lock, so no broadcast interleaves."""
@@ -730,14 +740,7 @@ class Server:
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
         with _database_needed():
-            async with self.sessions() as s:
-                events = (
-                    await s.scalars(
-                        select(EventRow)
-                        .where(EventRow.table_id == table.id, EventRow.version > since)
-                        .order_by(EventRow.version)
-                    )
-                ).all()
+            events = await self.events_since(table.id, since)
         for i, e in enumerate(events):
             last = i == len(events) - 1
             conn.send(
@@ -798,6 +801,16 @@ class Server:
         seat = table.seat_of(conn.player)
         if seat is not None and table.status == "playing" and not left:
             self._start_grace(table, seat, conn.player)
+
+    def _start_graces(self, table: Table) -> None:
+        """A table this process starts running (on start, or a cluster's takeover): its
+        seated players who have it open nowhere get the grace period, then their bots play."""
+        if table.status != "playing":
+            return
+        here = table.watching()
+        for i, seat in enumerate(table.seats):
+            if seat.player is not None and not seat.away and seat.player not in here:
+                self._start_grace(table, i, seat.player)
 
     def _start_grace(self, table: Table, seat: int, player: str) -> None:
         key = (table.id, player)

@@ -232,12 +232,7 @@ class Cluster:
         if last is not None:
             table.remote_viewers.pop(last, None)
             self.heard.pop((table.id, last), None)
-        if table.status != "playing":
-            return
-        here = table.watching()
-        for i, seat in enumerate(table.seats):
-            if seat.player is not None and not seat.away and seat.player not in here:
-                self.server._start_grace(table, i, seat.player)
+        self.server._start_graces(table)
 
     def lost(self, table: Table) -> None:
         """This node no longer owns ``table``: stop its bots and timer, free its lease if
@@ -373,14 +368,7 @@ class Cluster:
         clients the events it lacks; returns them."""
         if table.fence is not None:
             return []  # the owner is the log's writer: nothing is missing
-        async with self.server.sessions() as s:
-            events = (
-                await s.scalars(
-                    select(EventRow)
-                    .where(EventRow.table_id == table.id, EventRow.version > table.version)
-                    .order_by(EventRow.version)
-                )
-            ).all()
+        events = await self.server.events_since(table.id, table.version)
         rows = [
             {
                 "version": e.version,
