@@ -135,3 +135,36 @@ def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Pat
 
     with database(backend, tmp_path) as url:
         asyncio.run(main(url))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_stale_fence_fails_even_beside_the_new_one_in_a_group(
+    backend: str, tmp_path: Path
+) -> None:
+    """Two writes of one table under different tokens, waiting together: the stale one is
+    fenced (its group's check must not keep only one of the two tokens)."""
+
+    async def main(url: str) -> None:
+        engine, sessions = connect(url)
+        await migrate(engine)
+        writer = Writer(engine, EventRow, TableRow.__table__)
+        await writer.write(guest("h", "Host"))
+        async with sessions.begin() as s:
+            s.add(TableRow(id="t", host_id="h", config={}, deal_secret="", status="waiting"))
+            await s.flush()
+            await s.execute(update(TableRow).where(TableRow.id == "t").values(fence=1))
+        new = {"table_id": "t", "version": 1, "kind": "chat", "public": {}, "fence": 1}
+        old = {**new, "version": 2, "fence": 0}  # no clash of versions to fail it instead
+        results = await asyncio.gather(
+            writer.write(rows=[old], fences={"t": 0}),
+            writer.write(rows=[new], fences={"t": 1}),
+            return_exceptions=True,
+        )
+        assert isinstance(results[0], Fenced) and results[1] is None, results
+        async with sessions() as s:
+            stored = (await s.execute(select(EventRow.version, EventRow.fence))).all()
+        assert [tuple(r) for r in stored] == [(1, 1)]
+        await engine.dispose()
+
+    with database(backend, tmp_path) as url:
+        asyncio.run(main(url))

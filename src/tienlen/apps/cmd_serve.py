@@ -17,7 +17,7 @@ __all__ = ["register", "run", "settings_of"]
 
 def register(subparsers: Any) -> None:
     """Add the ``serve`` subcommand."""
-    from tienlen.apps.server.config import default_data_dir
+    from tienlen.apps.server.config import Settings, default_data_dir
 
     p = subparsers.add_parser(
         "serve",
@@ -42,20 +42,20 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--redis-prefix",
-        default="tienlen:",
+        default=Settings.redis_prefix,
         help="prefix of the site's Redis keys and channels (%(default)s)",
     )
     p.add_argument(
         "--lease-ttl",
         type=float,
-        default=5.0,
+        default=Settings.lease_ttl,
         help="seconds a table's ownership lease lasts: a dead node's tables are taken over "
         "after about this long (%(default)s)",
     )
     p.add_argument(
         "--lease-renew",
         type=float,
-        default=1.0,
+        default=Settings.lease_renew,
         help="seconds between lease renewals, well under --lease-ttl (%(default)s)",
     )
     p.add_argument(
@@ -64,15 +64,19 @@ def register(subparsers: Any) -> None:
         default=1,
         help="node processes sharing the port (more than one needs --redis-url) (%(default)s)",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (%(default)s)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on (%(default)s)")
+    p.add_argument("--host", default=Settings.host, help="address to listen on (%(default)s)")
     p.add_argument(
-        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+        "--port", type=int, default=Settings.port, help="port to listen on (%(default)s)"
+    )
+    p.add_argument(
+        "--log-level",
+        default=Settings.log_level,
+        choices=["critical", "error", "warning", "info", "debug"],
     )
     p.add_argument(
         "--grace",
         type=float,
-        default=30.0,
+        default=Settings.grace,
         help="seconds a disconnected player keeps the seat before a bot takes over",
     )
     p.add_argument(
@@ -81,9 +85,14 @@ def register(subparsers: Any) -> None:
         default=30.0,
         help="days a guest token stays valid (an active browser's is renewed) (%(default)s)",
     )
-    p.add_argument("--bot-workers", type=int, default=2, help="bot worker processes")
     p.add_argument(
-        "--bot-pool", choices=["process", "thread"], default="process", help=argparse.SUPPRESS
+        "--bot-workers", type=int, default=Settings.bot_workers, help="bot worker processes"
+    )
+    p.add_argument(
+        "--bot-pool",
+        choices=["process", "thread"],
+        default=Settings.bot_pool,
+        help=argparse.SUPPRESS,
     )
     p.add_argument(
         "--origin",

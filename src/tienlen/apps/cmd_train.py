@@ -26,26 +26,6 @@ from .argtypes import at_least_one
 __all__ = ["register", "run"]
 
 
-#: The options that set a field of TrainConfig of the same name (unset: its default).
-_CONFIG = (
-    "rules",
-    "players",
-    "seed",
-    "workers",
-    "checkpoint_every",
-    "eval_bots",
-    "eval_games",
-    "games_per_round",
-    "lr",
-    "epsilon",
-    "explore_top",
-    "opponents",
-    "mix",
-    "win_weight",
-    "candidates",
-)
-
-
 def _defaults() -> dict[str, Any]:
     """TrainConfig's defaults, read from the class so that the help never disagrees with it
     (``?`` without the env extra: ``run`` then says what to install)."""
@@ -160,7 +140,12 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
-    given = {name: getattr(args, name) for name in _CONFIG if getattr(args, name) is not None}
+    # an option named as a TrainConfig field sets it; one left out keeps the field's default
+    given = {
+        f.name: value
+        for f in fields(TrainConfig)
+        if (value := getattr(args, f.name, None)) is not None
+    }
     if given.get("candidates") == 0:
         given["candidates"] = None
     config = TrainConfig(**given)

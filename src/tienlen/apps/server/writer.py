@@ -103,7 +103,8 @@ class Writer:
     async def _run(self, group: list[_Write]) -> None:
         began = time.perf_counter()
         rows = [row for _job, some, _fences, _done in group for row in some]
-        fences = {t: f for _job, _rows, some, _done in group for t, f in some.items()}
+        # Pairs, not a dict: two writes of one table under different tokens are both checked.
+        fences = [(t, f) for _job, _rows, some, _done in group for t, f in some.items()]
         if all(job is None for job, _rows, _fences, _done in group):
             # Rows only (most groups): a Core transaction, without an ORM session's cost.
             async with self._engine.begin() as conn:
@@ -125,23 +126,24 @@ class Writer:
         for _job, _rows, _fences, done in group:
             _settle(done, None)
 
-    async def _check(self, conn: AsyncConnection, fences: Mapping[str, int]) -> None:
+    async def _check(self, conn: AsyncConnection, fences: Sequence[tuple[str, int]]) -> None:
         """Lock the fenced tables' rows until the commit; :class:`Fenced` if a token moved."""
         if not fences:
             return
+        ids = sorted({table_id for table_id, _mine in fences})  # one lock order: no deadlock
         t = self._fences_in
         assert t is not None, "a writer given fences needs the table they are kept in"
         found = dict(
             (
                 await conn.execute(
                     select(t.c.id, t.c.fence)
-                    .where(t.c.id.in_(sorted(fences)))  # one lock order: no deadlock
+                    .where(t.c.id.in_(ids))
                     .order_by(t.c.id)
                     .with_for_update()
                 )
             ).all()
         )
-        for table_id, mine in fences.items():
+        for table_id, mine in fences:
             if found.get(table_id) != mine:
                 raise Fenced(table_id, mine, found.get(table_id))
 
