@@ -39,7 +39,7 @@ from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget, Player, choose_safely
-from tienlen.players.bots.learned import CANDIDATES, FEATURE_DIM, QNet, move_features
+from tienlen.players.bots.learned import CANDIDATES, FEATURE_DIM, RANK_COLUMN, QNet, move_features
 from tienlen.players.encoding import OBS_DIM, encode_observation
 from tienlen.players.registry import make_bot
 from tienlen.players.toolkit import play_out
@@ -50,8 +50,6 @@ from . import deal, new_rng, resolve_rules, returns
 __all__ = ["TrainConfig", "Trainer", "train"]
 
 FloatArray = npt.NDArray[np.float32]
-#: The column of a move's rank in the heuristic's ordering (the last advice feature).
-_RANK = FEATURE_DIM - 1
 
 
 @dataclass(frozen=True)
@@ -114,8 +112,7 @@ def _play_game(
         player = seats[seat]
         if rng.random() < job.epsilon:
             pool = len(legal) if job.explore_top <= 0 else min(job.explore_top, len(legal))
-            # the advice's rank column is 1 / (1 + rank): the best moves have the largest
-            i = int(np.argsort(-m[:, _RANK], kind="stable")[rng.integers(pool)])
+            i = int(np.argsort(-m[:, RANK_COLUMN], kind="stable")[rng.integers(pool)])
         elif player is None:
             i = net.best(o, m, job.candidates)
         else:

@@ -32,6 +32,7 @@ __all__ = [
     "ADVICE_DIM",
     "CANDIDATES",
     "FEATURE_DIM",
+    "RANK_COLUMN",
     "SHIPPED_WEIGHTS",
     "LearnedBot",
     "QNet",
@@ -51,6 +52,9 @@ CANDIDATES: int | None = 2
 ADVICE_DIM = 4
 #: Features of one move as the network reads it: :data:`MOVE_DIM` then :data:`ADVICE_DIM`.
 FEATURE_DIM = MOVE_DIM + ADVICE_DIM
+#: The column of :func:`move_features` that holds ``1 / (1 + rank)`` in the ``heuristic``
+#: bot's ranking (its last advice feature): the best moves have the largest.
+RANK_COLUMN = FEATURE_DIM - 1
 #: Scores of the ``heuristic`` bot are clipped to this size (going out scores 100).
 _CLIP = 5.0
 
@@ -165,8 +169,8 @@ class QNet:
             raise ValueError(f"candidates must be at least 1 (None: every move), not {candidates}")
         values = self.values(obs, moves)
         if candidates is not None:
-            # the advice's last column is 1 / (1 + rank): rank < k where it exceeds 1 / (1 + k)
-            values[moves[:, -1] <= 1.0 / (1.0 + candidates)] = -np.inf
+            # rank < k where 1 / (1 + rank) exceeds 1 / (1 + k)
+            values[moves[:, RANK_COLUMN] <= 1.0 / (1.0 + candidates)] = -np.inf
         return int(np.argmax(values))
 
 
