@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from serverkit import (
+    HANG,
+    Client,
     LiveServer,
     backend,  # noqa: F401  (the fixture)
     live_server,
@@ -127,6 +130,40 @@ def test_metrics_count_tables_sockets_actions_commits_and_bots(live: LiveServer)
     assert after[("tienlen_db_commit_failures_total", ())] == 0
     sockets[0].close()
     clients[0].http.close()
+
+
+def test_a_bot_move_whose_commit_failed_is_not_counted(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The action counters count committed actions: a bot's move refused by a failed commit
+    (the table goes back and is rebuilt, and the bot tries again) is not one."""
+    assert live.server is not None
+    host = Client(live.base, "Host")
+    table = host.create(bots="greedy", games=50)["table"]["id"]
+    watch = host.socket(table)
+    watch.until(lambda m: m["type"] == "state")
+    watch.send(type="start")
+    watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+
+    async def fail(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(live.server.writer, "write", fail)
+
+    def failures_reach(n: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        deadline = time.monotonic() + HANG
+        while True:
+            now = scrape(live.base)
+            if now[("tienlen_db_commit_failures_total", ())] >= n:
+                return now
+            assert time.monotonic() < deadline, "the bots never failed a commit"
+            time.sleep(0.05)
+
+    moved = ("tienlen_actions_total", (("by", "bot"),))  # no sample until a bot moved
+    bots = failures_reach(1).get(moved, 0.0)
+    assert failures_reach(3).get(moved, 0.0) == bots
+    watch.close()
+    host.http.close()
 
 
 def _advance(table: Table, actions: int) -> None:

@@ -872,8 +872,10 @@ class Server:
             if table.state_version != version or table.game is not game or not self.runs(table):
                 return
             kind, fields = move_action(game, move)
-            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
+            try:
                 await self._commit(table, self._action(table, seat, kind, fields, None))
+            except Refused:  # not saved (and logged): the table went back
+                return
         self.metrics.actions.labels("bot").inc()
 
     def _restart_pool(self, broken: Executor) -> None:
@@ -895,8 +897,10 @@ class Server:
             seat = game.turn
             note = self._applied(table, Pending("timeout", {"seat": seat}))
             kind, fields = table.auto_action()
-            with contextlib.suppress(Refused):  # not saved (and logged): the table went back
+            try:
                 await self._commit(table, [note, *self._action(table, seat, kind, fields, None)])
+            except Refused:  # not saved (and logged): the table went back
+                return
         self.metrics.actions.labels("timer").inc()
 
     # --- history --------------------------------------------------------------------------
