@@ -351,6 +351,22 @@ def test_the_first_lead_goes_to_whoever_holds_the_3s_after_the_exchange() -> Non
     assert game.legal_moves() == [Move.of("single", "3s"), Move.of("straight", "3s 4s 5s")]
 
 
+def test_the_first_lead_goes_to_whoever_holds_the_3s_after_the_trading() -> None:
+    """The same under mutual trading: a leader who trades the 3♠ away does not keep the
+    lead (it could only pass, bound to lead the 3♠ it no longer holds)."""
+    rules = Rules.preset("standard", trading="mutual", players=3)
+    game = Game(rules, hands=["3s 5s 6s", "4s 8c 2d", "3c 10h Ah"])
+    assert game.phase == "trading" and game.turn == 0
+    game.offer_trade(1, "3s", "2d")
+    game.accept_trade()
+    game.play("pass")
+    game.play("pass")
+    assert game.hand_masks[1] == mask_of(parse_cards("3s 4s 8c"))
+    assert game.phase == "play" and game.leader == 1 and game.turn == 1
+    assert game.first_lead_rule == ("must-include-lowest", Card.parse("3s"))
+    assert game.legal_moves() == [Move.of("single", "3s")]
+
+
 def test_a_give_is_a_give_not_a_move_and_is_recorded_as_a_gift() -> None:
     rules = Rules.preset("pang", trading="san-jose", players=3)
     game = Game(rules, hands=["4s 5s 6s", "3s 8c 2d", "3c 10h Ah"], previous_finish=[0, 2, 1])

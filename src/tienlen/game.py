@@ -294,10 +294,15 @@ class Game:
             self._phase = "exchange"
             self._turn = ex.chooser
             return
+        self._after_hand_overs()
+
+    def _after_hand_overs(self) -> None:
+        """The cards have changed hands before the play (an exchange or the trading): the
+        hands are final, and the play starts."""
         self._dealt = tuple(self._hands)
         if self._setup[1] is None:
-            # the first leader holds the lowest card once the exchange is done (the cards
-            # given may have moved it: a San Jose winner may give the 3♠ away)
+            # the first leader holds the lowest card once the cards have moved (a San Jose
+            # winner may give the 3♠ away, a trade may swap it)
             self._leader = next(
                 s for s in range(self._rules.players) if self._hands[s] >> self._lowest & 1
             )
@@ -838,8 +843,7 @@ class Game:
     def _after_trading(self, nxt: int | None) -> None:
         self._tables = [None] * self._rules.players
         if nxt is None:
-            self._dealt = tuple(self._hands)
-            self._begin_play()
+            self._after_hand_overs()
         else:
             self._turn = nxt
 
