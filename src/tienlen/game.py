@@ -427,6 +427,13 @@ class Game:
         return () if self._trading is None else tuple(self._trading.offers)
 
     @property
+    def trading_leader(self) -> int | None:
+        """The seat that had the first chance to offer in the trading phase (the round of
+        offers starts there), ``None`` without mutual trading. The first leader of the play
+        may differ: whoever holds the lowest card once the trades are done."""
+        return None if self._trading is None else self._trading.leader
+
+    @property
     def pending_trade(self) -> TradeOffer | None:
         """The offer awaiting an answer from the seat to act, if any."""
         return None if self._trading is None else self._trading.pending

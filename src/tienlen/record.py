@@ -660,7 +660,8 @@ def _trade_actions(game: Game) -> list[RecordedAction]:
     pending = game.pending_trade
     current = (pending.proposer if pending else game.turn) if game.phase == "trading" else None
     out: list[RecordedAction] = []
-    seat = game.leader
+    seat = game.trading_leader
+    assert seat is not None, "only a game with mutual trading has trade actions"
     for _ in range(n):
         if seat == current and pending is None:
             break
