@@ -50,7 +50,7 @@ from sqlalchemy import func, select, update
 from .db import EventRow, TableRow
 from .limits import TokenBucket
 from .messages import ClientMessage, parse_client
-from .tables import Pending, Refused, Table
+from .tables import Pending, Refused, Table, merged
 
 if TYPE_CHECKING:
     from .app import Actor, Server
@@ -383,19 +383,15 @@ class Cluster:
         return rows
 
     def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        from .app import _TABLE_KINDS, _merged
-
         pending = []
         for r in rows:
-            table.apply(r["kind"], _merged(r["public"], r["private"]))
+            table.apply(r["kind"], merged(r["public"], r["private"]))
             pending.append(
                 Pending(r["kind"], r["public"], r["private"], r["actor"], version=r["version"])
             )
         if not pending:
             return
-        self.server._broadcast(table, pending)
-        if any(p.kind in _TABLE_KINDS for p in pending):
-            self.server._lobby_update(table)
+        self.server._announce(table, pending)
 
     async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if table_id not in self.server.tables:
