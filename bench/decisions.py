@@ -47,7 +47,8 @@ def new_game(rules: Rules, seed: int) -> Game:
         previous = random.Random(seed).sample(range(rules.players), rules.players)
         return Game(rules, seed=seed, previous_finish=previous)
     if rules.chop_debts != "none":
-        debts = [CardDebt(seed % 4, (seed + 1) % 4, 1 + seed % 2, "chop")]
+        n = rules.players
+        debts = [CardDebt(seed % n, (seed + 1) % n, 1 + seed % 2, "chop")]
         return Game(rules, seed=seed, debts=debts)
     return Game(rules, seed=seed)
 

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from tienlen import RANKS, SUITS, Card, CardParseError, deck, format_cards, parse_cards
-from tienlen.cards import cards_of_mask, mask_of, rank_counts
+from tienlen.cards import cards_of_mask, highest_cards, mask_of, rank_counts
 
 
 @pytest.mark.parametrize("card", deck(2), ids=str)
@@ -134,3 +134,10 @@ def test_masks() -> None:
     counts = rank_counts(mask)
     assert counts[0] == 1 and counts[2] == 2 and counts[12] == 2 and sum(counts) == 5
     assert mask_of(deck(2)) == (1 << 104) - 1
+
+
+def test_highest_cards() -> None:
+    hand = mask_of(parse_cards("3s 9h 2c Kd"))
+    assert highest_cards(hand, 2) == mask_of(parse_cards("2c Kd"))
+    assert highest_cards(hand, 9) == hand  # fewer held: all of them
+    assert highest_cards(hand, 0) == 0

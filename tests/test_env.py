@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -310,6 +312,26 @@ def test_card_ids_of_the_plane_follow_rank_then_suit() -> None:
 
 
 # --- training and the learned bot ----------------------------------------------------------
+
+
+def test_the_command_line_loads_the_trainer_only_to_show_its_help() -> None:
+    """Building the ``train`` parser must not import numpy and the trainer: every ``tienlen``
+    command builds it. Its help still shows TrainConfig's defaults."""
+    code = (
+        "import sys\n"
+        "from tienlen.apps.cli import main\n"
+        "try:\n    main(['play', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'tienlen.env.train') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    shown = subprocess.run(
+        [sys.executable, "-m", "tienlen.apps.cli", "train", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "(default random,greedy,heuristic)" in " ".join(shown.split())
 
 
 def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path) -> None:

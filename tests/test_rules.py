@@ -366,3 +366,20 @@ def test_more_than_four_players_play_with_two_decks(name: str) -> None:
         assert changed.decks == (2 if players > 4 else rules.decks)
         Game(changed, seed=1)  # the deal works
     assert rules.for_players(rules.players) == rules
+
+
+def test_spare_cards_are_those_no_hand_is_dealt() -> None:
+    std = Rules.preset("standard")
+    assert std.spare_cards == 0
+    assert dataclasses.replace(std, players=3).spare_cards == 13
+    assert dataclasses.replace(std, players=3, hand_size="all").spare_cards == 1  # 3 x 17
+    # two players under deal_four_hands: four hands are dealt, two of them set aside
+    assert dataclasses.replace(std, players=2, deal_four_hands=True).spare_cards == 0
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_is_preset_only_for_the_preset_unchanged(name: str) -> None:
+    preset = Rules.preset(name)
+    assert preset.is_preset
+    assert not dataclasses.replace(preset, cong=not preset.cong).is_preset
+    assert not dataclasses.replace(preset, name="house").is_preset

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import NamedTuple
 
-from .cards import cards_of_mask, format_cards, highest_cards
+from .cards import bits_of_mask, cards_of_mask, format_cards, highest_cards
 from .reasons import reason
 
 __all__ = ["MutualTrading", "SanJoseExchange", "TradeOffer", "subsets"]
@@ -178,5 +178,4 @@ class SanJoseExchange:
 
 def subsets(hand: int, count: int) -> list[int]:
     """Masks of every ``count``-card subset of ``hand`` (the gives to choose from)."""
-    bits = [1 << c.id for c in cards_of_mask(hand)]
-    return [sum(c) for c in combinations(bits, count)]
+    return [sum(c) for c in combinations(bits_of_mask(hand), count)]

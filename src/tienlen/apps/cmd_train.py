@@ -33,7 +33,20 @@ def _defaults() -> dict[str, Any]:
         from tienlen.env.train import TrainConfig
     except ImportError:
         return defaultdict(lambda: "?")
-    return {f.name: f.default for f in fields(TrainConfig)}
+    return {
+        f.name: ",".join(map(str, f.default)) if isinstance(f.default, tuple) else f.default
+        for f in fields(TrainConfig)
+    }
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Fills ``{field}`` in an option's help with TrainConfig's default when the help is
+    shown: reading them while the parser is built imported numpy and the trainer for every
+    ``tienlen`` command."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        return text.format_map(_defaults()) if text else text
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -43,7 +56,6 @@ def _names(text: str) -> tuple[str, ...]:
 
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand."""
-    d = _defaults()
     p = subparsers.add_parser(
         "train",
         help="train the learned bot by self-play",
@@ -53,15 +65,15 @@ def register(subparsers: Any) -> None:
             "the bot ladder, and a log of loss and win rates (log.jsonl)."
         ),
         epilog=__doc__.split("Examples::", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Help,
     )
     p.add_argument("--out", required=True, type=Path, help="checkpoint folder")
     p.add_argument("--resume", action="store_true", help="go on from the state in --out")
-    p.add_argument("--rules", choices=RULESETS, help=f"rule set (default {d['rules']})")
+    p.add_argument("--rules", choices=RULESETS, help="rule set (default {rules})")
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
-    p.add_argument("--seed", type=int, help=f"seed of the run (default {d['seed']})")
+    p.add_argument("--seed", type=int, help="seed of the run (default {seed})")
     p.add_argument(
-        "--workers", type=at_least_one, help=f"self-play worker processes (default {d['workers']})"
+        "--workers", type=at_least_one, help="self-play worker processes (default {workers})"
     )
     p.add_argument("--steps", type=at_least_one, help="stop after this many frames (decisions)")
     p.add_argument("--minutes", type=float, help="stop after this many minutes")
@@ -69,37 +81,37 @@ def register(subparsers: Any) -> None:
         "--checkpoint-every",
         type=at_least_one,
         metavar="FRAMES",
-        help=f"frames between checkpoints (default {d['checkpoint_every']})",
+        help="frames between checkpoints (default {checkpoint_every})",
     )
     p.add_argument(
         "--eval-bots",
         type=_names,
         help="bots the checkpoints play (three of each against the learned bot); '' for none "
-        f"(default {','.join(d['eval_bots'])})",
+        "(default {eval_bots})",
     )
     p.add_argument(
         "--eval-games",
         type=at_least_one,
-        help=f"games per evaluation (default {d['eval_games']})",
+        help="games per evaluation (default {eval_games})",
     )
     p.add_argument(
         "--games-per-round",
         type=at_least_one,
-        help=f"games per update (default {d['games_per_round']})",
+        help="games per update (default {games_per_round})",
     )
-    p.add_argument("--lr", type=float, help=f"Adam learning rate (default {d['lr']})")
-    p.add_argument("--epsilon", type=float, help=f"exploration rate (default {d['epsilon']})")
+    p.add_argument("--lr", type=float, help="Adam learning rate (default {lr})")
+    p.add_argument("--epsilon", type=float, help="exploration rate (default {epsilon})")
     p.add_argument(
         "--explore-top",
         type=int,
         help="exploring moves are drawn from the heuristic bot's best N "
-        f"(default {d['explore_top']}: from every legal move)",
+        "(default {explore_top}: from every legal move)",
     )
     p.add_argument(
         "--candidates",
         type=int,
         help="the network chooses among the heuristic bot's best N moves (0: among all), in "
-        f"training and in the evaluations (default {d['candidates']})",
+        "training and in the evaluations (default {candidates})",
     )
     p.add_argument(
         "--opponents",
@@ -110,13 +122,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--mix",
         type=float,
-        help=f"chance that a seat goes to one of --opponents (default {d['mix']})",
+        help="chance that a seat goes to one of --opponents (default {mix})",
     )
     p.add_argument(
         "--win-weight",
         type=float,
         help="weight of winning (+1, else -1) against the finishing position in the "
-        f"training target (default {d['win_weight']})",
+        "training target (default {win_weight})",
     )
     p.set_defaults(func=run)
 
