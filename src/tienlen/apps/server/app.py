@@ -244,13 +244,7 @@ class Server:
             secret=row.deal_secret,
             invite=row.invite,
         )
-        async with self.sessions() as s:
-            events = (
-                await s.scalars(
-                    select(EventRow).where(EventRow.table_id == row.id).order_by(EventRow.version)
-                )
-            ).all()
-        for e in events:
+        for e in await self.events_since(row.id, 0):  # versions start at 1
             table.apply(e.kind, merged(e.public, e.private))
         return table
 
