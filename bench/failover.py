@@ -26,7 +26,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,19 +35,13 @@ from typing import Any
 
 import httpx
 import redis
-from server_load import scratch_database  # this folder: the script's own path
+from server_load import free_port, scratch_database  # this folder: the script's own path
 from websockets.sync.client import ClientConnection, connect
 
 #: Refusals that mean "the table is changing hands (or Redis is down): send it again".
 RETRY = {"unavailable", "moved", "stale", "try_again"}
 #: A hung step fails after this long.
 HANG = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Node:

@@ -62,7 +62,15 @@ from .messages import (
     parse_client,
 )
 from .metrics import CONTENT_TYPE, Metrics
-from .tables import Pending, Refused, Table, TableConfig, event_model, move_action
+from .tables import (
+    Pending,
+    Refused,
+    Table,
+    TableConfig,
+    event_model,
+    merged,
+    move_action,
+)
 from .writer import Fenced, Writer
 
 __all__ = ["Server", "create_app"]
@@ -236,14 +244,8 @@ class Server:
             secret=row.deal_secret,
             invite=row.invite,
         )
-        async with self.sessions() as s:
-            events = (
-                await s.scalars(
-                    select(EventRow).where(EventRow.table_id == row.id).order_by(EventRow.version)
-                )
-            ).all()
-        for e in events:
-            table.apply(e.kind, _merged(e.public, e.private))
+        for e in await self.events_since(row.id, 0):  # versions start at 1
+            table.apply(e.kind, merged(e.public, e.private))
         return table
 
     def _lock(self, table_id: str) -> asyncio.Lock:
@@ -611,11 +613,9 @@ class Server:
             self.restoring[table.id] = table.version
             self._spawn(self._rebuild(table, pending))
             raise Refused("try_again", TRY_AGAIN) from None
-        self._broadcast(table, pending)
+        self._announce(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
-        if any(p.kind in _TABLE_KINDS for p in pending):
-            self._lobby_update(table)
         self._schedule(table)
 
     async def _rebuild(self, stale: Table, failed: list[Pending]) -> None:
@@ -674,6 +674,13 @@ class Server:
         humans = [(seat["player"], seat["place"]) for seat in row["seats"] if seat["player"]]
         if len(humans) >= 2:
             await _rate(s, row["rules_key"], humans)
+
+    def _announce(self, table: Table, pending: list[Pending]) -> None:
+        """Send committed events (committed here, or by a cluster's owner of the table) to
+        the table's clients, and the table's line to the lobby if they changed it."""
+        self._broadcast(table, pending)
+        if any(p.kind in _TABLE_KINDS for p in pending):
+            self._lobby_update(table)
 
     def _broadcast(self, table: Table, pending: list[Pending]) -> None:
         conns = self.conns.get(table.id, ())
@@ -1006,13 +1013,6 @@ def changed_knobs(rules: Rules) -> dict[str, Any]:
     """The knobs of ``rules`` that differ from its preset's (``Rules.to_dict()`` values)."""
     mine, preset = rules.to_dict(), Rules.preset(rules.name).to_dict()
     return {k: v for k, v in mine.items() if k != "name" and v != preset.get(k)}
-
-
-def _merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
-    """An event's data as its actor saw it (the actor's private share included)."""
-    seat = public.get("seat")
-    share = private.get(str(seat), {}) if private and seat is not None else {}
-    return {**public, **share}
 
 
 @contextlib.contextmanager

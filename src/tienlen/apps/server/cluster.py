@@ -50,7 +50,7 @@ from sqlalchemy import func, select, update
 from .db import EventRow, TableRow
 from .limits import TokenBucket
 from .messages import ClientMessage, parse_client
-from .tables import Pending, Refused, Table
+from .tables import Pending, Refused, Table, merged
 
 if TYPE_CHECKING:
     from .app import Actor, Server
@@ -66,6 +66,8 @@ RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
 #: heard of for three times as long are forgotten).
 VIEWERS_EVERY = 5
+#: The fields of a stored event that the nodes pass around (what a replica applies).
+_ROW_FIELDS = ("version", "kind", "actor", "public", "private")
 #: Redis and connection failures: Redis is down or unreachable.
 _DOWN = (RedisError, OSError)
 
@@ -302,7 +304,7 @@ class Cluster:
     def publish(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Send a committed batch of events to the other nodes (in commit order; dropped if
         Redis is down: they catch up from the log)."""
-        batch = [{k: r[k] for k in ("version", "kind", "actor", "public", "private")} for r in rows]
+        batch = [{k: r[k] for k in _ROW_FIELDS} for r in rows]
         message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
         self._send(self.events, message)
 
@@ -369,33 +371,20 @@ class Cluster:
         if table.fence is not None:
             return []  # the owner is the log's writer: nothing is missing
         events = await self.server.events_since(table.id, table.version)
-        rows = [
-            {
-                "version": e.version,
-                "kind": e.kind,
-                "actor": e.actor,
-                "public": e.public,
-                "private": e.private,
-            }
-            for e in events
-        ]
+        rows = [{k: getattr(e, k) for k in _ROW_FIELDS} for e in events]
         self._apply(table, rows)
         return rows
 
     def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        from .app import _TABLE_KINDS, _merged
-
         pending = []
         for r in rows:
-            table.apply(r["kind"], _merged(r["public"], r["private"]))
+            table.apply(r["kind"], merged(r["public"], r["private"]))
             pending.append(
                 Pending(r["kind"], r["public"], r["private"], r["actor"], version=r["version"])
             )
         if not pending:
             return
-        self.server._broadcast(table, pending)
-        if any(p.kind in _TABLE_KINDS for p in pending):
-            self.server._lobby_update(table)
+        self.server._announce(table, pending)
 
     async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if table_id not in self.server.tables:

@@ -535,6 +535,14 @@ class _Checkpoint:
     reported: int
 
 
+def merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A stored event's data as its actor saw it (the actor's private share included), to
+    :meth:`Table.apply` it again."""
+    seat = public.get("seat")
+    share = private.get(str(seat), {}) if private and seat is not None else {}
+    return {**public, **share}
+
+
 def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]) -> TableEvent:
     """The event as one recipient sees it (``private``: that recipient's share, or empty)."""
     return TableEvent(kind=kind, **{**public, **private})  # type: ignore[arg-type]
