@@ -399,21 +399,24 @@ def test_exploring_among_the_heuristic_bots_best_move_plays_as_it_does() -> None
     assert len(anything[2]) != len(explored[2]) or not np.array_equal(anything[1], explored[1])
 
 
-def test_the_learned_bot_with_one_candidate_plays_as_the_heuristic_bot() -> None:
+def test_the_learned_bot_with_one_candidate_plays_the_heuristic_bots_move_or_passes() -> None:
     from tienlen.players.bots.learned import LearnedBot, QNet
 
     net = QNet.init((16, 8), seed=5)
     one, free = LearnedBot(weights=net, candidates=1), LearnedBot(weights=net, candidates=None)
     heuristic = make_bot("heuristic")
     game = Game("standard", seed=9)
-    differ = 0
+    differ = passed = 0
     while not game.is_over:
         obs, legal = observe(game, game.turn), game.legal_moves()
         move = heuristic.choose(obs, legal, Budget())
-        assert one.choose(obs, legal, Budget()) == move
+        mine = one.choose(obs, legal, Budget())
+        assert mine in (move, PASS)
+        passed += mine != move
         differ += free.choose(obs, legal, Budget()) != move
         game.play(move)
     assert differ  # an untrained network left free does not happen to agree
+    assert passed  # the pass is always a candidate (it is among the ismcts bot's root moves)
 
 
 def test_the_learned_bot_refuses_fewer_than_one_candidate() -> None:
@@ -475,21 +478,32 @@ def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
         Trainer(TrainConfig(hidden=(32, 16)), tmp_path)
 
 
-def test_the_gradient_matches_finite_differences() -> None:
+@pytest.mark.parametrize("absolute", [1.0, 0.1])
+def test_the_gradient_matches_finite_differences(absolute: float) -> None:
     from tienlen.env.train import loss_and_grads
     from tienlen.players.bots.learned import FEATURE_DIM, QNet
 
     rng = np.random.default_rng(0)
     params = {k: v.astype(np.float64) for k, v in QNet.init((12, 6), seed=2).params.items()}
-    obs, acts, targets = rng.random((6, OBS_DIM)), rng.random((6, FEATURE_DIM)), rng.random(6)
-    loss, grads = loss_and_grads(params, obs, acts, targets)  # type: ignore[arg-type]
+    obs, moves = rng.random((6, OBS_DIM)), rng.random((6, 3, FEATURE_DIM))
+    targets = rng.random((6, 3))
+    mask = np.ones((6, 3), bool)
+    mask[0, 2] = mask[3, 1:] = False  # padded rows count for nothing
+
+    def loss_of(p: dict[str, np.ndarray]) -> tuple[float, dict[str, np.ndarray]]:
+        return loss_and_grads(p, obs, moves, mask, targets, absolute=absolute)  # type: ignore[arg-type]
+
+    loss, grads = loss_of(params)
     for name in ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3"):
         flat = np.abs(grads[name]).argmax()
         where = np.unravel_index(flat, params[name].shape)
         bumped = {k: v.copy() for k, v in params.items()}
         bumped[name][where] += 1e-6
-        numeric = (loss_and_grads(bumped, obs, acts, targets)[0] - loss) / 1e-6  # type: ignore[arg-type]
+        numeric = (loss_of(bumped)[0] - loss) / 1e-6
         assert numeric == pytest.approx(float(grads[name][where]), rel=1e-3, abs=1e-6)
+    padded = targets.copy()
+    padded[0, 2] = padded[3, 2] = 99.0
+    assert loss_and_grads(params, obs, moves, mask, padded, absolute=absolute)[0] == loss  # type: ignore[arg-type]
 
 
 def test_weights_for_other_encodings_are_refused(tmp_path) -> None:

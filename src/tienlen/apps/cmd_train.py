@@ -7,6 +7,7 @@ Examples::
     tienlen train --out runs/b --minutes 60 --opponents heuristic --mix 0.5
     tienlen train --out runs/tiny --steps 2000 --checkpoint-every 1000 --eval-games 8
     tienlen train --out runs/c --minutes 60 --opponents heuristic --mix 0.75 --explore-top 3
+    tienlen train --out runs/d --minutes 60 --method rollouts --workers 2 --win-weight 0.6
 """
 
 from __future__ import annotations
@@ -54,15 +55,25 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(name for name in text.split(",") if name)
 
 
+def _sizes(text: str) -> tuple[int, int]:
+    """Two hidden layer sizes, ``A,B``."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"two positive sizes such as 256,128, not {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand."""
     p = subparsers.add_parser(
         "train",
         help="train the learned bot by self-play",
         description=(
-            "Deep Monte-Carlo self-play training of the learned bot's move-value network "
-            "(numpy). Writes checkpoints to --out, each evaluated through the arena against "
-            "the bot ladder, and a log of loss and win rates (log.jsonl)."
+            "Training of the learned bot's move-value network (numpy), by Deep Monte-Carlo "
+            "self-play (--method dmc) or on decisions labelled by paired rollouts of the "
+            "ismcts bot's root moves from the real deal (--method rollouts). Writes "
+            "checkpoints to --out, each evaluated through the arena against the bot ladder, "
+            "and a log of loss and win rates (log.jsonl)."
         ),
         epilog=__doc__.split("Examples::", 1)[1] if __doc__ else None,
         formatter_class=_Help,
@@ -72,6 +83,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--rules", choices=RULESETS, help="rule set (default {rules})")
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
     p.add_argument("--seed", type=int, help="seed of the run (default {seed})")
+    p.add_argument(
+        "--method", choices=("dmc", "rollouts"), help="training method (default {method})"
+    )
     p.add_argument(
         "--workers", type=at_least_one, help="self-play worker processes (default {workers})"
     )
@@ -130,6 +144,30 @@ def register(subparsers: Any) -> None:
         help="weight of winning (+1, else -1) against the finishing position in the "
         "training target (default {win_weight})",
     )
+    p.add_argument(
+        "--top",
+        type=at_least_one,
+        help="rollouts: the heuristic bot's best N moves (and the pass) are labelled "
+        "(default {top})",
+    )
+    p.add_argument(
+        "--buffer",
+        type=at_least_one,
+        metavar="DECISIONS",
+        help="rollouts: labelled decisions kept for the updates (default {buffer})",
+    )
+    p.add_argument(
+        "--passes",
+        type=float,
+        help="rollouts: each round draws this many times its new decisions from the buffer "
+        "(default {passes})",
+    )
+    p.add_argument("--batch", type=at_least_one, help="decisions per update (default {batch})")
+    p.add_argument(
+        "--hidden",
+        type=_sizes,
+        help="the network's two hidden layer sizes, e.g. 512,256 (default {hidden})",
+    )
     p.set_defaults(func=run)
 
 
@@ -172,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=console,
     ) as bar:
-        task = bar.add_task("self-play", total=total, completed=trainer.frames, loss="-")
+        task = bar.add_task(config.method, total=total, completed=trainer.frames, loss="-")
 
         def progress(t: Trainer) -> None:
             bar.update(task, completed=t.frames, loss=f"{t.last_loss:.4f}")

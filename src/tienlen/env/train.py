@@ -1,6 +1,7 @@
-"""Deep Monte-Carlo self-play training of the ``learned`` bot, in numpy.
+"""Training of the ``learned`` bot's move-value network, in numpy: by Deep Monte-Carlo
+self-play (``method="dmc"``) or on rollout labels (``method="rollouts"``).
 
-Each round, self-play workers play whole games with the current network at every seat
+**dmc**: each round, self-play workers play whole games with the current network at every seat
 (epsilon-greedy over ``Q(observation, move)``, choosing among the ``heuristic`` bot's best
 ``candidates``), or, with ``opponents``, some seats taken by registry bots (which then
 explore with the same epsilon); an exploring decision plays a random move among the
@@ -9,10 +10,26 @@ explore with the same epsilon); an exploring decision plays a random move among 
 ``win_weight`` whether it won. The network is then regressed on
 the new samples (mean squared error, Adam, one pass in shuffled mini-batches): the Monte-
 Carlo targets need no bootstrapping, and the move features let one network score any
-number of legal moves. A checkpoint is written every ``checkpoint_every`` frames (decisions)
+number of legal moves.
+
+**rollouts**: each round, workers play games between ``heuristic`` bots (a seat goes to
+the network with probability ``1 - mix``) and label their decisions by paired rollouts
+from the real deal (:mod:`tienlen.env.labels`): every candidate the ``ismcts`` bot would
+search at its root (the ``heuristic`` bot's best ``top`` and the pass) is played out, and
+its target is the ``ismcts`` bot's reward (``win_weight`` for a win, the rest by place).
+The labelled decisions go into a buffer of the last ``buffer``; the network is then
+updated on ``passes`` times as many of them, drawn from the buffer, as the round added.
+Its loss compares the candidates of a decision with each other (their values less the
+decision's mean), plus a tenth of the plain squared error that keeps the values on the
+target's scale. The buffer is not saved: a resumed run refills it.
+
+A checkpoint is written every ``checkpoint_every`` frames (decisions)
 and at the end, each evaluated through the arena against the bot ladder; the training
 state (optimiser moments, counters, the generator) is saved beside it so a run resumes
 where it stopped.
+
+The workers play a round while the learner updates on the one before, so a round's games
+are played with the weights from before the last round's updates.
 
 Files in the output folder: ``ckpt-FRAMES.npz`` (weights, loadable by
 ``make_bot("learned", weights=PATH)``), ``latest.npz`` and ``best.npz`` (the checkpoint with
@@ -46,8 +63,14 @@ from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
 from . import deal, new_rng, resolve_rules, returns
+from .labels import Labels, label_games
 
-__all__ = ["TrainConfig", "Trainer", "train"]
+__all__ = ["METHODS", "TrainConfig", "Trainer", "loss_and_grads", "train"]
+
+#: The training methods (see the module docstring).
+METHODS = ("dmc", "rollouts")
+#: Weight of the plain squared error beside the compared one (``rollouts``).
+_ABSOLUTE = 0.1
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -58,6 +81,8 @@ class TrainConfig:
 
     rules: str = "standard"
     players: int | None = None
+    method: str = "dmc"
+    """``dmc`` or ``rollouts`` (see the module docstring)."""
     seed: int = 0
     workers: int = 1
     hidden: tuple[int, int] = (256, 128)
@@ -78,8 +103,24 @@ class TrainConfig:
     win_weight: float = 0.0
     """The target is ``(1 - win_weight) * return + win_weight * (±1 for a win or not)``."""
     candidates: int | None = CANDIDATES
-    """The network chooses among the ``heuristic`` bot's best this many moves (``None``: all),
-    in training games and in the evaluations (the ``learned`` bot's ``candidates``)."""
+    """The network chooses among the ``heuristic`` bot's best this many moves and the pass
+    (``None``: all), in training games and in the evaluations (the ``learned`` bot's
+    ``candidates``)."""
+    top: int = 3
+    """``rollouts``: the ``heuristic`` bot's best this many moves (and the pass) are labelled."""
+    buffer: int = 1_000_000
+    """``rollouts``: labelled decisions kept for the updates."""
+    passes: float = 2.0
+    """``rollouts``: each round draws this many times its new decisions from the buffer."""
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        if self.method == "rollouts" and set(self.opponents) - {"heuristic"}:
+            raise ValueError(
+                "the rollouts method plays the heuristic bot and the network only, not "
+                + ", ".join(repr(o) for o in self.opponents)
+            )
 
 
 @dataclass(frozen=True)
@@ -95,6 +136,7 @@ class _Job:
     explore_top: int = 0
     win_weight: float = 0.0
     candidates: int | None = None
+    top: int = 3
 
 
 def _play_game(
@@ -162,6 +204,47 @@ def _play(job: _Job) -> tuple[FloatArray, FloatArray, FloatArray, int]:
     )
 
 
+def _label(job: _Job) -> Labels:
+    """Label the decisions of ``job.games`` games (the ``rollouts`` method): a seat goes to
+    the ``heuristic`` bot with probability ``job.mix`` when it is an opponent, else to the
+    network."""
+    share = 1.0 - job.mix if job.opponents else 1.0
+    return label_games(
+        resolve_rules(job.rules, job.players),
+        job.games,
+        seed=job.seed,
+        top=job.top,
+        epsilon=job.epsilon,
+        net=QNet(job.params),
+        net_share=share,
+    )
+
+
+class _Buffer:
+    """The last ``size`` labelled decisions (a ring), from which updates draw."""
+
+    def __init__(self, size: int, group: int) -> None:
+        self.obs = np.zeros((size, OBS_DIM), np.float16)
+        self.moves = np.zeros((size, group, FEATURE_DIM), np.float16)
+        self.mask = np.zeros((size, group), bool)
+        self.targets = np.zeros((size, group), np.float32)
+        self.size, self.filled, self.at = size, 0, 0
+
+    def add(self, labels: Labels, targets: FloatArray) -> None:
+        """Append ``labels`` (with their ``targets``), overwriting the oldest when full."""
+        done = 0
+        while done < len(labels):
+            take = min(len(labels) - done, self.size - self.at)
+            src, dst = slice(done, done + take), slice(self.at, self.at + take)
+            self.obs[dst] = labels.obs[src]
+            self.moves[dst] = labels.moves[src]
+            self.mask[dst] = labels.mask[src]
+            self.targets[dst] = targets[src]
+            self.at = (self.at + take) % self.size
+            self.filled = min(self.filled + take, self.size)
+            done += take
+
+
 class _Adam:
     def __init__(self, params: dict[str, FloatArray], lr: float) -> None:
         self.lr, self.t = lr, 0
@@ -179,23 +262,47 @@ class _Adam:
 
 
 def loss_and_grads(
-    params: dict[str, FloatArray], obs: FloatArray, acts: FloatArray, targets: FloatArray
+    params: dict[str, FloatArray],
+    obs: FloatArray,
+    moves: FloatArray,
+    mask: npt.NDArray[np.bool_],
+    targets: FloatArray,
+    *,
+    absolute: float = 1.0,
 ) -> tuple[float, dict[str, FloatArray]]:
-    """Mean squared error of the network on a batch, and its gradient by layer."""
-    z1 = obs @ params["w1o"] + acts @ params["w1a"] + params["b1"]
+    """The network's loss on a batch of decisions, and its gradient by layer: ``obs (B,
+    OBS_DIM)``, ``moves (B, G, FEATURE_DIM)`` with ``mask (B, G)`` marking the real rows,
+    ``targets (B, G)``. The loss is the squared error of the values less their decision's
+    mean against the targets less theirs (zero for one move a decision), plus ``absolute``
+    times the plain squared error, both averaged over the real rows."""
+    z1 = (obs @ params["w1o"])[:, None, :] + moves @ params["w1a"] + params["b1"]
     h1 = np.maximum(z1, 0.0)
     z2 = h1 @ params["w2"] + params["b2"]
     h2 = np.maximum(z2, 0.0)
-    q = (h2 @ params["w3"] + params["b3"])[:, 0]
-    err = q - targets
-    n = len(targets)
-    dq = (2.0 / n) * err[:, None]
-    grads = {"w3": h2.T @ dq, "b3": dq.sum(axis=0)}
-    dz2 = (dq @ params["w3"].T) * (z2 > 0)
-    grads["w2"], grads["b2"] = h1.T @ dz2, dz2.sum(axis=0)
+    q = (h2 @ params["w3"] + params["b3"])[..., 0]
+    real = mask.astype(np.float32)
+    count = real.sum(axis=1, keepdims=True)
+    count[count == 0] = 1.0
+    # centred: the comparison between a decision's moves, free of how good the deal is
+    centred = (
+        (q - (q * real).sum(1, keepdims=True) / count)
+        - (targets - (targets * real).sum(1, keepdims=True) / count)
+    ) * real
+    plain = (q - targets) * real
+    n = max(float(real.sum()), 1.0)
+    loss = float(((centred * centred).sum() + absolute * (plain * plain).sum()) / n)
+    # d/dq of the centred term is 2/n × centred: its own decision mean is zero
+    dq = (2.0 / n) * (centred + absolute * plain)
+    hidden1, hidden2 = h1.shape[-1], h2.shape[-1]
+    grads = {"w3": np.einsum("bgh,bg->h", h2, dq)[:, None], "b3": np.array([dq.sum()])}
+    dz2 = dq[..., None] * params["w3"][:, 0] * (z2 > 0)
+    grads["w2"] = h1.reshape(-1, hidden1).T @ dz2.reshape(-1, hidden2)
+    grads["b2"] = dz2.sum(axis=(0, 1))
     dz1 = (dz2 @ params["w2"].T) * (z1 > 0)
-    grads["w1o"], grads["w1a"], grads["b1"] = obs.T @ dz1, acts.T @ dz1, dz1.sum(axis=0)
-    return float(np.mean(err * err)), {k: v.astype(np.float32) for k, v in grads.items()}
+    grads["w1a"] = moves.reshape(-1, moves.shape[-1]).T @ dz1.reshape(-1, hidden1)
+    grads["w1o"] = obs.T @ dz1.sum(axis=1)
+    grads["b1"] = dz1.sum(axis=(0, 1))
+    return loss, {k: v.astype(np.float32) for k, v in grads.items()}
 
 
 @dataclass
@@ -212,6 +319,7 @@ class Trainer:
     best: float = -1.0
     last_loss: float = float("nan")
     next_checkpoint: int = 0
+    buffer: _Buffer | None = None
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -255,9 +363,14 @@ class Trainer:
                 self.adam.m[k] = data[f"adam_m_{k}"]
                 self.adam.v[k] = data[f"adam_v_{k}"]
         saved = counters["config"]
-        if saved["rules"] != self.config.rules or tuple(saved["hidden"]) != self.config.hidden:
+        method = saved.get("method", "dmc")  # runs saved before there were two methods
+        if (saved["rules"], tuple(saved["hidden"]), method) != (
+            self.config.rules,
+            self.config.hidden,
+            self.config.method,
+        ):
             raise ValueError(
-                f"{self.out} holds a run for rules {saved['rules']!r} and hidden "
+                f"{self.out} holds a {method} run for rules {saved['rules']!r} and hidden "
                 f"{saved['hidden']!r}: resume it with the same settings or use another --out"
             )
         self.frames, self.games = counters["frames"], counters["games"]
@@ -267,14 +380,15 @@ class Trainer:
         self.rng.bit_generator.state = counters["rng"]
 
     # --- the loop -------------------------------------------------------------------------
-    def _collect(self, pool: Any) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    def _jobs(self) -> list[_Job]:
         cfg = self.config
         per = -(-cfg.games_per_round // cfg.workers)
-        jobs = [
+        return [
             _Job(
                 self.rules.name,
                 cfg.players,
-                self.net.params,
+                # a copy: the pool sends it while the learner updates the weights in place
+                {k: v.copy() for k, v in self.net.params.items()},
                 cfg.epsilon,
                 int(self.rng.integers(1 << 31)),
                 per,
@@ -283,26 +397,61 @@ class Trainer:
                 cfg.explore_top,
                 cfg.win_weight,
                 cfg.candidates,
+                cfg.top,
             )
             for _ in range(cfg.workers)
         ]
-        parts = pool.map(_play, jobs) if pool is not None else [_play(j) for j in jobs]
-        return (
-            np.concatenate([p[0] for p in parts]),
-            np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]),
-            sum(p[3] for p in parts),
-        )
 
-    def _learn(self, obs: FloatArray, acts: FloatArray, targets: FloatArray) -> float:
+    def _start(self, pool: Any) -> tuple[list[_Job], Any]:
+        """The next round's jobs, started on the pool (without one: played now)."""
+        jobs = self._jobs()
+        work = _label if self.config.method == "rollouts" else _play
+        return jobs, pool.map_async(work, jobs) if pool is not None else [work(j) for j in jobs]
+
+    def _learn_round(self, jobs: list[_Job], parts: Any) -> tuple[int, int]:
+        """Update on a round's results; the frames (decisions) and games it played."""
+        if self.config.method == "rollouts":
+            return self._learn_labels(parts), sum(j.games for j in jobs)
+        obs, acts, targets = (np.concatenate([p[i] for p in parts]) for i in range(3))
         order = self.rng.permutation(len(targets))
         losses = []
+        every = np.ones((self.config.batch, 1), bool)
         for start in range(0, len(order), self.config.batch):
             idx = order[start : start + self.config.batch]
-            loss, grads = loss_and_grads(self.net.params, obs[idx], acts[idx], targets[idx])
+            loss, grads = loss_and_grads(
+                self.net.params, obs[idx], acts[idx, None], every[: len(idx)], targets[idx, None]
+            )
             self.adam.step(self.net.params, grads)
             losses.append(loss)
-        return float(np.mean(losses)) if losses else float("nan")
+        self.last_loss = float(np.mean(losses)) if losses else float("nan")
+        return len(targets), sum(p[3] for p in parts)
+
+    def _learn_labels(self, labelled: list[Labels]) -> int:
+        """Add the labelled decisions to the buffer and update on draws from it; how many
+        decisions were added."""
+        cfg = self.config
+        if self.buffer is None:
+            self.buffer = _Buffer(cfg.buffer, cfg.top + 1)
+        buf = self.buffer
+        added = 0
+        for labels in labelled:
+            buf.add(labels, labels.targets(self.rules.players, cfg.win_weight))
+            added += len(labels)
+        losses = []
+        for _ in range(max(1, round(cfg.passes * added / cfg.batch)) if added else 0):
+            idx = self.rng.integers(buf.filled, size=cfg.batch)
+            loss, grads = loss_and_grads(
+                self.net.params,
+                buf.obs[idx].astype(np.float32),
+                buf.moves[idx].astype(np.float32),
+                buf.mask[idx],
+                buf.targets[idx],
+                absolute=_ABSOLUTE,
+            )
+            self.adam.step(self.net.params, grads)
+            losses.append(loss)
+        self.last_loss = float(np.mean(losses)) if losses else float("nan")
+        return added
 
     def evaluate(self, weights: Path) -> dict[str, dict[str, Any]]:
         """Win rate (95% interval) of the weights against three of each evaluation bot."""
@@ -369,11 +518,16 @@ class Trainer:
         ctx = multiprocessing.get_context("fork")
         pool = ctx.Pool(self.config.workers) if self.config.workers > 1 else None
         try:
+            # the workers play the next round while the learner updates on this one (with
+            # the weights from before these updates)
+            pending = self._start(pool)
             while (steps is None or self.frames < steps) and time.perf_counter() < deadline:
                 t0 = time.perf_counter()
-                obs, acts, targets, games = self._collect(pool)
-                self.last_loss = self._learn(obs, acts, targets)
-                self.frames += len(targets)
+                jobs, handle = pending
+                parts = handle if pool is None else handle.get()
+                pending = self._start(pool)
+                frames, games = self._learn_round(jobs, parts)
+                self.frames += frames
                 self.games += games
                 self.rounds += 1
                 self.seconds += time.perf_counter() - t0

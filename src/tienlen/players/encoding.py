@@ -45,6 +45,7 @@ __all__ = [
     "KINDS",
     "MAX_SEATS",
     "MOVE_DIM",
+    "MOVE_PASS",
     "OBS_DIM",
     "PHASES",
     "card_plane",
@@ -77,6 +78,8 @@ _M_LEFT = _M_BOMB + 1
 _M_OUT = _M_LEFT + 1
 #: Features of one move.
 MOVE_DIM: Final = _M_OUT + 1
+#: The column of a move row that is 1 for the pass (its kind one-hot's first entry).
+MOVE_PASS: Final = _M_KIND + _KIND_INDEX["pass"]
 
 # Observation features (see docs/env.md for the table).
 _O_HAND, _O_PLAYED, _O_UNSEEN = 0, 52, 104

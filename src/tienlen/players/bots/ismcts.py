@@ -46,7 +46,7 @@ from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.bots.inference import Inference
 from tienlen.players.toolkit import play_out, sample_hands, unseen_mask
 
-__all__ = ["IsmctsBot"]
+__all__ = ["IsmctsBot", "PolicyMemo", "heuristic_policy", "rollout_heuristic"]
 
 #: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
 #: the chosen move. Playouts from the root moves of one determinization meet the same
@@ -131,7 +131,7 @@ class IsmctsBot:
         self.win_weight = win_weight
         if playout not in ("greedy", "heuristic"):
             raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
-        self._playout = _rollout if playout == "greedy" else _rollout_heuristic
+        self._playout = _rollout if playout == "greedy" else rollout_heuristic
         self._heuristic = HeuristicBot()
         #: Iterations run by the last search (for benchmarks).
         self.last_iterations = 0
@@ -230,7 +230,7 @@ class IsmctsBot:
                 else:
                     # progressive widening: the model's own choice first, then the others
                     # one by one as the node is visited more often
-                    policy = _policy(game, legal, memo)
+                    policy = heuristic_policy(game, legal, memo)
                     width = 1 + int(self.widening * math.sqrt(node.n))
                     cands = [policy]
                     if width > 1:
@@ -301,7 +301,7 @@ def _rollout(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     play_out(game, pick)
 
 
-def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
+def heuristic_policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
     """The ``heuristic`` scoring's choice for the seat to act, which treats the other hands
     as its unseen cards."""
     seat = game.turn
@@ -327,10 +327,10 @@ def _policy(game: Game, legal: Sequence[Move], memo: PolicyMemo) -> Move:
     return found
 
 
-def _rollout_heuristic(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
+def rollout_heuristic(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end with the ``heuristic`` bot's scoring for every seat (each
     seat treats the other hands as its unseen cards)."""
-    play_out(game, lambda game, legal: _policy(game, _plays(legal), memo))
+    play_out(game, lambda game, legal: heuristic_policy(game, _plays(legal), memo))
 
 
 def _plays(legal: Sequence[Choice]) -> Sequence[Move]:

@@ -26,7 +26,7 @@ from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.heuristic import Context, HeuristicBot
-from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_moves, encode_observation
+from tienlen.players.encoding import MOVE_DIM, MOVE_PASS, OBS_DIM, encode_moves, encode_observation
 
 __all__ = [
     "ADVICE_DIM",
@@ -163,14 +163,16 @@ class QNet:
 
     def best(self, obs: FloatArray, moves: FloatArray, candidates: int | None = None) -> int:
         """The row of ``moves`` (rows of :func:`move_features`) of highest value; with
-        ``candidates`` (at least 1), among the ``heuristic`` bot's best that many only."""
+        ``candidates`` (at least 1), among the ``heuristic`` bot's best that many and the
+        pass only (the moves the ``ismcts`` bot searches at its root)."""
         if candidates is not None and candidates < 1:
             # 0 would mask every move (argmax then plays row 0), -1 divides by zero
             raise ValueError(f"candidates must be at least 1 (None: every move), not {candidates}")
         values = self.values(obs, moves)
         if candidates is not None:
             # rank < k where 1 / (1 + rank) exceeds 1 / (1 + k)
-            values[moves[:, RANK_COLUMN] <= 1.0 / (1.0 + candidates)] = -np.inf
+            out = (moves[:, RANK_COLUMN] <= 1.0 / (1.0 + candidates)) & (moves[:, MOVE_PASS] == 0)
+            values[out] = -np.inf
         return int(np.argmax(values))
 
 

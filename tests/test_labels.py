@@ -1,0 +1,132 @@
+"""Rollout labels (tienlen.env.labels) and the ``rollouts`` training method."""
+
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
+
+from tienlen import Game, Rules  # noqa: E402
+from tienlen.env.labels import Labels, _Labeller, candidate_rows, label_games  # noqa: E402
+from tienlen.env.train import TrainConfig, Trainer  # noqa: E402
+from tienlen.observation import observe  # noqa: E402
+from tienlen.players.base import Budget  # noqa: E402
+from tienlen.players.bots.ismcts import PolicyMemo  # noqa: E402
+from tienlen.players.bots.learned import RANK_COLUMN, QNet, move_features  # noqa: E402
+from tienlen.players.encoding import MOVE_PASS  # noqa: E402
+from tienlen.players.registry import make_bot  # noqa: E402
+from tienlen.players.toolkit import play_out  # noqa: E402
+
+STANDARD = Rules.preset("standard")
+
+
+def test_the_candidates_are_the_heuristic_bots_best_and_the_pass() -> None:
+    game = Game(STANDARD, seed=3)
+    game.play(game.legal_moves()[0])  # the next seat may pass
+    view, legal = observe(game, game.turn), game.legal_moves()
+    features = move_features(view, legal)
+    rows = candidate_rows(features, 2)
+    ranked = make_bot("heuristic").ranked(view, legal)  # type: ignore[attr-defined]
+    assert [legal[i] for i in rows[:2]] == [s.move for s in ranked[:2]]
+    assert features[rows[-1], MOVE_PASS] == 1.0 and len(rows) == 3
+
+
+def test_labels_hold_every_labelled_decisions_candidates() -> None:
+    labels = label_games(STANDARD, 3, seed=1, top=3, epsilon=0.0)
+    n = len(labels)
+    assert n > 20
+    assert labels.obs.shape[0] == labels.moves.shape[0] == n and labels.moves.shape[1] == 4
+    assert labels.mask[:, :2].all()  # a labelled decision has a choice
+    # the first candidate is the heuristic bot's choice (rank 0: 1 / (1 + 0))
+    assert (labels.moves[:, 0, RANK_COLUMN] == 1.0).all()
+    real = labels.mask
+    assert ((labels.place == 0) == labels.won)[real].all()
+    assert set(np.unique(labels.place[real])) <= {0, 1, 2, 3}
+    assert (labels.moves[:, :, MOVE_PASS].sum(axis=1) <= 1).all()
+    # every labelled game had one winner: some candidate of some decision won
+    assert labels.won.any()
+
+
+def test_a_label_is_where_the_seat_finishes_when_the_heuristic_bot_plays_on() -> None:
+    """A candidate's label is the place its seat reaches when that move is made and every
+    seat then plays as the ``heuristic`` bot does (the memoised rollout of the ``ismcts``
+    bot, checked here against the bot itself deciding from each seat's observation)."""
+    heuristic = make_bot("heuristic")
+    game = Game(STANDARD, seed=11)
+    labeller = _Labeller(STANDARD, seed=0, top=3, epsilon=0.0)
+    memo: PolicyMemo = {}
+    # a few moves in (so that the pile and the counts matter), at a decision with three
+    # candidates or more
+    while True:
+        seat, legal = game.turn, game.legal_moves()
+        move = labeller.decide(game, legal, None, memo)
+        if len(game.history) > 6 and labeller.mask and labeller.mask[-1][2]:
+            break
+        game.play(move)
+    labels = labeller.labels()
+    features = move_features(observe(game, seat), legal)
+    rows = candidate_rows(features, 3)
+    assert len(rows) >= 3
+    for j, i in enumerate(rows):
+        assert labels.mask[-1, j]
+        trial = game.copy()
+        trial.play(legal[i])
+
+        def bot(g: Game, options: object) -> object:
+            return heuristic.choose(observe(g, g.turn), g.legal_moves(), Budget())
+
+        play_out(trial, bot)  # type: ignore[arg-type]
+        assert trial.finish_order.index(seat) == labels.place[-1, j]
+        assert labels.won[-1, j] == (trial.finish_order[0] == seat)
+
+
+def test_labelling_is_reproducible_and_the_network_plays_its_seats() -> None:
+    a = label_games(STANDARD, 2, seed=5)
+    b = label_games(STANDARD, 2, seed=5)
+    for x, y in zip(vars(a).values(), vars(b).values(), strict=True):
+        assert np.array_equal(x, y)
+    net = QNet.init((16, 8), seed=1)
+    played = label_games(STANDARD, 2, seed=5, net=net, net_share=1.0)
+    assert len(played) != len(a) or not np.array_equal(played.obs, a.obs)
+
+
+def test_the_target_is_the_ismcts_bots_reward() -> None:
+    won = np.array([[True, False, False]])
+    place = np.array([[0, 1, 3]], np.int8)
+    labels = Labels(np.zeros((1, 1), np.float16), np.zeros((1, 3, 1), np.float16),
+                    np.ones((1, 3), bool), won, place)  # fmt: skip
+    assert labels.targets(4, 1.0).tolist() == [[1.0, 0.0, 0.0]]
+    assert labels.targets(4, 0.0)[0].tolist() == pytest.approx([1.0, 2 / 3, 0.0])
+    assert labels.targets(4, 0.6)[0].tolist() == pytest.approx([1.0, 0.4 * 2 / 3, 0.0])
+
+
+def test_a_rollouts_run_is_reproducible_and_resumes_only_as_one(tmp_path) -> None:
+    config = TrainConfig(
+        method="rollouts",
+        seed=2,
+        workers=2,
+        games_per_round=2,
+        hidden=(32, 16),
+        eval_bots=(),
+        buffer=500,
+        win_weight=0.6,
+        candidates=3,
+    )
+    runs = []
+    for name in ("a", "b"):
+        trainer = Trainer(config, tmp_path / name)
+        trainer.run(steps=700)
+        runs.append(trainer)
+    a, b = runs
+    assert a.frames == b.frames >= 700 and a.buffer is not None and a.buffer.filled == 500
+    for k, v in a.net.params.items():
+        assert np.array_equal(v, b.net.params[k])
+    with pytest.raises(ValueError, match="holds a rollouts run"):
+        Trainer(TrainConfig(hidden=(32, 16)), tmp_path / "a")
+
+
+def test_the_rollouts_method_plays_only_the_heuristic_bot_and_the_network() -> None:
+    with pytest.raises(ValueError, match="not 'greedy'"):
+        TrainConfig(method="rollouts", opponents=("greedy",))
+    with pytest.raises(ValueError, match="method must be one of dmc, rollouts, not 'ppo'"):
+        TrainConfig(method="ppo")
