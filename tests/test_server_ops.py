@@ -145,25 +145,48 @@ def test_a_bot_move_whose_commit_failed_is_not_counted(
     watch.send(type="start")
     watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
 
-    async def fail(*_args: object, **_kwargs: object) -> None:
-        raise RuntimeError("the database is gone")
-
-    monkeypatch.setattr(live.server.writer, "write", fail)
-
-    def failures_reach(n: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-        deadline = time.monotonic() + HANG
-        while True:
-            now = scrape(live.base)
-            if now[("tienlen_db_commit_failures_total", ())] >= n:
-                return now
-            assert time.monotonic() < deadline, "the bots never failed a commit"
-            time.sleep(0.05)
-
+    monkeypatch.setattr(live.server.writer, "write", _fail)
     moved = ("tienlen_actions_total", (("by", "bot"),))  # no sample until a bot moved
-    bots = failures_reach(1).get(moved, 0.0)
-    assert failures_reach(3).get(moved, 0.0) == bots
+    bots = _failures_reach(live.base, 1).get(moved, 0.0)
+    assert _failures_reach(live.base, 3).get(moved, 0.0) == bots
     watch.close()
     host.http.close()
+
+
+def test_a_turn_timer_move_whose_commit_failed_is_not_counted(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for the turn timer: its automatic move refused by a failed commit (the table
+    goes back and is rebuilt, and the timer runs again) is not counted."""
+    assert live.server is not None
+    clients, sockets, _table = seated_table(live, ["An", "Binh", "Chi", "Dung"], turn_timer=1)
+    sockets[0].send(type="start")
+    sockets[0].until(lambda m: m["type"] == "event" and m["event"]["kind"] == "start")
+    # Nobody moves: every move from now on is the timer's, and each commit fails.
+    monkeypatch.setattr(live.server.writer, "write", _fail)
+    moved = ("tienlen_actions_total", (("by", "timer"),))  # no sample until the timer moved
+    timed = _failures_reach(live.base, 1).get(moved, 0.0)
+    assert timed == 0
+    assert _failures_reach(live.base, 3).get(moved, 0.0) == 0
+    for s in sockets:
+        s.close()
+    for c in clients:
+        c.http.close()
+
+
+async def _fail(*_args: object, **_kwargs: object) -> None:
+    raise RuntimeError("the database is gone")
+
+
+def _failures_reach(base: str, n: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """The metrics once at least ``n`` commits have failed."""
+    deadline = time.monotonic() + HANG
+    while True:
+        now = scrape(base)
+        if now[("tienlen_db_commit_failures_total", ())] >= n:
+            return now
+        assert time.monotonic() < deadline, "no commit failed"
+        time.sleep(0.05)
 
 
 def _advance(table: Table, actions: int) -> None:
