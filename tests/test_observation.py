@@ -218,3 +218,46 @@ def test_asking_is_refused_where_there_is_nothing_to_ask() -> None:
     with pytest.raises(IllegalMoveError, match="once play has started"):
         debts.ask_count(2, 0)
     assert game.asks == debts.asks == ()
+
+
+# Three players, 17 cards each: the one card left over (2h) goes to seat 0, who holds the 3s
+# and so is the first leader as dealt (rules.starter_takes_spare).
+SPARE_HANDS = [
+    "3s 4s 4c 4d 4h 5s 5c 5d 5h 6s 6c 6d 6h 7s 7c 7d 7h",
+    "3c 3d 3h 8s 8c 8d 8h 9s 9c 9d 9h 10s 10c 10d 10h Js Jc",
+    "Jd Jh Qs Qc Qd Qh Ks Kc Kd Kh As Ac Ad Ah 2s 2c 2d",
+]
+
+
+@pytest.mark.parametrize("trading", ["mutual", "san-jose"])
+def test_tracked_counts_give_the_spare_card_to_its_taker_not_to_the_new_leader(
+    trading: str,
+) -> None:
+    """Seat 0 takes the spare card, then trades (or gives) its 3s to seat 1, who so leads
+    first. Seat 2, who sees neither hand and no count, still knows who took the spare card
+    (the leader while the cards changed hands): seat 0 holds 18 cards, not seat 1."""
+    rules = Rules.preset("lu", players=3, hidden_counts=True, trading=trading)
+    if trading == "mutual":
+        game = Game(rules, hands=SPARE_HANDS)
+        assert game.phase == "trading"
+        before = observe(game, 2)
+        game.offer_trade(1, "3s", "3c")
+        game.accept_trade()
+        game.play("pass")
+        game.play("pass")
+    else:
+        # Seat 0 won the last game and gives two unwanted cards to seat 1, who lost it.
+        game = Game(rules, hands=SPARE_HANDS, previous_finish=[0, 2, 1])
+        assert game.phase == "exchange"
+        before = observe(game, 2)
+        game.play("3s 4s")
+    assert before.leader == before.spare_taker == 0  # public before the cards move
+    assert game.phase == "play" and game.leader == 1 and game.spare_taker == 0
+    true = (18, 17, 17)
+    assert tuple(game.cards_left(s) for s in range(3)) == true
+    obs = observe(game, 2)
+    assert obs.card_counts == (None, None, 17)
+    assert obs.leader == 1 and obs.spare_taker == 0
+    assert obs.tracked_counts() == true
+    game.play("3s")  # the first lead
+    assert observe(game, 2).tracked_counts() == (18, 16, 17)

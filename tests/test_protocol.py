@@ -3,6 +3,7 @@ program, and what happens when a bot program misbehaves."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -64,6 +65,20 @@ def test_exchange_and_trading_observations_survive_the_trip() -> None:
     trading.offer_trade((trading.turn + 1) % 4, trading.hands[trading.turn][:1], "2h")
     obs = observe(trading, trading.turn)
     assert observation_from_json(observation_to_json(obs)) == obs
+
+
+def test_the_spare_card_taker_is_sent_and_read_back() -> None:
+    # Three players, 17 cards each: the lone card left over goes to the first leader.
+    game = Game(Rules.preset("lu", players=3, hidden_counts=True), seed=4)
+    obs = observe(game, (game.leader + 1) % 3)
+    assert obs.spare_taker == game.leader
+    sent = observation_to_json(obs)
+    assert sent["spare_taker"] == game.leader
+    assert observation_from_json(json.loads(json.dumps(sent))) == obs
+    del sent["spare_taker"]  # absent: none known
+    assert observation_from_json(sent) == dataclasses.replace(obs, spare_taker=None)
+    with pytest.raises(ProtocolError, match="spare_taker"):
+        observation_from_json({**sent, "spare_taker": 3})
 
 
 def test_the_opening_bombs_phase_is_sent_and_read_back() -> None:

@@ -154,6 +154,7 @@ class Game:
         "_rules",
         "_setup",
         "_spare",
+        "_spare_taker",
         "_stuck",
         "_tables",
         "_trading",
@@ -174,6 +175,7 @@ class Game:
         self._exchange: Settlement | SanJoseExchange | None = None
         self._receivers: tuple[int, ...] = ()
         self._asks: tuple[CountAsk, ...] = ()
+        self._spare_taker: int | None = None
 
     def __init__(
         self,
@@ -231,6 +233,7 @@ class Game:
         if rules.starter_takes_spare and self._spare.bit_count() == 1:
             masks[leader] |= self._spare
             self._spare = 0
+            self._spare_taker = leader
         self._hands: list[int] = masks
         self._dealt: tuple[int, ...] = tuple(masks)
         self._tables: list[MoveTable | None] = [None] * n
@@ -356,7 +359,7 @@ class Game:
 
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
-        """The hands as dealt (after a lone spare card went to the leader)."""
+        """The hands as dealt (after a lone spare card went to :attr:`spare_taker`)."""
         return tuple(cards_of_mask(h) for h in self._dealt)
 
     @property
@@ -374,6 +377,14 @@ class Game:
     def leader(self) -> int:
         """The seat that led (or had to lead) the first pile."""
         return self._leader
+
+    @property
+    def spare_taker(self) -> int | None:
+        """The seat that took the lone card left over by the deal
+        (``rules.starter_takes_spare``), ``None`` if none did. It is the first leader as
+        dealt; after a trade or an exchange moved the lowest card, :attr:`leader` may differ.
+        Public: every seat sees the card taken (and the leader before the cards move)."""
+        return self._spare_taker
 
     @property
     def history(self) -> tuple[Entry, ...]:
@@ -940,6 +951,7 @@ class Game:
         g._dealt = self._dealt
         g._unused = self._unused
         g._spare = self._spare
+        g._spare_taker = self._spare_taker
         g._hands = self._hands[:]
         g._tables = self._tables[:]
         g._leader = self._leader

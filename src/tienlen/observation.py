@@ -43,6 +43,11 @@ class Observation(PlayState):
     asks: tuple[CountAsk, ...] = ()
     """Card counts asked for so far and their answers (public; ``at`` counts the actions of
     :attr:`history` before each)."""
+    spare_taker: int | None = None
+    """The seat that took the lone card left over by the deal (``rules.starter_takes_spare``,
+    :attr:`tienlen.Game.spare_taker`), ``None`` if none did. Public: the table sees the card
+    taken, by the first leader as dealt, who is :attr:`leader` until a trade or an exchange
+    moves the lowest card (and the first lead with it)."""
 
     @property
     def hand_mask(self) -> int:
@@ -52,18 +57,20 @@ class Observation(PlayState):
     def tracked_counts(self) -> tuple[int, ...]:
         """Every seat's card count as a player who keeps count works it out: the counts
         shown; for a hidden one, the last answer about that seat (else the number the rules
-        deal it) less the cards it has played since. Exact when the hands were dealt by the
-        rules; for hands set up otherwise a hidden count is a guess (at least 1 while the
-        seat is in). Without ``rules.hidden_counts`` it is :attr:`card_counts` as it is."""
+        deal it, one more for the :attr:`spare_taker`) less the cards it has played since.
+        Exact when the hands were dealt by the rules; for hands set up otherwise a hidden
+        count is a guess (at least 1 while the seat is in). Without ``rules.hidden_counts``
+        it is :attr:`card_counts` as it is."""
         counts = self.card_counts
         if None not in counts:
             return counts  # type: ignore[return-value]  # no None in it
         rules = self.rules
         per_hand = rules.cards_per_hand
         start = [(per_hand, 0)] * len(counts)
-        # A lone spare card goes to the first leader (rules.starter_takes_spare).
-        if rules.starter_takes_spare and rules.spare_cards == 1:
-            start[self.leader] = (per_hand + 1, 0)
+        # The lone spare card went to the first leader as dealt: not self.leader once a
+        # trade or an exchange moved the lowest card to another seat.
+        if self.spare_taker is not None:
+            start[self.spare_taker] = (per_hand + 1, 0)
         for ask in self.asks:
             start[ask.seat] = (ask.cards, ask.at)
         out = []
@@ -127,5 +134,11 @@ def observe(game: Game, seat: int) -> Observation:
     state["hands"] = tuple(h if s == seat else None for s, h in enumerate(state["hands"]))
     state["card_counts"] = game.shown_counts(seat)
     return Observation(
-        **state, seat=seat, rules=game.rules, history=history, trades=trades, asks=asks
+        **state,
+        seat=seat,
+        rules=game.rules,
+        history=history,
+        trades=trades,
+        asks=asks,
+        spare_taker=game.spare_taker,
     )

@@ -99,8 +99,8 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
     hands of the other seats hidden), which :func:`observation_from_json` reads; the same
     play-state fields are also written one by one under their
     :class:`~tienlen.position.PlayState` names (for bots that read them), with ``hand`` the
-    seat's own cards; then what the seat has seen (``history``, ``trades``, ``asks``) and
-    the rules."""
+    seat's own cards; then what the seat has seen (``history``, ``trades``, ``asks``,
+    ``spare_taker``) and the rules."""
     out: dict[str, Any] = {
         "seat": obs.seat,
         "players": obs.players,
@@ -122,6 +122,7 @@ def observation_to_json(obs: Observation) -> dict[str, Any]:
         for t in obs.trades
     ]
     out["asks"] = [a._asdict() for a in obs.asks]
+    out["spare_taker"] = obs.spare_taker
     out["rules"] = obs.rules.to_dict()
     return out
 
@@ -163,7 +164,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         path,
         error=err,
         required=_OBSERVATION_FIELDS,
-        optional=("trades", "asks", *_STATE_FIELDS),
+        optional=("trades", "asks", "spare_taker", *_STATE_FIELDS),
     )
     try:
         rules = Rules.from_dict(obj["rules"], path=f"{path}.rules")
@@ -246,6 +247,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
                 expect_int(ask["at"], f"{where}.at", error=err, lo=0, hi=len(history)),
             )
         )
+    taker = obj.get("spare_taker")
     return Observation(
         **state_fields(state),
         seat=own,
@@ -253,6 +255,7 @@ def observation_from_json(d: Any, *, path: str = "observation") -> Observation:
         history=tuple(history),
         trades=tuple(trades),
         asks=tuple(asks),
+        spare_taker=None if taker is None else seat(taker, f"{path}.spare_taker"),
     )
 
 
