@@ -443,10 +443,13 @@ def test_the_win_weight_makes_the_target_winning() -> None:
     assert np.array_equal(win[2] == 1.0, place[2] == 1.0)  # the same games, the same winner
 
 
-def test_training_with_workers_is_reproducible(tmp_path) -> None:
+@pytest.mark.parametrize("method", ["dmc", "rollouts"])
+def test_training_with_workers_is_reproducible(tmp_path, method: str) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 
-    config = TrainConfig(seed=6, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=())
+    config = TrainConfig(
+        method=method, seed=6, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=()
+    )
     runs = []
     for name in ("a", "b"):
         trainer = Trainer(config, tmp_path / name)
@@ -457,7 +460,9 @@ def test_training_with_workers_is_reproducible(tmp_path) -> None:
     for k, v in a.net.params.items():
         assert np.array_equal(v, b.net.params[k])
     other = Trainer(
-        TrainConfig(seed=7, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=()),
+        TrainConfig(
+            method=method, seed=7, workers=2, games_per_round=2, hidden=(32, 16), eval_bots=()
+        ),
         tmp_path / "c",
     )
     other.run(steps=150)
@@ -559,3 +564,31 @@ def test_the_learned_bot_plays_legal_games_under_other_rules(preset: str, player
         move = bot.choose(observe(game, game.turn), legal, Budget())
         game.play(move)  # validated: an illegal answer raises
     assert sorted(game.finish_order) == list(range(players))
+
+
+def test_an_ensemble_values_a_move_by_its_networks_mean_and_saves_whole(tmp_path) -> None:
+    from tienlen.apps.cli import main
+    from tienlen.players.bots.learned import LearnedBot, QNet, move_features
+
+    a, b = QNet.init((16, 8), seed=1), QNet.init((8, 4), seed=2)  # sizes may differ
+    a.meta = b.meta = {"rules": "standard", "players": 4}
+    game = Game("standard", seed=4)
+    obs, legal = observe(game, game.turn), game.legal_moves()
+    o, m = encode_observation(obs), move_features(obs, legal)
+    both = QNet.ensemble([a, b])
+    assert np.allclose(both.values(o, m), (a.values(o, m) + b.values(o, m)) / 2, atol=1e-6)
+    with pytest.raises(ValueError, match="ensemble of 2 networks has no single params"):
+        both.params  # noqa: B018
+    a.save(tmp_path / "a.npz")
+    b.save(tmp_path / "b.npz")
+    assert main(["train", "--out", str(tmp_path / "ab.npz"), "--combine",
+                 str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == 0  # fmt: skip
+    loaded = QNet.load(tmp_path / "ab.npz")
+    assert len(loaded.members) == 2 and loaded.meta == {"rules": "standard", "players": 4}
+    assert np.array_equal(loaded.values(o, m), both.values(o, m))
+    bot = LearnedBot(weights=str(tmp_path / "ab.npz"), candidates=3)
+    assert bot.choose(obs, legal, Budget()) in legal
+    b.meta = {"rules": "pagat", "players": 4}
+    b.save(tmp_path / "b.npz")
+    assert main(["train", "--out", str(tmp_path / "x.npz"), "--combine",
+                 str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == 2  # fmt: skip

@@ -122,7 +122,7 @@ def test_a_rollouts_run_is_reproducible_and_resumes_only_as_one(tmp_path) -> Non
     for k, v in a.net.params.items():
         assert np.array_equal(v, b.net.params[k])
     with pytest.raises(ValueError, match="holds a rollouts run"):
-        Trainer(TrainConfig(hidden=(32, 16)), tmp_path / "a")
+        Trainer(TrainConfig(method="dmc", hidden=(32, 16)), tmp_path / "a")
 
 
 def test_the_rollouts_method_plays_only_the_heuristic_bot_and_the_network() -> None:

@@ -1,13 +1,13 @@
-"""``tienlen train``: train the ``learned`` bot by self-play (needs the ``env`` extra).
+"""``tienlen train``: train the ``learned`` bot (needs the ``env`` extra).
 
 Examples::
 
-    tienlen train --out runs/a --minutes 90 --seed 1
-    tienlen train --out runs/a --minutes 30 --resume      # go on where runs/a stopped
-    tienlen train --out runs/b --minutes 60 --opponents heuristic --mix 0.5
+    tienlen train --out runs/a --minutes 30 --workers 2     # rollouts, the shipped recipe
+    tienlen train --out runs/a --minutes 30 --workers 2 --resume   # go on where it stopped
+    tienlen train --out runs/b --minutes 60 --method dmc --opponents heuristic --mix 0.75 \
+        --explore-top 3 --win-weight 1.0 --candidates 2
     tienlen train --out runs/tiny --steps 2000 --checkpoint-every 1000 --eval-games 8
-    tienlen train --out runs/c --minutes 60 --opponents heuristic --mix 0.75 --explore-top 3
-    tienlen train --out runs/d --minutes 60 --method rollouts --workers 2 --win-weight 0.6
+    tienlen train --out both.npz --combine runs/a/latest.npz runs/b/latest.npz
 """
 
 from __future__ import annotations
@@ -55,6 +55,30 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(name for name in text.split(",") if name)
 
 
+def _combine(paths: list[Path], out: Path) -> int:
+    """Write the ensemble of the checkpoints ``paths`` to ``out``."""
+    try:
+        from tienlen.players.bots.learned import QNet
+    except ImportError as e:
+        raise ValueError(f"the learned bot needs numpy (pip install 'tienlen[env]'): {e}") from e
+    nets = []
+    for path in paths:
+        try:
+            nets.append(QNet.load(path))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"cannot read the weights {str(path)!r}: {e}") from e
+    kinds = {(net.meta.get("rules"), net.meta.get("players")) for net in nets}
+    if len(kinds) > 1:
+        raise ValueError(
+            f"the checkpoints were trained for different rules: {sorted(map(str, kinds))}"
+        )
+    rules, players = kinds.pop()
+    ensemble = QNet.ensemble(nets, {"rules": str(rules), "players": int(players or 0)})
+    ensemble.save(out)
+    print(f"{out}: an ensemble of {len(ensemble.members)} networks from {len(paths)} files")
+    return 0
+
+
 def _sizes(text: str) -> tuple[int, int]:
     """Two hidden layer sizes, ``A,B``."""
     parts = text.split(",")
@@ -78,7 +102,17 @@ def register(subparsers: Any) -> None:
         epilog=__doc__.split("Examples::", 1)[1] if __doc__ else None,
         formatter_class=_Help,
     )
-    p.add_argument("--out", required=True, type=Path, help="checkpoint folder")
+    p.add_argument(
+        "--out", required=True, type=Path, help="checkpoint folder (with --combine: the file)"
+    )
+    p.add_argument(
+        "--combine",
+        nargs="+",
+        type=Path,
+        metavar="WEIGHTS",
+        help="write to --out the ensemble of these checkpoints (a move's value: the mean of "
+        "theirs), and train nothing",
+    )
     p.add_argument("--resume", action="store_true", help="go on from the state in --out")
     p.add_argument("--rules", choices=RULESETS, help="rule set (default {rules})")
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
@@ -124,14 +158,15 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--candidates",
         type=int,
-        help="the network chooses among the heuristic bot's best N moves (0: among all), in "
-        "training and in the evaluations (default {candidates})",
+        help="the network chooses among the heuristic bot's best N moves and the pass (0: "
+        "among all), in training and in the evaluations (default {candidates})",
     )
     p.add_argument(
         "--opponents",
         type=_names,
-        help="registry bots that may take seats in training games, comma-separated "
-        "(default: none, pure self-play); their moves are samples too",
+        help="registry bots that may take seats in training games, comma-separated; '' for "
+        "none (pure self-play); with dmc their moves are samples too, rollouts takes only "
+        "heuristic (default {opponents})",
     )
     p.add_argument(
         "--mix",
@@ -141,8 +176,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--win-weight",
         type=float,
-        help="weight of winning (+1, else -1) against the finishing position in the "
-        "training target (default {win_weight})",
+        help="weight of winning against the finishing position in the training target "
+        "(default {win_weight})",
     )
     p.add_argument(
         "--top",
@@ -172,7 +207,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Train, showing a progress bar and a line per checkpoint."""
+    """Train, showing a progress bar and a line per checkpoint (or combine checkpoints)."""
+    if args.combine:
+        return _combine(args.combine, args.out)
     if args.steps is None and args.minutes is None:
         raise ValueError("give --steps or --minutes (or both)")
     if (args.out / "state.npz").exists() and not args.resume:

@@ -81,27 +81,30 @@ class TrainConfig:
 
     rules: str = "standard"
     players: int | None = None
-    method: str = "dmc"
+    method: str = "rollouts"
     """``dmc`` or ``rollouts`` (see the module docstring)."""
     seed: int = 0
     workers: int = 1
     hidden: tuple[int, int] = (256, 128)
-    games_per_round: int = 16
+    games_per_round: int = 100
     batch: int = 256
     lr: float = 5e-4
-    epsilon: float = 0.05
+    epsilon: float = 0.1
     checkpoint_every: int = 50_000
     eval_bots: tuple[str, ...] = ("random", "greedy", "heuristic")
     eval_games: int = 200
     eval_seed: int = 12
-    opponents: tuple[str, ...] = ()
+    opponents: tuple[str, ...] = ("heuristic",)
     """Registry bots that may take seats in training games (none: pure self-play)."""
-    mix: float = 0.5
-    """The chance that a seat goes to one of ``opponents`` rather than the network."""
+    mix: float = 0.75
+    """The chance that a seat goes to one of ``opponents`` rather than the network (with
+    none, every seat is the network's)."""
     explore_top: int = 0
     """Exploring moves are drawn from the ``heuristic`` bot's best this many (0: any move)."""
-    win_weight: float = 0.0
-    """The target is ``(1 - win_weight) * return + win_weight * (±1 for a win or not)``."""
+    win_weight: float = 0.6
+    """``dmc``: the target is ``(1 - win_weight) * return + win_weight * (±1 for a win or
+    not)``; ``rollouts``: ``win_weight`` for first out, plus ``1 - win_weight`` times the
+    share of the other seats finished below (the ``ismcts`` bot's reward)."""
     candidates: int | None = CANDIDATES
     """The network chooses among the ``heuristic`` bot's best this many moves and the pass
     (``None``: all), in training games and in the evaluations (the ``learned`` bot's

@@ -44,10 +44,10 @@ FloatArray = npt.NDArray[np.float32]
 #: The weights that ship with the package (trained on the ``standard`` rules).
 SHIPPED_WEIGHTS = "learned_standard.npz"
 _LAYERS = ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3")
-#: How many of the ``heuristic`` bot's best moves the bot chooses among by default (the
-#: setting measured in docs/bots.md: the network's values are most reliable where the
-#: training games went, the moves a strong player considers).
-CANDIDATES: int | None = 2
+#: How many of the ``heuristic`` bot's best moves the bot chooses among by default, beside
+#: the pass: the ``ismcts`` bot's root moves, which the ``rollouts`` training labels (the
+#: network's values are reliable where its training went; docs/bots.md measures it).
+CANDIDATES: int | None = 3
 #: Advice features of one move (:func:`advice`).
 ADVICE_DIM = 4
 #: Features of one move as the network reads it: :data:`MOVE_DIM` then :data:`ADVICE_DIM`.
@@ -93,19 +93,32 @@ def move_features(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
 class QNet:
     """``Q(obs, move)``: ``relu(o·W1o + a·W1a + b1) → relu(·W2 + b2) → ·W3 + b3``. Splitting
     the first layer computes the observation's share once per decision, whatever the number
-    of legal moves."""
+    of legal moves.
 
-    def __init__(self, params: dict[str, FloatArray], meta: dict[str, Any] | None = None):
-        for name in _LAYERS:
-            if name not in params:
-                raise ValueError(f"weights lack the layer {name!r}")
-        if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != FEATURE_DIM:
-            raise ValueError(
-                f"weights are for {params['w1o'].shape[0]} observation and "
-                f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {FEATURE_DIM}"
-            )
-        self.params = params
+    An ensemble (:meth:`ensemble`) holds several such networks, of any sizes, and values a
+    move by the mean of their values; training works on one network (:attr:`params`)."""
+
+    def __init__(self, params: dict[str, FloatArray], meta: dict[str, Any] | None = None) -> None:
+        _check(params)
+        self.members = [params]
         self.meta = dict(meta or {})
+
+    @property
+    def params(self) -> dict[str, FloatArray]:
+        """The weights of the one network (an ensemble has no single set: refused)."""
+        if len(self.members) != 1:
+            raise ValueError(f"an ensemble of {len(self.members)} networks has no single params")
+        return self.members[0]
+
+    @classmethod
+    def ensemble(cls, nets: Sequence[QNet], meta: dict[str, Any] | None = None) -> QNet:
+        """The networks of ``nets`` (ensembles are flattened) as one ensemble."""
+        members = [m for net in nets for m in net.members]
+        if not members:
+            raise ValueError("an ensemble needs at least one network")
+        out = cls(members[0], meta)
+        out.members = members
+        return out
 
     @classmethod
     def init(cls, hidden: tuple[int, int] = (256, 128), *, seed: int = 0) -> QNet:
@@ -134,11 +147,19 @@ class QNet:
 
     @classmethod
     def load(cls, path: str | Path) -> QNet:
-        """Weights from an ``.npz`` file written by :meth:`save`."""
+        """Weights from an ``.npz`` file written by :meth:`save` (one network or several)."""
         with np.load(path, allow_pickle=False) as data:
-            params = {k: data[k].astype(np.float32) for k in _LAYERS if k in data}
             meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta_")}
-        return cls(params, meta)
+            count = int(meta.pop("members", 0))
+            if not count:
+                return cls({k: data[k].astype(np.float32) for k in _LAYERS if k in data}, meta)
+            members = [
+                {k: data[f"m{i}_{k}"].astype(np.float32) for k in _LAYERS if f"m{i}_{k}" in data}
+                for i in range(count)
+            ]
+        for params in members:
+            _check(params)
+        return cls.ensemble([cls(m) for m in members], meta)
 
     @staticmethod
     def shipped() -> QNet:
@@ -148,18 +169,27 @@ class QNet:
 
     def save(self, path: str | Path) -> None:
         """Write the weights (float32) and ``meta`` (numbers and strings) to ``path``."""
-        arrays: dict[str, Any] = dict(self.params)
-        arrays.update({f"meta_{k}": np.asarray(v) for k, v in self.meta.items()})
+        arrays: dict[str, Any] = {f"meta_{k}": np.asarray(v) for k, v in self.meta.items()}
+        if len(self.members) == 1:
+            arrays.update(self.members[0])
+        else:
+            arrays["meta_members"] = np.asarray(len(self.members))
+            for i, params in enumerate(self.members):
+                arrays.update({f"m{i}_{k}": v for k, v in params.items()})
         with open(path, "wb") as f:
             np.savez_compressed(f, **arrays)
 
     def values(self, obs: FloatArray, moves: FloatArray) -> FloatArray:
-        """The value of each row of ``moves`` (one observation vector, a batch of moves)."""
-        p = self.params
-        h = np.maximum(obs @ p["w1o"] + moves @ p["w1a"] + p["b1"], 0.0)
-        h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
-        out: FloatArray = (h @ p["w3"] + p["b3"])[:, 0]
-        return out
+        """The value of each row of ``moves`` (one observation vector, a batch of moves):
+        the mean of the members' values."""
+        total = np.zeros(len(moves), np.float32)
+        for p in self.members:
+            h = np.maximum(obs @ p["w1o"] + moves @ p["w1a"] + p["b1"], 0.0)
+            h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
+            total += (h @ p["w3"] + p["b3"])[:, 0]
+        if len(self.members) > 1:
+            total /= np.float32(len(self.members))
+        return total
 
     def best(self, obs: FloatArray, moves: FloatArray, candidates: int | None = None) -> int:
         """The row of ``moves`` (rows of :func:`move_features`) of highest value; with
@@ -174,6 +204,18 @@ class QNet:
             out = (moves[:, RANK_COLUMN] <= 1.0 / (1.0 + candidates)) & (moves[:, MOVE_PASS] == 0)
             values[out] = -np.inf
         return int(np.argmax(values))
+
+
+def _check(params: dict[str, FloatArray]) -> None:
+    """Refuse weights that lack a layer or were made for other encodings."""
+    for name in _LAYERS:
+        if name not in params:
+            raise ValueError(f"weights lack the layer {name!r}")
+    if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != FEATURE_DIM:
+        raise ValueError(
+            f"weights are for {params['w1o'].shape[0]} observation and "
+            f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {FEATURE_DIM}"
+        )
 
 
 class LearnedBot:
