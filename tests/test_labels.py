@@ -100,29 +100,17 @@ def test_the_target_is_the_ismcts_bots_reward() -> None:
     assert labels.targets(4, 0.6)[0].tolist() == pytest.approx([1.0, 0.4 * 2 / 3, 0.0])
 
 
-def test_a_rollouts_run_is_reproducible_and_resumes_only_as_one(tmp_path) -> None:
-    config = TrainConfig(
-        method="rollouts",
-        seed=2,
-        workers=2,
-        games_per_round=2,
-        hidden=(32, 16),
-        eval_bots=(),
-        buffer=500,
-        win_weight=0.6,
-        candidates=3,
-    )
-    runs = []
-    for name in ("a", "b"):
-        trainer = Trainer(config, tmp_path / name)
-        trainer.run(steps=700)
-        runs.append(trainer)
-    a, b = runs
-    assert a.frames == b.frames >= 700 and a.buffer is not None and a.buffer.filled == 500
-    for k, v in a.net.params.items():
-        assert np.array_equal(v, b.net.params[k])
+def test_a_rollouts_run_keeps_the_last_decisions_and_resumes_only_as_one(tmp_path) -> None:
+    # reproducibility with workers: test_env.py::test_training_with_workers_is_reproducible
+    config = TrainConfig(method="rollouts", games_per_round=2, hidden=(32, 16), eval_bots=(),
+                         buffer=500, candidates=3)  # fmt: skip
+    trainer = Trainer(config, tmp_path)
+    trainer.run(steps=700)
+    assert trainer.frames >= 700 and trainer.buffer is not None
+    assert trainer.buffer.filled == 500 and trainer.buffer.at == trainer.frames % 500
+    assert trainer.buffer.mask[:, 0].all()  # every slot holds a decision
     with pytest.raises(ValueError, match="holds a rollouts run"):
-        Trainer(TrainConfig(method="dmc", hidden=(32, 16)), tmp_path / "a")
+        Trainer(TrainConfig(method="dmc", hidden=(32, 16)), tmp_path)
 
 
 def test_the_rollouts_method_plays_only_the_heuristic_bot_and_the_network() -> None:
