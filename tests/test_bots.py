@@ -103,8 +103,8 @@ def test_ismcts_plays_legal_games_in_every_rule_set(variant: str) -> None:
 
 
 def test_registry_lists_the_ladder_with_descriptions_and_difficulties() -> None:
-    assert list(BOTS) == ["random", "greedy", "learned", "heuristic", "ismcts"]
-    assert [b.difficulty for b in BOTS.values()] == ["beginner", "easy", "medium", "medium", "hard"]
+    assert list(BOTS) == ["random", "greedy", "heuristic", "ismcts", "learned"]
+    assert [b.difficulty for b in BOTS.values()] == ["beginner", "easy", "medium", "hard", "hard"]
     for name, info in BOTS.items():
         assert info.description and "\n" not in info.description
         assert isinstance(make_bot(name, seed=1), Player)

@@ -56,7 +56,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--bots",
         required=True,
-        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, or "
+        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, learned, or "
         "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
     )
     p.add_argument(

@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
         "--bots",
         default="greedy",
         help="bots for the other seats, comma-separated, one per seat or one for all "
-        "(random, greedy, heuristic, ismcts; default greedy)",
+        "(random, greedy, heuristic, ismcts, learned; default greedy)",
     )
     p.add_argument(
         "--option",

@@ -91,7 +91,7 @@ def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand."""
     p = subparsers.add_parser(
         "train",
-        help="train the learned bot by self-play",
+        help="train the learned bot",
         description=(
             "Training of the learned bot's move-value network (numpy), by Deep Monte-Carlo "
             "self-play (--method dmc) or on decisions labelled by paired rollouts of the "

@@ -542,6 +542,10 @@ class Trainer:
                     entry = self.checkpoint()
                     if on_checkpoint is not None:
                         on_checkpoint(entry)
+            if pool is not None:
+                # let the round in flight finish: terminating a pool while its task thread
+                # is still writing a round's weights to a worker can hang for ever
+                pending[1].wait()
         finally:
             if pool is not None:
                 pool.terminate()
