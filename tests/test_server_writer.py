@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from serverkit import BACKENDS, database
 from tienlen.apps.server.db import EventRow, PlayerRow, TableRow, connect, migrate
@@ -27,6 +27,24 @@ def guest(player_id: str, name: str) -> Job:
 async def names(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
     async with sessions() as s:
         return sorted((await s.scalars(select(PlayerRow.name))).all())
+
+
+async def fenced_tables(
+    url: str, fences: dict[str, int]
+) -> tuple[AsyncEngine, async_sessionmaker[AsyncSession], Writer]:
+    """A migrated database with a host and one table per entry of ``fences``, its token
+    raised to that value (another node took it over); the engine, sessions and a writer."""
+    engine, sessions = connect(url)
+    await migrate(engine)
+    writer = Writer(engine, EventRow, TableRow.__table__)
+    await writer.write(guest("h", "Host"))
+    async with sessions.begin() as s:
+        for t in fences:
+            s.add(TableRow(id=t, host_id="h", config={}, deal_secret="", status="waiting"))
+    async with sessions.begin() as s:
+        for t, fence in fences.items():
+            await s.execute(update(TableRow).where(TableRow.id == t).values(fence=fence))
+    return engine, sessions, writer
 
 
 def test_waiting_writes_share_a_commit_and_a_bad_one_fails_alone(tmp_path: Path) -> None:
@@ -102,15 +120,8 @@ def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Pat
         }
 
     async def main(url: str) -> None:
-        engine, sessions = connect(url)
-        await migrate(engine)
-        writer = Writer(engine, EventRow, TableRow.__table__)
-        await writer.write(guest("h", "Host"))
-        async with sessions.begin() as s:
-            for t in ("t1", "t2"):
-                s.add(TableRow(id=t, host_id="h", config={}, deal_secret="", status="waiting"))
-        async with sessions.begin() as s:  # another node took t1 over: its token is now 1
-            await s.execute(update(TableRow).where(TableRow.id == "t1").values(fence=1))
+        # another node took t1 over: its token is now 1
+        engine, sessions, writer = await fenced_tables(url, {"t1": 1, "t2": 0})
         results = await asyncio.gather(
             writer.write(rows=[event("t1", 1, 0)], fences={"t1": 0}),  # the old owner's
             writer.write(rows=[event("t2", 1, 0)], fences={"t2": 0}),
@@ -145,14 +156,7 @@ def test_a_stale_fence_fails_even_beside_the_new_one_in_a_group(
     fenced (its group's check must not keep only one of the two tokens)."""
 
     async def main(url: str) -> None:
-        engine, sessions = connect(url)
-        await migrate(engine)
-        writer = Writer(engine, EventRow, TableRow.__table__)
-        await writer.write(guest("h", "Host"))
-        async with sessions.begin() as s:
-            s.add(TableRow(id="t", host_id="h", config={}, deal_secret="", status="waiting"))
-            await s.flush()
-            await s.execute(update(TableRow).where(TableRow.id == "t").values(fence=1))
+        engine, sessions, writer = await fenced_tables(url, {"t": 1})
         new = {"table_id": "t", "version": 1, "kind": "chat", "public": {}, "fence": 1}
         old = {**new, "version": 2, "fence": 0}  # no clash of versions to fail it instead
         results = await asyncio.gather(
