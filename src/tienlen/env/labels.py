@@ -30,14 +30,14 @@ from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.heuristic import HeuristicBot
 from tienlen.players.bots.ismcts import PolicyMemo, rollout_heuristic
-from tienlen.players.bots.learned import FEATURE_DIM, RANK_COLUMN, QNet, move_features
-from tienlen.players.encoding import MOVE_DIM, MOVE_PASS, OBS_DIM, encode_observation
+from tienlen.players.bots.learned import FEATURE_DIM, QNet, candidate_rows, move_features
+from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_observation
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
 from . import deal
 
-__all__ = ["Labels", "candidate_rows", "label_games"]
+__all__ = ["Labels", "label_games"]
 
 FloatArray = npt.NDArray[np.float32]
 #: The move feature that is 1 for a move that empties the hand.
@@ -49,17 +49,22 @@ class Labels:
     """Labelled decisions, ``N`` of them with room for ``G`` candidates each: ``obs (N,
     OBS_DIM)`` and ``moves (N, G, FEATURE_DIM)`` (float16: every feature is a small count
     or a fraction of 5, 10 or 13 at most, which float16 holds closely enough), ``mask (N,
-    G)`` (real candidates), ``won (N, G)`` and ``place (N, G)`` (0: first out) of the
-    deciding seat after each candidate."""
+    G)`` (real candidates) and ``place (N, G)``: where the deciding seat finished after
+    each candidate (0: first out)."""
 
     obs: npt.NDArray[np.float16]
     moves: npt.NDArray[np.float16]
     mask: npt.NDArray[np.bool_]
-    won: npt.NDArray[np.bool_]
     place: npt.NDArray[np.int8]
 
     def __len__(self) -> int:
         return len(self.obs)
+
+    @property
+    def won(self) -> npt.NDArray[np.bool_]:
+        """Whether the deciding seat went out first after each (real) candidate."""
+        out: npt.NDArray[np.bool_] = (self.place == 0) & self.mask
+        return out
 
     def targets(self, players: int, win_weight: float) -> FloatArray:
         """``win_weight`` × (first out) + (1 − ``win_weight``) × (seats finished below) /
@@ -67,16 +72,6 @@ class Labels:
         below = (players - 1 - self.place.astype(np.float32)) / max(players - 1, 1)
         out: FloatArray = (win_weight * self.won + (1.0 - win_weight) * below).astype(np.float32)
         return out
-
-
-def candidate_rows(features: FloatArray, top: int) -> list[int]:
-    """Rows of :func:`~tienlen.players.bots.learned.move_features`: the ``heuristic`` bot's
-    best ``top`` moves, best first, then the pass if it is not among them."""
-    rows = [int(i) for i in np.argsort(-features[:, RANK_COLUMN], kind="stable")[:top]]
-    passes = np.flatnonzero(features[:, MOVE_PASS])
-    if len(passes) and int(passes[0]) not in rows:
-        rows.append(int(passes[0]))
-    return rows
 
 
 class _Labeller:
@@ -90,7 +85,6 @@ class _Labeller:
         self.obs: list[FloatArray] = []
         self.moves: list[FloatArray] = []
         self.mask: list[npt.NDArray[np.bool_]] = []
-        self.won: list[npt.NDArray[np.bool_]] = []
         self.place: list[npt.NDArray[np.int8]] = []
 
     def play(self, game: Game, nets: Sequence[QNet | None]) -> None:
@@ -118,7 +112,6 @@ class _Labeller:
         group = self.top + 1
         m = np.zeros((group, FEATURE_DIM), np.float32)
         mask = np.zeros(group, bool)
-        won = np.zeros(group, bool)
         place = np.zeros(group, np.int8)
         for j, i in enumerate(rows):
             trial = game.copy()
@@ -126,12 +119,10 @@ class _Labeller:
             rollout_heuristic(trial, self.ix, memo)
             order = trial.finish_order
             m[j], mask[j] = features[i], True
-            won[j] = order[0] == seat
             place[j] = order.index(seat)
         self.obs.append(o)
         self.moves.append(m)
         self.mask.append(mask)
-        self.won.append(won)
         self.place.append(place)
         if self.rng.random() < self.epsilon:
             return legal[rows[self.rng.randrange(len(rows))]]
@@ -145,7 +136,6 @@ class _Labeller:
             np.asarray(self.obs, np.float16).reshape(-1, OBS_DIM),
             np.asarray(self.moves, np.float16).reshape(-1, group, FEATURE_DIM),
             np.asarray(self.mask, bool).reshape(-1, group),
-            np.asarray(self.won, bool).reshape(-1, group),
             np.asarray(self.place, np.int8).reshape(-1, group),
         )
 

@@ -386,12 +386,13 @@ class Trainer:
     def _jobs(self) -> list[_Job]:
         cfg = self.config
         per = -(-cfg.games_per_round // cfg.workers)
+        # a copy: the pool sends it while the learner updates the weights in place
+        params = {k: v.copy() for k, v in self.net.params.items()}
         return [
             _Job(
                 self.rules.name,
                 cfg.players,
-                # a copy: the pool sends it while the learner updates the weights in place
-                {k: v.copy() for k, v in self.net.params.items()},
+                params,
                 cfg.epsilon,
                 int(self.rng.integers(1 << 31)),
                 per,

@@ -37,6 +37,7 @@ __all__ = [
     "LearnedBot",
     "QNet",
     "advice",
+    "candidate_rows",
     "move_features",
 ]
 
@@ -193,17 +194,25 @@ class QNet:
 
     def best(self, obs: FloatArray, moves: FloatArray, candidates: int | None = None) -> int:
         """The row of ``moves`` (rows of :func:`move_features`) of highest value; with
-        ``candidates`` (at least 1), among the ``heuristic`` bot's best that many and the
-        pass only (the moves the ``ismcts`` bot searches at its root)."""
-        if candidates is not None and candidates < 1:
-            # 0 would mask every move (argmax then plays row 0), -1 divides by zero
-            raise ValueError(f"candidates must be at least 1 (None: every move), not {candidates}")
-        values = self.values(obs, moves)
-        if candidates is not None:
-            # rank < k where 1 / (1 + rank) exceeds 1 / (1 + k)
-            out = (moves[:, RANK_COLUMN] <= 1.0 / (1.0 + candidates)) & (moves[:, MOVE_PASS] == 0)
-            values[out] = -np.inf
-        return int(np.argmax(values))
+        ``candidates``, among :func:`candidate_rows` only (the others are not valued)."""
+        if candidates is None:
+            return int(np.argmax(self.values(obs, moves)))
+        rows = candidate_rows(moves, candidates)
+        return rows[int(np.argmax(self.values(obs, moves[rows])))]
+
+
+def candidate_rows(moves: FloatArray, top: int) -> list[int]:
+    """Rows of ``moves`` (rows of :func:`move_features`): the ``heuristic`` bot's best
+    ``top`` moves, best first, then the pass if it is not among them: the moves the
+    ``ismcts`` bot searches at its root."""
+    if top < 1:
+        # 0 would leave no move to choose, -1 would lift the restriction
+        raise ValueError(f"candidates must be at least 1 (None: every move), not {top}")
+    rows = [int(i) for i in np.argsort(-moves[:, RANK_COLUMN], kind="stable")[:top]]
+    passes = np.flatnonzero(moves[:, MOVE_PASS])
+    if len(passes) and int(passes[0]) not in rows:
+        rows.append(int(passes[0]))
+    return rows
 
 
 def _check(params: dict[str, FloatArray]) -> None:
