@@ -43,6 +43,7 @@ from .db import (
 )
 from .errors import TRY_AGAIN, refuse_socket, validation_words
 from .frames import FrameGate, frames
+from .frames import close as close_flooded
 from .health import Probe, readiness
 from .limits import TokenBucket
 from .messages import (
@@ -1250,6 +1251,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
+                await close_flooded(ws, conn.gate)
 
     @app.websocket("/ws/lobby")
     async def lobby_socket(ws: WebSocket) -> None:
@@ -1273,6 +1275,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
+                await close_flooded(ws, conn.gate)
             await srv.admission.close_socket(conn.player, conn.socket)
 
     return app
