@@ -108,10 +108,14 @@ class Solver:
         self._spent = 0
         self._limit = self.nodes
         choices = []
-        for move in game.legal_plays():
-            child = game.copy()
-            child.apply_unchecked(move)
-            choices.append((move, self._after(child, target, len(game.finish_order))))
+        try:
+            for move in game.legal_plays():
+                child = game.copy()
+                child.apply_unchecked(move)
+                choices.append((move, self._after(child, target, len(game.finish_order))))
+        except TooLargeError as e:
+            cards = sum(game.cards_left(s) for s in range(n))
+            raise TooLargeError(f"{e} (a position of {cards} cards in hand)") from None
         verdicts = [won for _, won in choices]
         wins = any(verdicts) if game.turn == target else all(verdicts)
         line = self._line(game, target) if wins else ()
@@ -131,10 +135,7 @@ class Solver:
             return found
         self._spent += 1
         if self._spent > self._limit:
-            raise TooLargeError(
-                f"too large to solve: more than {self._limit} positions searched "
-                f"({sum(game.cards_left(s) for s in range(game.rules.players))} cards in hand)"
-            )
+            raise TooLargeError(f"too large to solve: more than {self._limit:,} positions searched")
         mover = game.turn
         legal = game.legal_plays()
         hand = game.hand_masks[mover]
