@@ -18,17 +18,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
-import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
+from backends import POSTGRES
 from tienlen.apps.server import Server, Settings, create_app
 from tienlen.apps.server.limits import Rate
 
 #: A hung test fails after this long (no assertion is ever made on time).
 HANG = float(os.environ.get("TIENLEN_TEST_HANG", "60"))
-POSTGRES = os.environ.get("TIENLEN_TEST_POSTGRES_URL")
-BACKENDS = ["sqlite", *(["postgres"] if POSTGRES else [])]
 #: Rates that never refill during a test, so a limit is hit at an exact message count.
 NO_REFILL = 1e9
 
@@ -134,7 +132,7 @@ class LiveServer:
 @contextlib.contextmanager
 def live_server(backend: str, tmp: Path, **overrides: Any) -> Iterator[LiveServer]:
     """A server on a fresh database of ``backend``, with :func:`server_settings` and
-    ``overrides``, stopped after use (the ``live`` fixture of each server test module)."""
+    ``overrides``, stopped after use (what conftest.py's ``live`` fixture yields)."""
     with database(backend, tmp) as url:
         server = LiveServer(server_settings(url, tmp, **overrides))
         try:
@@ -363,9 +361,3 @@ def play_out(
     for s in sockets.values():  # leave every socket at the end of a batch
         while not s.settled:
             s.recv()
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    """Each server test runs on SQLite, and on PostgreSQL when it is configured."""
-    return str(request.param)
