@@ -5,7 +5,6 @@ strictly by the schema, and tables nobody plays at stop."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from serverkit import (
     Client,
     LiveServer,
     Socket,
-    backend,  # noqa: F401  (the fixture)
     live_server,
     seated_table,
 )
@@ -26,12 +24,6 @@ from tienlen.apps.server.admission import client_address
 from tienlen.apps.server.config import Settings
 from tienlen.apps.server.frames import FrameGate, Verdict
 from tienlen.apps.server.limits import Rate, TokenBucket
-
-
-@pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(backend, tmp_path) as server:
-        yield server
 
 
 def opened(c: Client, table: str) -> Socket:
@@ -75,7 +67,7 @@ def test_the_players_budget_is_shared_by_their_sockets() -> None:
     assert [two.admit(), two.admit()] == [Verdict.READ, Verdict.NOTICE]
 
 
-def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path: Path) -> None:
     with live_server(
         backend,
         tmp_path,
@@ -110,7 +102,7 @@ def test_a_binary_frame_is_a_bad_message_and_the_socket_goes_on(live: LiveServer
     assert s.recv()["type"] == "pong"
 
 
-def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> None:
     with live_server(
         backend,
         tmp_path,
@@ -130,7 +122,7 @@ def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> Non
 
 
 # --- caps on guests, sockets and connection attempts ---------------------------------------
-def test_guests_per_address_are_capped(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_guests_per_address_are_capped(backend: str, tmp_path: Path) -> None:
     with live_server(backend, tmp_path, guests_per_address=Rate(2, NO_REFILL)) as live:
         Client(live.base, "A"), Client(live.base, "B")
         r = httpx.post(f"{live.base}/api/guest", json={"name": "C"})
@@ -145,7 +137,7 @@ def test_guests_per_address_are_capped(backend: str, tmp_path: Path) -> None:  #
         assert r.status_code == 429
 
 
-def test_behind_a_trusted_proxy_the_forwarded_address_counts(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_behind_a_trusted_proxy_the_forwarded_address_counts(backend: str, tmp_path: Path) -> None:
     with live_server(
         backend,
         tmp_path,
@@ -176,7 +168,7 @@ def test_the_client_address_is_read_from_trusted_proxies_only() -> None:
     assert client_address("10.0.0.1", {}, proxies) == "10.0.0.1"
 
 
-def test_connection_attempts_per_address_are_capped(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_connection_attempts_per_address_are_capped(backend: str, tmp_path: Path) -> None:
     with live_server(backend, tmp_path, connections_per_address=Rate(2, NO_REFILL)) as live:
         a = Client(live.base, "A")
         table = a.create()["table"]["id"]
@@ -187,7 +179,7 @@ def test_connection_attempts_per_address_are_capped(backend: str, tmp_path: Path
         assert "connections from your address" in error["message"]
 
 
-def test_open_sockets_per_player_are_capped(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_open_sockets_per_player_are_capped(backend: str, tmp_path: Path) -> None:
     with live_server(backend, tmp_path, sockets_per_player=2) as live:
         a, b = Client(live.base, "A"), Client(live.base, "B")
         table = a.create()["table"]["id"]
@@ -297,7 +289,7 @@ def test_since_the_current_version_answers_with_the_view(live: LiveServer) -> No
 
 
 # --- tables nobody plays at -----------------------------------------------------------------
-def test_a_table_of_bots_nobody_watches_is_closed(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_table_of_bots_nobody_watches_is_closed(backend: str, tmp_path: Path) -> None:
     with live_server(backend, tmp_path, abandon_after=0.2) as live:
         host = Client(live.base, "Host")
         table = host.create(bots="random", games=100)["table"]["id"]
@@ -319,7 +311,7 @@ def test_a_table_of_bots_nobody_watches_is_closed(backend: str, tmp_path: Path) 
         assert back.batch()["event"]["kind"] == "closed"
 
 
-def test_a_table_whose_players_are_all_away_waits_for_them(backend: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_table_whose_players_are_all_away_waits_for_them(backend: str, tmp_path: Path) -> None:
     with live_server(backend, tmp_path, abandon_after=0.2) as live:
         clients, sockets, table = seated_table(
             live, ["An"], options={"players": 2}, bots="random", games=100

@@ -11,6 +11,7 @@ per frame and a closed socket, not a parse and an answer per frame.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from enum import Enum
@@ -110,7 +111,24 @@ async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str 
 
 
 async def close(ws: WebSocket, gate: FrameGate) -> None:
-    """Close a connection that flooded (:data:`FLOOD_CLOSE`); nothing for any other."""
+    """Close a connection that flooded (:data:`FLOOD_CLOSE`), and read nothing more from
+    it; nothing for any other."""
     if gate.flooded:
         code, reason = FLOOD_CLOSE
         await ws.close(code=code, reason=reason)
+        _stop_reading(ws)
+
+
+def _stop_reading(ws: WebSocket) -> None:
+    """Stop reading a connection whose close frame is sent.
+
+    The server would otherwise parse (and throw away) every frame the client still sends
+    until it answers the close, for up to ten seconds: a client that floods without reading
+    never answers, and that parsing took most of a core. Unread, the client's sends soon
+    block, it reads the close (1008) and stops; the server drops the connection when its
+    close times out. ASGI cannot pause a connection, so this pauses the server's transport
+    where it can find it (the protocol that owns the receive channel, as in uvicorn)."""
+    protocol = getattr(getattr(ws, "_receive", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    if isinstance(transport, asyncio.ReadTransport) and transport.is_reading():
+        transport.pause_reading()
