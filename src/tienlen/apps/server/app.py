@@ -5,22 +5,16 @@ this module: it builds the application only."""
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DBAPIError
+from fastapi import FastAPI
 
+from . import errors
 from .config import Settings
-from .errors import TRY_AGAIN, refusal
 from .node import Server
 from .routes import games, operations, pads, pages, players, sockets, tables
-from .tables import Refused
 
 __all__ = ["create_app"]
-
-log = logging.getLogger("tienlen.server")
 
 
 def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
@@ -41,15 +35,5 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     app.state.server = srv
     for router in (pages, pads, operations, players, tables, games, sockets):
         app.include_router(router.router)
-
-    @app.exception_handler(Refused)
-    async def refused(_request: Request, e: Refused) -> JSONResponse:
-        return refusal(e)
-
-    @app.exception_handler(DBAPIError)
-    @app.exception_handler(OSError)
-    async def database_down(_request: Request, e: Exception) -> JSONResponse:
-        log.warning("the database did not answer: %s", type(e).__name__)
-        return refusal(Refused("try_again", TRY_AGAIN))
-
+    errors.install(app)
     return app

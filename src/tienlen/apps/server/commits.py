@@ -34,10 +34,11 @@ log = logging.getLogger("tienlen.server")
 
 #: Events after which the table's seats, status or scores may differ.
 TABLE_KINDS = frozenset(
-    {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "away", "back"}
+    {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "closed"}
+    | {"away", "back"}
 )
 #: Events that change a table's status (stored in its row, for loading on start).
-_STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
+_STATUS_KINDS = frozenset({"start", "rematch", "match_over", "closed"})
 #: Seconds between attempts to rebuild a table from a database that does not answer.
 _REBUILD_WAIT = (0.1, 2.0)
 
@@ -209,10 +210,11 @@ class Commits:
                 )
 
     async def catch_up(self, conn: Client, table: Table, since: int | None) -> None:
-        """The events after ``since`` for this client's seat, or (past a gap) a full state.
+        """The events after ``since`` for this client's seat, or a full state (no ``since``,
+        one past a gap, or the current version: the client gets the view either way).
         Called under the table's lock, so no broadcast interleaves."""
         seat = table.seat_of(conn.player)
-        if since is None or not table.version - self.catch_up_max <= since <= table.version:
+        if since is None or not table.version - self.catch_up_max <= since < table.version:
             view = table.view(seat, history=True)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return

@@ -20,7 +20,7 @@ __all__ = ["NewTable", "changed_knobs", "new_table", "rules_of"]
 class NewTable(BaseModel):
     """``POST /api/tables``: a preset, the knobs changed on it, and the table's options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     rules: Annotated[str, Field(max_length=2000)] | None = None
     """A rules code (``Rules.code()``, e.g. ``"standard.direction-anticlockwise"``), instead
     of ``preset`` and ``options``."""

@@ -15,7 +15,8 @@ from concurrent.futures import Executor
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from . import planner
+from . import idle, planner
+from .admission import Admission
 from .cluster import Cluster, NotOwner
 from .commits import Commits
 from .config import Settings
@@ -66,7 +67,6 @@ class Server:
             clustered=settings.redis_url is not None,
         )
         self.creations: dict[str, TokenBucket] = {}
-        self.player_buckets: dict[str, TokenBucket] = {}
         self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
         self.pad_locks: dict[str, asyncio.Lock] = {}
         self.schema: str | None = None
@@ -77,6 +77,8 @@ class Server:
         self.cluster = Cluster(self, settings.redis_url) if settings.redis_url else None
         """A cluster node's ownership, fan-out and forwarding (``None``: a single server)."""
         self.commits.cluster = self.cluster
+        self.admission = Admission(settings, node=self.cluster.node if self.cluster else "")
+        """The caps on guests, sockets and connection attempts."""
 
     # --- what tests and metrics read ------------------------------------------------------
     @property
@@ -125,6 +127,8 @@ class Server:
         if self.cluster is not None:
             await self.cluster.start()
             self.probes["redis"] = self.cluster.ping
+        self.admission.start()
+        self.hub.spawn(idle.close_abandoned(self))
         self.schema = schema
 
     async def stop(self) -> None:
@@ -135,6 +139,7 @@ class Server:
         for task in self.hub.tasks:
             task.cancel()
         self.turns.stop()
+        await self.admission.stop()
         await self.engine.dispose()
 
     # --- TableHost: what the cluster code uses --------------------------------------------
@@ -157,6 +162,10 @@ class Server:
     def start_graces(self, table: Table) -> None:
         """A table this node starts running: its absent seated players get their grace."""
         self.turns.start_graces(table)
+
+    def runs(self, table: Table) -> bool:
+        """Whether this node runs ``table``'s bots and timer (a cluster node: if it owns it)."""
+        return self.turns.runs(table)
 
     # --- lobby ----------------------------------------------------------------------------
     async def create_table(self, host: PlayerRow, spec: NewTable) -> Table:
@@ -224,6 +233,14 @@ class Server:
                 pending = planner.presence(table, actor.player, op)
             if pending:
                 await self.commits.commit(table, pending)
+
+    async def close(self, table_id: str) -> None:
+        """Close a table nobody plays at (:func:`.idle.abandoned`): its match stops."""
+        async with self.hub.lock(table_id):
+            table = self.hub.live(table_id)
+            if self.turns.runs(table) and idle.abandoned(table):
+                await self.commits.commit(table, [planner.applied(table, Pending("closed", {}))])
+                log.info("table %s: closed (only bots played it, and nobody watched)", table_id)
 
     # --- a client at a table --------------------------------------------------------------
     async def sync(self, conn: Client, table_id: str, since: int | None) -> None:

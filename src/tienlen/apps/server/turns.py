@@ -17,7 +17,7 @@ from concurrent.futures import BrokenExecutor, Executor
 from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 
-from . import bots, planner
+from . import bots, idle, planner
 from .cluster import RemoteActor
 from .commits import Commits
 from .config import Settings
@@ -79,6 +79,8 @@ class Turns:
             old.cancel()
         game = table.game
         if game is None or game.is_over or table.status != "playing" or not self.runs(table):
+            return
+        if idle.humans_away(table):  # it waits for one of them to come back
             return
         seat = table.seats[game.turn]
         if seat.is_bot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict
 
 from .. import history
@@ -19,13 +19,16 @@ router = APIRouter()
 class NewGuest(BaseModel):
     """``POST /api/guest``: the display name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str
 
 
 @router.post("/api/guest")
-async def guest(body: NewGuest, response: Response, srv: Node) -> dict[str, str]:
-    """A new guest: its id, name and token (also set as the browser's cookie)."""
+async def guest(body: NewGuest, request: Request, response: Response, srv: Node) -> dict[str, str]:
+    """A new guest: its id, name and token (also set as the browser's cookie); the guests
+    made from one address are capped."""
+    peer = request.client.host if request.client else None
+    await srv.admission.guest(srv.admission.address(peer, request.headers))
     player, token = await srv.identity.new_guest(body.name)
     set_cookie(response, token, srv.settings)
     return {"player": player.id, "name": player.name, "token": token}

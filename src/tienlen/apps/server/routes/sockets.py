@@ -1,6 +1,7 @@
 """The sockets: a table's (``/ws/tables/{id}``: the client's messages in, the table's events
-out) and the lobby's (``/ws/lobby``: the open tables as they change). Each frame is checked
-(size, rate, schema) here; a table message then goes to the server (:mod:`..node`)."""
+out) and the lobby's (``/ws/lobby``: the open tables as they change). A socket is admitted
+(:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read by the
+schema here; a table message then goes to the server (:mod:`..node`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from ..config import Settings
 from ..db import PlayerRow
 from ..deps import origin_ok, server_of, token_of
-from ..errors import status_of, validation_words
+from ..errors import refuse_socket, validation_words
+from ..frames import FrameGate, frames
 from ..limits import TokenBucket
 from ..messages import ErrorMsg, LobbyMsg, PongMsg, parse_client
 from ..node import Server
@@ -28,12 +29,14 @@ router = APIRouter()
 class Conn:
     """One client's socket: its identity, its rate limits and its outgoing queue."""
 
-    def __init__(self, ws: WebSocket, player: str, name: str, settings: Settings) -> None:
+    def __init__(self, ws: WebSocket, player: str, name: str, srv: Server, socket: str) -> None:
         self.ws = ws
         self.player = player
         self.name = name
-        self.bucket = TokenBucket(settings.messages)
-        self.chat = TokenBucket(settings.chat)
+        self.socket = socket
+        """Its id in the count of the player's open sockets."""
+        self.gate = FrameGate(srv.settings, srv.admission.bucket(player))
+        self.chat = TokenBucket(srv.settings.chat)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def send(self, message: BaseModel) -> None:
@@ -47,13 +50,8 @@ class Conn:
 
 
 async def handle(srv: Server, conn: Conn, table: Table, text: str) -> None:
-    """One client frame: refused with an error to this client only, or done."""
-    s = srv.settings
-    if len(text.encode()) > s.frame_cap:
-        raise Refused("too_big", f"frames are limited to {s.frame_cap} bytes")
-    player_bucket = srv.player_buckets.setdefault(conn.player, TokenBucket(s.player_messages))
-    if not conn.bucket.take() or not player_bucket.take():
-        raise Refused("rate_limited", "too many messages: slow down")
+    """One client frame (let through by :mod:`..frames`): refused with an error to this
+    client only, or done."""
     try:
         msg = parse_client(text)
     except ValidationError as e:
@@ -73,22 +71,20 @@ async def handle(srv: Server, conn: Conn, table: Table, text: str) -> None:
 
 
 async def _opened(srv: Server, ws: WebSocket) -> tuple[PlayerRow, Conn] | None:
-    """Accept the socket; check its Origin and token (an error frame and close if bad)."""
+    """Accept the socket; check the address's attempts, the Origin, the token and the
+    player's open sockets (an error frame and close if any is wrong)."""
     await ws.accept()
-    if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), srv.settings.origins):
-        await _refuse(ws, Refused("forbidden", "this Origin may not open a socket here"))
-        return None
+    peer = ws.client.host if ws.client else None
     try:
+        await srv.admission.connection(srv.admission.address(peer, ws.headers))
+        if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), srv.settings.origins):
+            raise Refused("forbidden", "this Origin may not open a socket here")
         player = await srv.identity.player_of(token_of(ws))
+        socket = await srv.admission.open_socket(player.id)
     except Refused as e:
-        await _refuse(ws, e)
+        await refuse_socket(ws, e)
         return None
-    return player, Conn(ws, player.id, player.name, srv.settings)
-
-
-async def _refuse(ws: WebSocket, e: Refused) -> None:
-    await ws.send_text(ErrorMsg(code=e.code, message=str(e)).model_dump_json(exclude_none=True))
-    await ws.close(code=4000 + status_of(e.code))
+    return player, Conn(ws, player.id, player.name, srv, socket)
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -100,25 +96,36 @@ async def table_socket(
     got = await _opened(srv, ws)
     if got is None:
         return
-    player, conn = got
+    _player, conn = got
     try:
-        table = await srv.find(table_id, player.id, invite)
+        await _at_table(srv, conn, table_id, since, invite)
+    finally:
+        await srv.admission.close_socket(conn.player, conn.socket)
+
+
+async def _at_table(
+    srv: Server, conn: Conn, table_id: str, since: int | None, invite: str | None
+) -> None:
+    ws = conn.ws
+    try:
+        table = await srv.find(table_id, conn.player, invite)
     except Refused as e:
-        await _refuse(ws, e)
+        await refuse_socket(ws, e)
         return
     try:
         await srv.join(conn, table, since)
     except Refused as e:  # the database is down: the browser reconnects later
         if conn in srv.hub.conns.get(table.id, ()):
             srv.leave(conn, srv.tables[table.id])
-        await _refuse(ws, e)
+        await refuse_socket(ws, e)
         return
     writer = asyncio.create_task(conn.writer())
     try:
-        while True:
-            text = await ws.receive_text()
+        async for frame in frames(ws, conn.gate, srv.settings.frame_cap):
             try:
-                await handle(srv, conn, table, text)
+                if isinstance(frame, Refused):
+                    raise frame
+                await handle(srv, conn, table, frame)
             except Refused as e:
                 version = srv.restoring.get(table.id, srv.tables[table.id].version)
                 conn.send(ErrorMsg(code=e.code, message=str(e), reason=e.reason, version=version))
@@ -143,9 +150,10 @@ async def lobby_socket(ws: WebSocket) -> None:
     srv.hub.lobby.add(conn)
     conn.send(LobbyMsg(tables=srv.hub.listed()))
     try:
-        while True:
-            text = await ws.receive_text()
-            if len(text) <= srv.settings.frame_cap and conn.bucket.take():
+        async for frame in frames(ws, conn.gate, srv.settings.frame_cap):
+            if isinstance(frame, Refused):
+                conn.send(ErrorMsg(code=frame.code, message=str(frame)))
+            else:
                 conn.send(PongMsg())
     except (WebSocketDisconnect, RuntimeError):
         pass
@@ -154,3 +162,4 @@ async def lobby_socket(ws: WebSocket) -> None:
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
+        await srv.admission.close_socket(conn.player, conn.socket)
