@@ -166,8 +166,6 @@ class GameReview:
         """The review as JSON data (docs/analysis.md)."""
         rules = self.record.rules
         return {
-            "format": "tienlen-analysis",
-            "version": 1,
             "rules": rules.code(),
             "samples": self.samples,
             "seats": list(self.seats),
