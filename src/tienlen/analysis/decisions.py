@@ -177,11 +177,13 @@ def analyse_decision(
     seed: int | str = 0,
     keep: Sequence[Move] = (),
     first: int = FIRST_SAMPLES,
+    choices: Sequence[Move] | None = None,
 ) -> DecisionValues:
     """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
     play phase) on sampled deals of the cards it has not seen (see the module docstring).
     The choices in ``keep`` are played out on every sample (a review keeps the choice
-    made). The same observation, ``samples`` and ``seed`` give the same values."""
+    made); ``choices`` (legal ones) values those alone. The same observation, ``samples``
+    and ``seed`` give the same values."""
     if obs.phase != "play":
         raise ValueError(f"choices are valued in the play phase, not {obs.phase!r}")
     if not obs.is_my_turn():
@@ -189,6 +191,12 @@ def analyse_decision(
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
     legal = legal_moves(obs, obs.hand_mask, obs.rules)
+    if choices is not None:
+        masks = {m.mask for m in legal}
+        for m in choices:
+            if m.mask not in masks:
+                raise ValueError(f"{str(m)!r} is not a legal choice of seat {obs.seat} now")
+        legal = list(choices)
     rng = random.Random(f"analysis {seed}")
     deals = Determinizer(obs)
     scorer = _Scorer(obs)
