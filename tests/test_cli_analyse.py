@@ -85,3 +85,44 @@ def test_analyse_refuses_a_seat_that_is_not_in_the_game(
     path.write_text(blunder_record.to_json())
     assert main(["analyse", str(path), "--seat", "5"]) == 2
     assert "seat must be 0-3, not 5" in capsys.readouterr().err
+
+
+def test_replay_marks_the_analysed_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blunder_record: GameRecord
+) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(blunder_record.to_json())
+    analysis = tmp_path / "analysis.json"
+    assert main(["analyse", str(path), "--samples", "8", "--json", str(analysis)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path), "--analysis", str(analysis), "--no-hands"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("   1. Ann (S0) plays 3♠")
+    assert lines[at + 1] == "        ^ blunder (100% ± 0% lost); best: 3♠ 4♠ 5♠"
+
+
+@pytest.mark.parametrize(
+    ("decision", "message"),
+    [
+        ({"number": 1, "label": "awful"}, "games[0].decisions[0].label: not one of best"),
+        ({"number": 0}, "games[0].decisions[0].number: must be an integer from 1"),
+        (
+            {"number": 1, "label": "good", "loss": {"mean": "x", "error": 0}},
+            "games[0].decisions[0].loss.mean: must be a number, not 'x'",
+        ),
+    ],
+)
+def test_replay_quotes_a_bad_analysis_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    blunder_record: GameRecord,
+    decision: dict[str, object],
+    message: str,
+) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(blunder_record.to_json())
+    analysis = tmp_path / "analysis.json"
+    doc = {"format": "tienlen-analysis", "version": 1, "games": [{"decisions": [decision]}]}
+    analysis.write_text(json.dumps(doc))
+    assert main(["replay", str(path), "--analysis", str(analysis)]) == 2
+    assert message in capsys.readouterr().err

@@ -4,12 +4,23 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from tienlen.analysis.decisions import DEFAULT_SAMPLES
 from tienlen.analysis.review import LABELS, THRESHOLDS, GameReview, review_game
+from tienlen.cards import format_cards, parse_cards
 from tienlen.combos import format_move
+from tienlen.inputs import (
+    MAX_GAMES,
+    expect_int,
+    expect_list,
+    expect_str,
+    fail,
+    load_json,
+    quote_value,
+)
 from tienlen.match_record import read_games
 from tienlen.record import GameRecord, RecordError
 from tienlen.text import NAME_CHARS, printable
@@ -206,3 +217,78 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
     console.print(
         f"{len(review.decisions)} decisions, {review.samples} deals each for the best choices."
     )
+
+
+class Mark(NamedTuple):
+    """An analysed decision as a replay shows it."""
+
+    label: str
+    choice: str
+    best: str
+    loss: float
+    error: float
+
+    def words(self, *, ascii: bool = False) -> str:
+        """E.g. ``"mistake (12% ± 3% lost); best: 9♠"``."""
+        if self.label == "best":
+            return "best"
+        best = self.best
+        if not ascii and best != "pass":
+            with contextlib.suppress(ValueError):  # else shown as written
+                best = format_cards(parse_cards(best))
+        return f"{self.label} ({self.loss:.0%} ± {self.error:.0%} lost); best: {best}"
+
+
+class AnalysisError(ValueError):
+    """An analysis file that cannot be read; the message says where."""
+
+
+def read_analysis(data: str | bytes) -> list[dict[int, Mark]]:
+    """The marks of each game of an analysis file (what ``tienlen analyse --json`` writes),
+    by action number. Fields it does not use are not checked."""
+    doc = load_json(data, error=AnalysisError, what="analysis")
+    if not isinstance(doc, dict) or doc.get("format") != ANALYSIS_FORMAT:
+        fail(AnalysisError, "analysis", f"not a {ANALYSIS_FORMAT} file")
+    version = expect_int(doc.get("version"), "version", error=AnalysisError, lo=1, hi=1)
+    assert version == ANALYSIS_VERSION
+    games = expect_list(doc.get("games"), "games", error=AnalysisError, limit=MAX_GAMES)
+    out = []
+    for g, game in enumerate(games):
+        where = f"games[{g}]"
+        game = _object(game, where)
+        decisions = expect_list(
+            game.get("decisions"), f"{where}.decisions", error=AnalysisError, limit=10_000
+        )
+        marks: dict[int, Mark] = {}
+        for i, d in enumerate(decisions):
+            at = f"{where}.decisions[{i}]"
+            d = _object(d, at)
+            number = expect_int(
+                d.get("number"), f"{at}.number", error=AnalysisError, lo=1, hi=10**6
+            )
+            label = expect_str(d.get("label"), f"{at}.label", error=AnalysisError)
+            if label not in LABELS:
+                fail(AnalysisError, f"{at}.label", f"not one of {', '.join(LABELS)}: {label!r}")
+            loss = _object(d.get("loss"), f"{at}.loss")
+            mean, error = (_number(loss.get(k), f"{at}.loss.{k}") for k in ("mean", "error"))
+            marks[number] = Mark(
+                label,
+                expect_str(d.get("choice"), f"{at}.choice", error=AnalysisError, limit=2000),
+                expect_str(d.get("best"), f"{at}.best", error=AnalysisError, limit=2000),
+                mean,
+                error,
+            )
+        out.append(marks)
+    return out
+
+
+def _object(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        fail(AnalysisError, where, f"must be an object, not {quote_value(value)}")
+    return value
+
+
+def _number(value: object, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        fail(AnalysisError, where, f"must be a number, not {quote_value(value)}")
+    return float(value)
