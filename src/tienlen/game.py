@@ -871,23 +871,24 @@ class Game:
         seats to be asked to open and the finish so far (history and chops left out). For
         searches that meet the same position by different orders of play (transpositions).
         """
-        pile = self._pile
+        s = self._state
+        pile = s.pile
         top: tuple[object, ...] = ()
         if pile:
             last = pile[-1]
             top = (last.seat, last.move.mask, last.move.kind, twos_under(pile, self._rules))
         return (
-            tuple(self._hands),
-            self._turn,
+            tuple(s.hands),
+            s.turn,
             top,
-            self._passed,
-            self._locked,
-            self._lock,
-            self._first,
-            self._lowest if self._first else -1,
-            self._stuck,
-            self._opening,
-            tuple(self._finish),
+            s.passed,
+            s.locked_out,
+            s.straight_locked,
+            s.first_lead,
+            s.lowest if s.first_lead else -1,
+            s.stuck,
+            s.opening,
+            s.finish_order,
         )
 
     # --- copying -------------------------------------------------------------------------
