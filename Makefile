@@ -31,6 +31,7 @@ $(COMPILED)/.built: $(STAMP) setup.py $(wildcard src/tienlen/*.py)
 
 # The engine's own tests (no apps, no server), run again on the compiled build.
 ENGINE_TESTS := tests/test_compiled.py tests/test_cards.py tests/test_codes.py tests/test_fixtures.py \
+	tests/test_packed.py \
 	tests/test_game.py tests/test_golden.py tests/test_match.py tests/test_movegen_reference.py \
 	tests/test_notation.py tests/test_observation.py tests/test_properties.py tests/test_record.py \
 	tests/test_rules.py tests/test_scoring.py

@@ -73,6 +73,9 @@ def server_settings(url: str, data: Path, **overrides: Any) -> Settings:
         player_messages=Rate(1000, NO_REFILL),
         chat=Rate(5, NO_REFILL),
         creations=Rate(20, NO_REFILL),
+        guests_per_address=Rate(10_000, NO_REFILL),
+        connections_per_address=Rate(10_000, NO_REFILL),
+        sockets_per_player=1000,
     )
     return dataclasses.replace(base, **overrides)
 
@@ -110,6 +113,7 @@ class LiveServer:
             create_app(self.settings, server=self.server),
             log_level="warning",
             ws_max_size=self.settings.transport_cap,
+            proxy_headers=False,  # as `tienlen serve`: the server reads X-Forwarded-For itself
         )
         self._uv = uvicorn.Server(config)
         try:

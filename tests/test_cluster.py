@@ -32,7 +32,7 @@ import pytest
 from backends import POSTGRES
 from serverkit import HANG, Client, Served, Socket, database, first_legal, sat_event
 from tienlen import Game, GameRecord
-from tienlen.apps.server.tables import act
+from tienlen.apps.server.actions import act
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
 pytestmark = [

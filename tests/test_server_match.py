@@ -12,7 +12,7 @@ from serverkit import (
     seated_table,
 )
 from tienlen import Game, GameRecord, Rules, parse_cards
-from tienlen.apps.server.tables import ServerMatch
+from tienlen.apps.server.deals import ServerMatch
 from tienlen.cards import mask_of
 from tienlen.deal import instant_win_of
 
