@@ -46,6 +46,8 @@ FRAMES = {
 }
 #: Mean seconds a measured player waits before acting.
 THINK = 0.2
+#: Seconds a hostile socket still open when its time is up waits for the server's close.
+LATE_CLOSE = 5.0
 
 
 # --- the hostile process ------------------------------------------------------------------
@@ -93,6 +95,10 @@ async def hostile_socket(
         await asyncio.wait(
             tasks, timeout=max(0.0, until - time.monotonic()), return_when="FIRST_COMPLETED"
         )
+        tasks[1].cancel()
+        # Time is up: a server behind with the frames already sent still closes the socket
+        # once it reads enough of them (it is given a few seconds for it).
+        await asyncio.wait(tasks[::2], timeout=LATE_CLOSE, return_when="FIRST_COMPLETED")
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

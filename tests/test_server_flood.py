@@ -27,8 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Seconds of each phase.
 PHASE = 2.5
 #: The measured table's median latency must stay under this (ms) during a flood, or under
-#: a few times its quiet figure where the machine is slower than that.
-BOUND_MS = 100.0
+#: a few times its quiet figure where the machine is slower than that. Generous: the server
+#: runs in this process, next to the test and the suite's other tests (before issue 24 the
+#: median was seconds under one flooding socket; bench/flood.py gives the real figures).
+BOUND_MS = 250.0
 
 
 def _flood_script() -> Any:
