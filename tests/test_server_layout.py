@@ -39,6 +39,8 @@ def imported(path: Path) -> list[tuple[str, ast.stmt, bool]]:
     top = {id(node) for node in tree.body}
     out: list[tuple[str, ast.stmt, bool]] = []
     for node in ast.walk(tree):
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            continue
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
