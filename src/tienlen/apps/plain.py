@@ -19,7 +19,7 @@ from tienlen import Card
 from tienlen.cards import format_cards
 from tienlen.text import printable
 
-from .controller import HUMAN, MatchController, Settings, describe_move
+from .controller import HUMAN, MatchController, MatchSetup, describe_move
 from .seats import plural
 from .tui.texts import HELP_PLAIN
 
@@ -197,7 +197,7 @@ def _asciify(text: str) -> str:
 
 
 def play_plain(
-    settings: Settings,
+    settings: MatchSetup,
     *,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,

@@ -27,7 +27,7 @@ from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
 
-from ...controller import MatchController, Settings
+from ...controller import MatchController, MatchSetup
 from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
@@ -46,13 +46,13 @@ LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
 
 
 class SetupScreen(Screen[None]):
-    """Choose a match: Start posts :class:`SetupScreen.StartMatch` with its settings, Resume
-    :class:`SetupScreen.ResumeMatch` with the saved match."""
+    """Choose a match: Start posts :class:`SetupScreen.StartMatch` with its
+    :class:`MatchSetup`, Resume :class:`SetupScreen.ResumeMatch` with the saved match."""
 
     class StartMatch(Message):
         """Start a new match with ``settings``."""
 
-        def __init__(self, settings: Settings) -> None:
+        def __init__(self, settings: MatchSetup) -> None:
             super().__init__()
             self.settings = settings
 
@@ -70,10 +70,10 @@ class SetupScreen(Screen[None]):
     ]
 
     def __init__(
-        self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json"
+        self, settings: MatchSetup | None = None, *, save_path: str | Path = "tienlen-match.json"
     ) -> None:
         super().__init__()
-        self.initial = settings or Settings()
+        self.initial = settings or MatchSetup()
         self.save_path = Path(save_path)
         self.lengths = list(LENGTHS)
         wanted = (self.initial.games, self.initial.target)
@@ -174,8 +174,9 @@ class SetupScreen(Screen[None]):
     def _value(self, selector: str) -> object:
         return self.query_one(selector, Select).value
 
-    def build(self) -> Settings:
-        """The :class:`Settings` the form describes; raises ``ValueError`` saying what is wrong."""
+    def build(self) -> MatchSetup:
+        """The :class:`MatchSetup` the form describes; raises ``ValueError`` saying what is
+        wrong."""
         name = str(self._value("#rules"))
         players = int(str(self._value("#players")))
         decks = 2 if self.query_one("#decks", Checkbox).value else 1
@@ -194,7 +195,7 @@ class SetupScreen(Screen[None]):
             seed = parse_seed(seed_text)
         bots = tuple(str(self._value(f"#bot-{seat}")) for seat in range(1, players))
         fast = self.query_one("#fast", Checkbox).value
-        return Settings(
+        return MatchSetup(
             rules=rules,
             bots=bots,
             games=games,
@@ -203,7 +204,7 @@ class SetupScreen(Screen[None]):
             delay=0.0 if fast else (self.initial.delay or 0.6),
         )
 
-    def _check(self) -> Settings | None:
+    def _check(self) -> MatchSetup | None:
         check = self.query_one("#check", Static)
         start = self.query_one("#start", Button)
         players = int(str(self._value("#players")))
