@@ -12,6 +12,8 @@ import pytest
 np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
 pytest.importorskip("gymnasium", reason="the env extra (gymnasium) is not installed")
 ray = pytest.importorskip("ray", reason="Ray (the ray extra) is not installed")
+# each module run starts a Ray instance (tens of seconds): left out of make test-fast
+pytestmark = pytest.mark.slow
 
 from tienlen import Rules  # noqa: E402
 from tienlen.apps.cli import main  # noqa: E402
