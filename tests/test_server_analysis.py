@@ -136,9 +136,10 @@ def test_puzzles_are_served_and_answers_checked_by_the_solver(
             await http.post(f"/api/puzzles/{puzzle.id}/answer", json={"cards": wrong}),
             await http.post(f"/api/puzzles/{puzzle.id}/answer", json={"cards": ["3x"]}),
             await http.get("/api/puzzles/nope"),
+            await http.get(f"/puzzles/{puzzle.id}"),
         ]
 
-    listing, one, right, wrong, bad, missing = serve(tmp_path, monkeypatch, scenario)
+    listing, one, right, wrong, bad, missing, page = serve(tmp_path, monkeypatch, scenario)
     assert [p["id"] for p in listing.json()] == [p.id for p in starter_set()]
     view = one.json()
     assert view["seat"] == puzzle.seat and puzzle.solution.split() in view["choices"]
@@ -147,3 +148,4 @@ def test_puzzles_are_served_and_answers_checked_by_the_solver(
     assert wrong.json()["correct"] is False
     assert (bad.status_code, bad.json()["code"]) == (400, "bad_answer")
     assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+    assert page.status_code == 200 and '<main id="page"' in page.text

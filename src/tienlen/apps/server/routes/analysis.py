@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict
 
 from tienlen import GameRecord
@@ -33,10 +34,20 @@ from .. import history
 from ..deps import Me, Node
 from ..node import Server
 from ..tables import Refused
+from .pages import STATIC
 
 __all__ = ["MAX_RUNNING", "Answer", "router"]
 
 router = APIRouter()
+
+
+def _shell() -> FileResponse:
+    return FileResponse(STATIC / "index.html")
+
+
+# The puzzle pages are the browser's shell, whose script reads the path (static/js/puzzle.js).
+for _path in ("/puzzles", "/puzzles/{puzzle_id}"):
+    router.add_api_route(_path, _shell, methods=["GET"], include_in_schema=False)
 
 #: Reviews a node runs at once (each one decision at a time in the bots' pool).
 MAX_RUNNING = 2
