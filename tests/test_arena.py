@@ -149,9 +149,9 @@ def test_play_game_reports_a_failing_bot_and_finishes() -> None:
     game = Game("standard", seed=5)
     play_game(
         game,
-        [Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],
+        [Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],  # type: ignore[list-item]
         on_problem=problems.append,
-    )  # type: ignore[list-item]
+    )
     assert game.is_over
     assert problems and "broken raised RuntimeError: boom" in problems[0]
 

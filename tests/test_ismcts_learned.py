@@ -3,6 +3,8 @@ play-out policy (playout="learned")."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 pytest.importorskip("numpy", reason="the learned bot needs numpy (the env extra)")
@@ -62,6 +64,6 @@ def test_a_guided_search_plays_a_legal_game() -> None:
     ("options", "message"),
     [({"playout": "neural"}, "playout must be"), ({"roots": "greedy"}, "roots must be")],
 )
-def test_unknown_guides_are_refused(options: dict, message: str) -> None:
+def test_unknown_guides_are_refused(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         IsmctsBot(**options)

@@ -12,7 +12,8 @@ from tienlen import RULESETS, Rules
 from tienlen.rules import RulesError
 
 from . import bots
-from .tables import Refused, Table, TableConfig
+from .options import TableConfig
+from .tables import Refused, Table
 
 __all__ = ["NewTable", "changed_knobs", "new_table", "rules_of"]
 
