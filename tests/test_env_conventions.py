@@ -157,6 +157,7 @@ def test_no_public_attribute_holds_the_game(env: TienLenGym | TienLenAEC) -> Non
 # --- a trainer on top: sb3-contrib's MaskablePPO ---------------------------------------------
 
 
+@pytest.mark.slow  # torch and 64 steps of PPO: about 20 s of CPU
 def test_maskable_ppo_trains_on_the_registered_env_and_only_picks_legal_moves() -> None:
     sb3 = pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed")
     env = gym.make(GYM_ID, opponents=["random"] * 3, seat=0)
