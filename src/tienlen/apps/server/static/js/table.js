@@ -150,6 +150,7 @@ export async function mount(root, tableId) {
       timeout: () => t("log.timeout", { name }),
       game_over: () => t("log.gameover", { n: e.game }),
       match_over: () => t("log.matchover"),
+      closed: () => t("log.closed"),
     }[e.kind];
     if (e.kind === "chat") st.chat.push({ name: e.name, text: e.text });
     else if (line) st.log.push(line());
