@@ -203,6 +203,8 @@ def start_nodes(args: argparse.Namespace, database_url: str | None) -> list[tupl
         port = free_port()
         cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
         cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
+        # Every client comes from loopback: the per-address caps are lifted.
+        cmd += ["--guests-per-address", "1000000/1", "--connections-per-address", "1000000/1"]
         if database_url is not None:
             cmd += ["--database-url", database_url]
         if args.redis is not None:

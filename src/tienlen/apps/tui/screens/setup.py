@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
@@ -26,7 +27,7 @@ from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
 
-from ...controller import Settings
+from ...controller import MatchController, MatchSetup
 from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
@@ -45,7 +46,22 @@ LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
 
 
 class SetupScreen(Screen[None]):
-    """Choose a match; Start hands its :class:`Settings` to the app."""
+    """Choose a match: Start posts :class:`SetupScreen.StartMatch` with its
+    :class:`MatchSetup`, Resume :class:`SetupScreen.ResumeMatch` with the saved match."""
+
+    class StartMatch(Message):
+        """Start a new match with ``settings``."""
+
+        def __init__(self, settings: MatchSetup) -> None:
+            super().__init__()
+            self.settings = settings
+
+    class ResumeMatch(Message):
+        """Go on with the saved match ``controller`` holds."""
+
+        def __init__(self, controller: MatchController) -> None:
+            super().__init__()
+            self.controller = controller
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "start", "Start"),
@@ -54,10 +70,10 @@ class SetupScreen(Screen[None]):
     ]
 
     def __init__(
-        self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json"
+        self, settings: MatchSetup | None = None, *, save_path: str | Path = "tienlen-match.json"
     ) -> None:
         super().__init__()
-        self.initial = settings or Settings()
+        self.initial = settings or MatchSetup()
         self.save_path = Path(save_path)
         self.lengths = list(LENGTHS)
         wanted = (self.initial.games, self.initial.target)
@@ -158,8 +174,9 @@ class SetupScreen(Screen[None]):
     def _value(self, selector: str) -> object:
         return self.query_one(selector, Select).value
 
-    def build(self) -> Settings:
-        """The :class:`Settings` the form describes; raises ``ValueError`` saying what is wrong."""
+    def build(self) -> MatchSetup:
+        """The :class:`MatchSetup` the form describes; raises ``ValueError`` saying what is
+        wrong."""
         name = str(self._value("#rules"))
         players = int(str(self._value("#players")))
         decks = 2 if self.query_one("#decks", Checkbox).value else 1
@@ -178,7 +195,7 @@ class SetupScreen(Screen[None]):
             seed = parse_seed(seed_text)
         bots = tuple(str(self._value(f"#bot-{seat}")) for seat in range(1, players))
         fast = self.query_one("#fast", Checkbox).value
-        return Settings(
+        return MatchSetup(
             rules=rules,
             bots=bots,
             games=games,
@@ -187,7 +204,7 @@ class SetupScreen(Screen[None]):
             delay=0.0 if fast else (self.initial.delay or 0.6),
         )
 
-    def _check(self) -> Settings | None:
+    def _check(self) -> MatchSetup | None:
         check = self.query_one("#check", Static)
         start = self.query_one("#start", Button)
         players = int(str(self._value("#players")))
@@ -297,17 +314,25 @@ class SetupScreen(Screen[None]):
     def action_start(self) -> None:
         settings = self._check()
         if settings is not None:
-            self.app.start_match(settings)  # type: ignore[attr-defined]
+            self.post_message(self.StartMatch(settings))
 
     def action_resume(self) -> None:
-        from ...controller import MatchController
-
+        check = self.query_one("#check", Static)
+        if not self.save_path.exists():
+            check.update(
+                Text(
+                    f"✗ no saved match in {self.save_path}: ctrl+s saves a match, and so does "
+                    "quitting in the middle of one",
+                    "bold #ff5f5f",
+                )
+            )
+            return
         try:
             controller = MatchController.load(self.save_path, delay=self.initial.delay)
         except (OSError, ValueError) as e:
-            self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
+            check.update(Text(f"✗ {e}", "bold #ff5f5f"))
             return
-        self.app.start_controller(controller)  # type: ignore[attr-defined]
+        self.post_message(self.ResumeMatch(controller))
 
 
 def _switch_off(rules: Rules, switch_on: Callable[[Rules], Rules], preset: Rules) -> Rules:
