@@ -30,6 +30,7 @@ def cluster() -> Iterator[None]:
     ray.shutdown()
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_a_training_round_on_ray_gives_the_local_pools_weights(
     tmp_path: Path, cluster: None
 ) -> None:
@@ -60,6 +61,7 @@ def test_a_training_round_on_ray_gives_the_local_pools_weights(
     assert evals[0] == evals[1] and evals[0]["random"]["games"] == 4
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_tienlen_train_with_ray_runs_a_round_there(
     tmp_path: Path, cluster: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -71,6 +73,7 @@ def test_tienlen_train_with_ray_runs_a_round_there(
     assert "done: " in shown.out and (out / "latest.npz").exists()
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(
     tmp_path: Path, cluster: None
 ) -> None:
@@ -83,6 +86,7 @@ def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(
     assert there["entries"] == here["entries"] and there["games"] == here["games"] == 6
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_an_arena_on_ray_refuses_cmd_bots(cluster: None) -> None:
     with (
         RayExecutor("auto") as executor,
