@@ -20,7 +20,7 @@ const WORDS = {
     "table.clear": "Clear", "table.hand": "Your hand", "table.group": "Group", "table.give": "Give",
     "table.offer": "Offer", "table.nooffer": "No trade", "table.accept": "Accept",
     "table.refuse": "Refuse", "table.partner": "Partner", "table.take": "Cards you want",
-    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards", "table.hidden": "? cards", "table.ask": "ask",
+    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards", "table.cards.one": "1 card", "table.hidden": "? cards", "table.ask": "ask",
     "table.passed": "passed", "table.botlevel": "bot: {level}",
     "table.botfor": "bot playing for {name}", "table.you": "you", "table.host": "host",
     "table.place": "#{n}", "table.pile": "Pile", "table.lead": "{name} leads",
@@ -30,7 +30,7 @@ const WORDS = {
     "table.result": "Game {n}: finishing order and payments", "table.standings": "Standings",
     "table.matchover": "The match is over", "table.hands": "Every hand",
     "table.chat": "Chat", "table.say": "Say", "table.log": "Moves",
-    "table.givehelp": "Choose {n} cards to give", "table.tradehelp": "Offer a trade, or none",
+    "table.givehelp": "Choose {n} cards to give", "table.givehelp.one": "Choose 1 card to give", "table.tradehelp": "Offer a trade, or none",
     "table.offered": "{name} offers {give} for {take}", "table.replay": "Replay",
     "table.shortcuts": "Keys: P play, X pass, H hint, Esc clear, G group",
     "conn.lost": "Connection lost: reconnecting…", "conn.back": "Connected again",
@@ -39,7 +39,7 @@ const WORDS = {
     "log.back": "{name} is back", "log.timeout": "{name} ran out of time",
     "log.give": "{name} gives {cards}", "log.offer": "{name} offers a trade to {partner}",
     "log.accept": "{name} accepts the trade", "log.refuse": "{name} refuses the trade",
-    "log.ask": "{name} asks {partner}: {n} cards",
+    "log.ask": "{name} asks {partner}: {n} cards", "log.ask.one": "{name} asks {partner}: 1 card",
     "log.start": "The match begins", "log.gameover": "Game {n} is over",
     "log.matchover": "The match is over", "log.chop": "{name} chops {victim}!",
     "log.chopheo": "{name} chops {victim}'s 2 (chặt heo)!", "log.instant": "Instant win (tới trắng): {how}",
@@ -197,10 +197,12 @@ export function fill(template, params = {}) {
   return template.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
-/** The interface's word for key in the language in use. */
+/** The interface's word for key in the language in use; when params.n is 1, the key's
+ *  ".one" form where the language has one ("1 card", not "1 cards"). */
 export function t(key, params = {}) {
   const words = WORDS[lang()];
-  return fill(words[key] ?? WORDS.en[key] ?? key, params);
+  const one = params.n === 1 ? words[`${key}.one`] : undefined;
+  return fill(one ?? words[key] ?? WORDS.en[key] ?? key, params);
 }
 
 /** Set every [data-i18n] element's text under root. */
