@@ -33,7 +33,7 @@ def guest(page: Page, base: str, path: str, name: str) -> None:
 def my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#turn')?.dataset.mine === '1'"
-        " && !document.querySelector('#play')?.disabled"
+        " && !document.querySelector('#hint')?.disabled"
     )
 
 

@@ -80,6 +80,7 @@ log = logging.getLogger("tienlen.server")
 #: Events after which the table's seats, status or scores may differ.
 _TABLE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "away", "back"}
+    | {"offline", "online"}
 )
 #: Events that change a table's status (stored in its row, for loading on start).
 _STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
@@ -137,7 +138,7 @@ class NewTable(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     bots: str | list[str] = "greedy"
     """One bot level for every empty seat, or one per seat."""
-    turn_timer: Annotated[float, Field(ge=1, le=600)] | None = None
+    turn_timer: Annotated[float, Field(ge=0, le=600)] | None = None
     games: Annotated[int, Field(ge=1, le=100)] | None = None
     target: Annotated[int, Field(ge=1, le=1000)] | None = None
     private: bool = False
@@ -443,9 +444,9 @@ class Server:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None
     ) -> None:
         """Make a change at a table this node runs: ``op`` is ``"msg"`` (a client's
-        message), ``"back"`` (a seated player returned) or ``"away"`` (a seated player's
-        grace ran out). A cluster node that does not own the table raises :class:`NotOwner`
-        and changes nothing."""
+        message), ``"back"`` (a seated player returned), ``"offline"`` (a seated player's
+        last connection closed) or ``"away"`` (a seated player's grace ran out). A cluster
+        node that does not own the table raises :class:`NotOwner` and changes nothing."""
         async with self._lock(table_id):
             if table_id not in self.tables:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -461,18 +462,27 @@ class Server:
                 await self._commit(table, pending)
 
     def _presence(self, table: Table, player: str, op: str) -> list[Pending]:
-        """A returning player's ``back``, or an absent one's ``away`` (none if it no longer
-        applies: the player is here again, at this node or another, or left the seat)."""
+        """A returning player's ``back`` (their bot played) or ``online`` (within the grace
+        period), a lost one's ``offline`` (with when the grace ends), or an absent one's
+        ``away`` (none if it no longer applies: the player is here again, at this node or
+        another, or left the seat)."""
         seat = table.seat_of(player)
         if seat is None:
             return []
         s = table.seats[seat]
         if op == "back":
-            if not s.away:
-                return []
-            return [self._applied(table, Pending("back", {"seat": seat}, actor=player))]
+            if s.away:
+                return [self._applied(table, Pending("back", {"seat": seat}, actor=player))]
+            if s.grace_until is not None:
+                return [self._applied(table, Pending("online", {"seat": seat}, actor=player))]
+            return []
         if player in table.watching() or s.away or table.status != "playing":
             return []
+        if op == "offline":
+            if s.grace_until is not None:
+                return []
+            until = round(time.time() + self.settings.grace, 3)
+            return [self._applied(table, Pending("offline", {"seat": seat, "until": until}))]
         return [self._applied(table, Pending("away", {"seat": seat}))]
 
     def _plan(self, conn: Actor, table: Table, msg: ClientMessage) -> list[Pending]:
@@ -613,6 +623,7 @@ class Server:
             self.restoring[table.id] = table.version
             self._spawn(self._rebuild(table, pending))
             raise Refused("try_again", TRY_AGAIN) from None
+        self._set_deadline(table)
         self._announce(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
@@ -642,6 +653,7 @@ class Server:
             fresh.fence = stale.fence
             self.tables[stale.id] = fresh
             del self.restoring[stale.id]
+            self._set_deadline(fresh)
             if fresh.version >= failed[-1].version:
                 self._broadcast(fresh, failed)
             log.info("table %s: rebuilt at version %d", stale.id, fresh.version)
@@ -784,10 +796,13 @@ class Server:
                     table=table.id,
                     seat=seat,
                     version=table.version,
+                    now=round(time.time(), 3),
                 )
             )
             await self.catch_up(conn, table, since)
-            away = seat is not None and table.seats[seat].away
+            away = seat is not None and (
+                table.seats[seat].away or table.seats[seat].grace_until is not None
+            )
         if away:
             try:
                 await self.dispatch(conn, table.id, "back")
@@ -825,6 +840,13 @@ class Server:
             self.graces[key] = self._spawn(self._grace(table, seat, player))
 
     async def _grace(self, table: Table, seat: int, player: str) -> None:
+        # Everyone at the table sees the seat offline at once, with when its bot takes over.
+        if self.settings.grace > 0:
+            try:
+                someone = RemoteActor(player, "", TokenBucket(self.settings.chat))
+                await self.dispatch(someone, table.id, "offline")
+            except Refused as e:
+                log.warning("table %s: %s's lost connection not shown: %s", table.id, player, e)
         await asyncio.sleep(self.settings.grace)
         self.graces.pop((table.id, player), None)
         if any(c.player == player for c in self.conns.get(table.id, ())):
@@ -847,8 +869,23 @@ class Server:
         seat = table.seats[game.turn]
         if seat.is_bot:
             self.timers[table.id] = self._spawn(self._bot_turn(table, table.state_version))
-        elif table.config.turn_timer is not None:
+        elif table.deadline is not None:
             self.timers[table.id] = self._spawn(self._timeout(table, table.state_version))
+
+    def _set_deadline(self, table: Table) -> None:
+        """Before a change goes out: when the person to act must act (their views carry it),
+        or ``None`` (a bot's turn, no timer, a game over, a table another node runs)."""
+        game = table.game
+        timer = table.turn_timer
+        running = game is not None and not game.is_over and table.status == "playing"
+        if running and timer is not None and self.runs(table):
+            assert game is not None
+            if not table.seats[game.turn].is_bot:
+                if table.deadline is None or table.deadline_version != table.state_version:
+                    table.deadline = time.time() + timer
+                    table.deadline_version = table.state_version
+                return
+        table.deadline = None
 
     def runs(self, table: Table) -> bool:
         """Whether this process runs ``table``'s bots and timer (a cluster node: if it owns
@@ -895,8 +932,8 @@ class Server:
         self.pool_restarts += 1
 
     async def _timeout(self, table: Table, version: int) -> None:
-        assert table.config.turn_timer is not None
-        await asyncio.sleep(table.config.turn_timer)
+        assert table.deadline is not None
+        await asyncio.sleep(max(0.0, table.deadline - time.time()))
         async with self._lock(table.id):
             game = table.game
             if table.state_version != version or game is None or not self.runs(table):

@@ -15,10 +15,10 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, get_args
+from typing import Any, Final, get_args
 
 from tienlen import Game, GameRecord, Match, Move, Rules
-from tienlen.cards import Card, ids_of_mask
+from tienlen.cards import TWO, Card, ids_of_mask
 from tienlen.combos import Choice, Give
 from tienlen.game import why_refused
 from tienlen.observation import Observation, observe
@@ -29,7 +29,16 @@ from tienlen.record import ActionKind, RecordedAction, apply_action
 
 from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
 
-__all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "bot_name", "rules_key"]
+__all__ = [
+    "DEFAULT_TURN_TIMER",
+    "Refused",
+    "Seat",
+    "ServerMatch",
+    "Table",
+    "TableConfig",
+    "bot_name",
+    "rules_key",
+]
 
 #: Events that change a table (the others are announcements: chat, timeouts, and a card
 #: count asked, which no move depends on).
@@ -37,6 +46,10 @@ _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
     | {"refuse", "game_over", "match_over", "away", "back"}
 )
+
+
+#: The turn timer (seconds) of a table with two or more people that chose none.
+DEFAULT_TURN_TIMER: Final = 30.0
 
 
 class Refused(ValueError):
@@ -160,6 +173,8 @@ class Seat:
     player: str | None = None
     name: str = ""
     away: bool = False
+    grace_until: float | None = None
+    """While the player's connection is lost: when their bot takes over (Unix seconds)."""
 
     @property
     def is_bot(self) -> bool:
@@ -203,6 +218,11 @@ class Table:
     """Open sockets per player (not stored: who watches now)."""
     remote_viewers: dict[str, frozenset[str]] = field(default_factory=dict)
     """In a cluster, who watches through each other node (by node id)."""
+    deadline: float | None = None
+    """While a turn timer runs: when the seat to act must have acted (Unix seconds; not
+    stored: set by the server that runs the table)."""
+    deadline_version: int = -1
+    """The :attr:`state_version` :attr:`deadline` was set at (a new state: a new deadline)."""
     fence: int | None = None
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
@@ -264,6 +284,17 @@ class Table:
                 return i
         return None
 
+    @property
+    def turn_timer(self) -> float | None:
+        """The turn timer in force (seconds): the table's own (0: none), else
+        :data:`DEFAULT_TURN_TIMER` where two or more people sit, so nobody waits long on
+        another person; ``None`` where none runs."""
+        chosen = self.config.turn_timer
+        if chosen is not None:
+            return chosen or None
+        people = sum(1 for s in self.seats if s.player is not None)
+        return DEFAULT_TURN_TIMER if people >= 2 else None
+
     def watching(self) -> set[str]:
         """The players with the table open, here or (in a cluster) at another node."""
         return set(self.viewers).union(*self.remote_viewers.values())
@@ -286,12 +317,13 @@ class Table:
                     name=s.name,
                     bot=s.bot if s.is_bot else None,
                     away=s.away,
+                    grace_until=s.grace_until,
                 )
                 for i, s in enumerate(self.seats)
             ],
             status=self.status,  # type: ignore[arg-type]
             private=self.config.private,
-            turn_timer=self.config.turn_timer,
+            turn_timer=self.turn_timer,
             games=self.config.games,
             target=self.config.target,
             match=self.match_no,
@@ -341,6 +373,7 @@ class Table:
             trades=_trades(obs, seat),
             legal=legal,
             hands=[_ids(h) for h in game.dealt] if over else None,
+            deadline=None if over else self.deadline,
         )
 
     # --- changing -------------------------------------------------------------------------
@@ -382,10 +415,16 @@ class Table:
                 self.reported = data["game"]
             case "match_over":
                 self.status = "finished"
+            case "offline":
+                self.seats[data["seat"]].grace_until = data["until"]
+            case "online":
+                self.seats[data["seat"]].grace_until = None
             case "away":
                 self.seats[data["seat"]].away = True
+                self.seats[data["seat"]].grace_until = None
             case "back":
                 self.seats[data["seat"]].away = False
+                self.seats[data["seat"]].grace_until = None
         if kind in _STATE_KINDS:
             self.state_version = self.version + 1
         self.version += 1
@@ -467,14 +506,19 @@ class Table:
         if seat != game.turn and kind != "ask":  # a card count is asked out of turn
             raise Refused("not_your_turn", f"it is seat {game.turn}'s turn, not yours")
         data: dict[str, Any] = {"seat": seat, **fields}
+        trial = game.copy()
         try:
-            act(game.copy(), kind, data)
+            act(trial, kind, data)
         except ValueError as e:  # the engine's reason, in words (and as a code)
             raise Refused("illegal", why_refused(e)) from None
         public: dict[str, Any] = {"seat": seat}
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
             public["cards"] = data["cards"]
+            if len(trial.chops) > len(game.chops):  # the engine's chop: a bomb on another kind
+                chop = trial.chops[-1]
+                twos = sum(1 for c in chop.target.cards if c.rank == TWO)
+                public["chop"] = {"victim": chop.victim, "twos": twos}
         elif kind == "ask":
             public["partner"] = data["partner"]
             public["count"] = game.cards_left(data["partner"])

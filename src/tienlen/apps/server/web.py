@@ -9,7 +9,9 @@ reasons in the error frames, hints from :func:`~tienlen.players.hint.hint` here.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -17,7 +19,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
 
-from tienlen import RULESETS, Game, GameRecord, Rules, parse_cards
+from tienlen import RULESETS, Game, GameRecord, Move, Rules, parse_cards
 from tienlen.describe import SUMMARIES, rules_sections
 from tienlen.describe import catalogue as phrases
 from tienlen.observation import observe
@@ -96,6 +98,70 @@ def knob_fields() -> list[dict[str, Any]]:
     ]
 
 
+#: The values offered for the knobs that hold a number (others: the preset's and the rules code's).
+_NUMBERS = {
+    "players": range(2, 9),
+    "decks": range(1, 3),
+    "min_straight": range(3, 7),
+    "min_pair_run": range(2, 5),
+    "min_triple_run": range(2, 4),
+    "min_quad_run": range(2, 4),
+}
+
+
+def _sentences(rules: Rules) -> list[dict[str, Any]]:
+    return [s.to_dict() for _, sentences in rules_sections(rules) for s in sentences]
+
+
+@functools.cache
+def knob_options(preset: str) -> list[dict[str, Any]]:
+    """The knobs of ``preset`` a table may change, each value in the engine's own words: for
+    every value the rules accept, the sentences of its explanation (``{code, params}``)
+    that differ between the values (none: the rule is simply not there). A knob none of
+    whose values changes a sentence here is left out, as are those that hold tables (a
+    rules code changes them).
+
+    >>> opts = {o["name"]: o for o in knob_options("standard")}
+    >>> [(c["value"], [w["code"] for w in c["words"]]) for c in opts["hidden_counts"]["choices"]]
+    [(False, []), (True, ['deal.hidden_counts'])]
+    """
+    base = Rules.preset(preset)
+    out = []
+    for f in knob_fields():
+        name = f["name"]
+        if f["type"] == "bool":
+            values: list[Any] = [False, True]
+        elif f["type"] == "choice":
+            values = list(f["choices"])
+        elif f["type"] == "int" and name in _NUMBERS:
+            values = list(_NUMBERS[name])
+        else:
+            continue
+        worded = []
+        for value in values:
+            try:
+                worded.append((value, _sentences(dataclasses.replace(base, **{name: value}))))
+            except ValueError:  # not a value these rules can take
+                continue
+        if len(worded) < 2:
+            continue
+        common = [s for s in worded[0][1] if all(s in w for _, w in worded[1:])]
+        choices = [{"value": v, "words": [s for s in w if s not in common]} for v, w in worded]
+        if any(c["words"] for c in choices):
+            value = getattr(base, name)
+            out.append({"name": name, "type": f["type"], "value": value, "choices": choices})
+    return out
+
+
+@router.get("/api/options")
+async def options_words(preset: str = "standard") -> list[dict[str, Any]]:
+    """The knobs the create-table form offers under ``preset``, each value in words
+    (:func:`knob_options`)."""
+    if preset not in RULESETS:
+        raise Refused("bad_rules", f"no preset named {preset[:40]!r}")
+    return copy.deepcopy(knob_options(preset))
+
+
 @router.get("/api/knobs")
 async def knobs() -> list[dict[str, Any]]:
     """The knobs a table's ``options`` may change, and how to edit each."""
@@ -145,7 +211,8 @@ async def table_hint(table_id: str, request: Request) -> dict[str, Any]:
     if game.phase != "play":
         raise Refused("not_playing", "hints are for the play phase")
     move, why = hint(observe(game, seat), game.legal_moves())
-    return {"cards": [c.ascii() for c in move.cards], "why": why}
+    kind = move.kind if isinstance(move, Move) and move.cards else None
+    return {"cards": [c.ascii() for c in move.cards], "kind": kind, "why": why}
 
 
 @router.get("/api/games/{game_id}/steps")
