@@ -19,7 +19,6 @@ from serverkit import (
     Client,
     LiveServer,
     Socket,
-    backend,  # noqa: F401  (the fixture)
     database,
     first_legal,
     play_out,
@@ -31,7 +30,7 @@ Make = Callable[..., LiveServer]
 
 
 @pytest.fixture
-def make(backend: str, tmp_path: Path) -> Iterator[Make]:  # noqa: F811
+def make(backend: str, tmp_path: Path) -> Iterator[Make]:
     servers: list[LiveServer] = []
     with database(backend, tmp_path) as url:
 
@@ -83,10 +82,13 @@ def test_reconnect_catches_up_by_version_and_resyncs_past_a_gap(make: Make) -> N
     assert [m["event"] for m in got] == [m["event"] for m in missed]
     assert [m["more"] for m in got] == [True] * (len(got) - 1) + [False]
     assert got[-1]["view"]["turn"] == away and got[-1]["view"]["legal"]
+    # Back within the grace: everyone is told (it was shown offline when it left).
+    assert back.recv()["event"] == {"kind": "online", "seat": away}
+    assert any(m.get("event", {}).get("kind") == "offline" for m in missed)
     # Past the catch-up window (five events here) the client gets a full state instead.
     gap = clients[away].socket(table, since=0)
     state = gap.recv()
-    assert state["type"] == "state" and state["version"] == watcher.version
+    assert state["type"] == "state" and state["version"] == back.version
     assert state["view"]["hand"] == got[-1]["view"]["hand"]
     # A version from the future is a gap too.
     future = clients[away].socket(table, since=watcher.version + 7)

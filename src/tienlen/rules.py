@@ -243,7 +243,9 @@ class Rules:
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         # Rebuild from the knobs, so the cached hash is this process's (str hashes vary).
-        return (Rules.from_dict, (self.to_dict(),))
+        # A module-level function, not the bound classmethod: cloudpickle (Ray's pickler)
+        # copies a classmethod by value and loses its keyword defaults on the way.
+        return (_rules_from_knobs, (self.to_dict(),))
 
     # ----------------------------------------------------------------------------------
     @classmethod
@@ -807,3 +809,8 @@ _PRESETS: dict[str, Rules] = {
 
 #: The names of the twelve presets, ``standard`` (the default) first.
 RULESETS: tuple[str, ...] = tuple(_PRESETS)
+
+
+def _rules_from_knobs(knobs: dict[str, Any]) -> Rules:
+    """A :class:`Rules` rebuilt from :meth:`Rules.to_dict` (how a value is unpickled)."""
+    return Rules.from_dict(knobs)

@@ -10,24 +10,22 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, get_args
 
-from tienlen import Game, GameRecord, Match, Move, Rules
-from tienlen.cards import TWO, Card, ids_of_mask
+from tienlen import Game, GameRecord, Match, Rules
+from tienlen.cards import TWO
 from tienlen.combos import Choice, Give
 from tienlen.game import why_refused
-from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
-from tienlen.position import Action, Gift
 from tienlen.reasons import Reason
 from tienlen.record import ActionKind, RecordedAction, apply_action
 
-from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
+from .messages import GameView, SeatInfo, TableEvent, TableInfo
+from .views import card_ids, commitment_of, game_view
 
 __all__ = [
     "DEFAULT_TURN_TIMER",
@@ -44,7 +42,7 @@ __all__ = [
 #: count asked, which no move depends on).
 _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
-    | {"refuse", "game_over", "match_over", "away", "back"}
+    | {"refuse", "game_over", "match_over", "closed", "away", "back"}
 )
 
 
@@ -74,27 +72,6 @@ def rules_key(rules: Rules) -> str:
     if rules.is_preset:
         return rules.name
     return f"{rules.name}+{hashlib.sha256(rules.to_json().encode()).hexdigest()[:10]}"
-
-
-def _ids(cards: Iterable[Any]) -> list[str]:
-    return [c.ascii() for c in cards]
-
-
-@functools.cache
-def _card_id(card: int) -> str:
-    return Card.from_id(card).ascii()
-
-
-def _mask_ids(mask: int) -> list[str]:
-    """The cards of a mask as identifiers (each card's text made once: views list every
-    hand and legal move on each action)."""
-    return [_card_id(i) for i in ids_of_mask(mask)]
-
-
-@functools.lru_cache(maxsize=4096)  # a view repeats it on every action of the game
-def commitment_of(seed: str) -> str:
-    """The published commitment to a deal's seed: its SHA-256 in hex."""
-    return hashlib.sha256(seed.encode()).hexdigest()
 
 
 class ServerMatch(Match):
@@ -295,6 +272,26 @@ class Table:
         people = sum(1 for s in self.seats if s.player is not None)
         return DEFAULT_TURN_TIMER if people >= 2 else None
 
+    def arm_deadline(self, now: float, *, runs: bool) -> None:
+        """Before a change goes out: when the person to act must act (their views carry
+        it), from ``now`` where the state is new, or ``None`` (a bot's turn, no timer, no
+        game going on, or a table this process does not run)."""
+        game = self.game
+        timer = self.turn_timer
+        if (
+            runs
+            and timer is not None
+            and game is not None
+            and not game.is_over
+            and self.status == "playing"
+            and not self.seats[game.turn].is_bot
+        ):
+            if self.deadline is None or self.deadline_version != self.state_version:
+                self.deadline = round(now + timer, 3)
+                self.deadline_version = self.state_version
+            return
+        self.deadline = None
+
     def watching(self) -> set[str]:
         """The players with the table open, here or (in a cluster) at another node."""
         return set(self.viewers).union(*self.remote_viewers.values())
@@ -338,42 +335,14 @@ class Table:
         m = self.match
         if m is None:
             return None
-        game = m.game
-        obs = observe(game, 0 if seat is None else seat)
-        over = game.is_over
-        legal = None
-        if seat is not None and obs.is_my_turn():
-            legal = [_mask_ids(mv.mask) for mv in game.legal_moves()]
-        return GameView(
-            seat=seat,
-            game=m.number,
+        return game_view(
+            m.game,
+            seat,
+            number=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),
-            phase=obs.phase,
-            turn=obs.turn,
-            hand=None if seat is None else _mask_ids(obs.hand_mask),
-            card_counts=list(obs.card_counts if seat is not None else game.shown_counts(None)),
-            pile=[_play(a.seat, a.move) for a in obs.pile],
-            passed=sorted(obs.passed),
-            locked_out=sorted(obs.locked_out),
-            straight_locked=obs.straight_locked,
-            first_lead=f"{obs.first_lead[0]} {obs.first_lead[1].ascii()}"
-            if obs.first_lead
-            else None,
-            stuck=sorted(obs.stuck),
-            finish_order=list(obs.finish_order),
-            leader=obs.leader,
-            history=[
-                _play(a.seat, a.move) if isinstance(a, Action) else _give(a)
-                for a in obs.history
-                if seat is not None or isinstance(a, Action)
-            ]
-            if history
-            else None,
-            trades=_trades(obs, seat),
-            legal=legal,
-            hands=[_ids(h) for h in game.dealt] if over else None,
-            deadline=None if over else self.deadline,
+            history=history,
+            deadline=self.deadline,
         )
 
     # --- changing -------------------------------------------------------------------------
@@ -413,7 +382,7 @@ class Table:
                 act(self.game, kind, data)
             case "game_over":
                 self.reported = data["game"]
-            case "match_over":
+            case "match_over" | "closed":
                 self.status = "finished"
             case "offline":
                 self.seats[data["seat"]].grace_until = data["until"]
@@ -542,10 +511,10 @@ def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
     """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
     (kind, fields) in ``game``'s phase."""
     if isinstance(move, Give):
-        return "give", {"cards": _ids(move.cards)}
+        return "give", {"cards": card_ids(move.cards)}
     if move.is_pass:
         return ("refuse" if game.pending_trade is not None else "pass"), {}
-    return "play", {"cards": _ids(move.cards)}
+    return "play", {"cards": card_ids(move.cards)}
 
 
 def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
@@ -590,28 +559,3 @@ def merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict
 def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]) -> TableEvent:
     """The event as one recipient sees it (``private``: that recipient's share, or empty)."""
     return TableEvent(kind=kind, **{**public, **private})  # type: ignore[arg-type]
-
-
-@functools.lru_cache(maxsize=8192)  # the pile's plays repeat in every seat's view
-def _play(seat: int, move: Move) -> Play:
-    return Play(seat=seat, kind=move.kind, cards=_mask_ids(move.mask))
-
-
-def _give(gift: Gift) -> Play:
-    return Play(seat=gift.seat, kind="give", cards=_mask_ids(gift.give.mask))
-
-
-def _trades(obs: Observation, seat: int | None) -> list[Trade]:
-    out = []
-    for t in obs.trades:
-        mine = seat is not None and seat in (t.proposer, t.partner)
-        out.append(
-            Trade(
-                proposer=t.proposer,
-                partner=t.partner,
-                give=_mask_ids(t.give) if mine else None,
-                take=_mask_ids(t.take) if mine else None,
-                accepted=t.accepted,
-            )
-        )
-    return out

@@ -46,7 +46,7 @@ from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.bots.inference import Inference
 from tienlen.players.toolkit import play_out, sample_hands, unseen_mask
 
-__all__ = ["IsmctsBot", "PolicyMemo", "heuristic_policy", "rollout_heuristic"]
+__all__ = ["Determinizer", "IsmctsBot", "PolicyMemo", "heuristic_policy", "rollout_heuristic"]
 
 #: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
 #: the chosen move. Playouts from the root moves of one determinization meet the same
@@ -92,6 +92,36 @@ def _candidates(legal: Sequence[Move], ix: RulesIndex) -> list[Move]:
     if has_pass:
         out.append(PASS)
     return out
+
+
+class Determinizer:
+    """The search's guesses at the hidden hands of one observation (step 1 of the module
+    docstring): each :meth:`sample` deals the unseen cards at random to the other seats in
+    their card counts, ``guesses`` times, and keeps the deal that best explains the
+    opponents' ``recent`` last plays under the model opponent (:mod:`.inference`). It reads
+    the observation only: it never sees a hidden card."""
+
+    def __init__(self, obs: Observation, *, guesses: int = 3, recent: int = 2) -> None:
+        self.obs = obs
+        self.guesses = guesses
+        self._pool = bits_of_mask(unseen_mask(obs))
+        self._inference = Inference(obs, per_seat=recent) if guesses > 1 else None
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """One determinization: a hand (bitmask) for every seat, the observer's own."""
+        obs, pool, inference = self.obs, self._pool, self._inference
+        hands = sample_hands(obs, rng, pool)
+        if inference is None or not inference.decisions:
+            return hands
+        best = inference.mismatches(hands)
+        for _ in range(self.guesses - 1):
+            if not best:
+                break
+            other = sample_hands(obs, rng, pool)
+            wrong = inference.mismatches(other, best)
+            if wrong < best:
+                hands, best = other, wrong
+        return hands
 
 
 class IsmctsBot:
@@ -163,23 +193,6 @@ class IsmctsBot:
             if collecting:
                 gc.enable()
 
-    def _sample(
-        self, obs: Observation, rng: random.Random, pool: list[int], inference: Inference | None
-    ) -> list[int]:
-        """A determinization: the best explaining of ``guesses`` random ones."""
-        hands = sample_hands(obs, rng, pool)
-        if inference is None or not inference.decisions:
-            return hands
-        best = inference.mismatches(hands)
-        for _ in range(self.guesses - 1):
-            if not best:
-                break
-            other = sample_hands(obs, rng, pool)
-            wrong = inference.mismatches(other, best)
-            if wrong < best:
-                hands, best = other, wrong
-        return hands
-
     def _search(
         self,
         obs: Observation,
@@ -189,10 +202,9 @@ class IsmctsBot:
     ) -> Move:
         rng = self._rng
         ix = index(obs.rules)
-        pool = bits_of_mask(unseen_mask(obs))
         root = _Node()
         c = self.exploration
-        inference = Inference(obs, per_seat=self.recent) if self.guesses > 1 else None
+        deals = Determinizer(obs, guesses=self.guesses, recent=self.recent)
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
         game0: Game | None = None
@@ -208,9 +220,7 @@ class IsmctsBot:
             # Root moves take turns on a shared determinization (paired comparisons:
             # the luck of the deal cancels out between them).
             if turn == 0:
-                game0 = Game.from_state(
-                    obs, rules=obs.rules, hands=self._sample(obs, rng, pool, inference)
-                )
+                game0 = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng))
             assert game0 is not None
             first = roots[turn]
             slot = turn

@@ -1,10 +1,10 @@
 """The browser game: the pages ``tienlen serve`` serves, and the few read-only endpoints only
-the browser needs (knob types for the create-table form, the rules in words, hints).
+the browser needs (knob types for the create-table form, the rules and refusals in words).
 
 Every page is one shell, ``static/index.html``, whose script picks the page from the URL;
 the scripts, styles and card drawings are plain files under ``static/`` (package data, no
 build step). The browser learns legality only from the server: legal moves in the views,
-reasons in the error frames, hints from :func:`~tienlen.players.hint.hint` here.
+reasons in the error frames, hints from :func:`~tienlen.players.hint.hint` (:mod:`.tables`).
 """
 
 from __future__ import annotations
@@ -16,22 +16,20 @@ import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
-from tienlen import RULESETS, Game, GameRecord, Move, Rules, parse_cards
+from tienlen import RULESETS, Rules
 from tienlen.describe import SUMMARIES, rules_sections
 from tienlen.describe import catalogue as phrases
-from tienlen.observation import observe
 from tienlen.reasons import catalogue
-from tienlen.record import replay
 
-from .tables import Refused
+from ..tables import Refused
 
-__all__ = ["STATIC", "knob_fields", "router"]
+__all__ = ["STATIC", "knob_fields", "knob_options", "router"]
 
 #: The browser's files (package data).
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 _SHELL = STATIC / "index.html"
 #: The pages; each is the shell, whose script reads the path.
 _PAGES = (
@@ -192,133 +190,6 @@ async def descriptions() -> dict[str, Any]:
     """The catalogue the rule descriptions are worded from, in every language
     (``tienlen.describe.PHRASES``)."""
     return phrases()
-
-
-@router.get("/api/tables/{table_id}/hint")
-async def table_hint(table_id: str, request: Request) -> dict[str, Any]:
-    """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase."""
-    from tienlen.players.hint import hint
-
-    from .app import Server, _me
-
-    player = await _me(request)
-    server: Server = request.app.state.server
-    table = server.tables.get(table_id)
-    seat = table.seat_of(player.id) if table is not None else None
-    game = table.game if table is not None else None
-    if game is None or seat is None or game.is_over or game.turn != seat:
-        raise Refused("not_your_turn", "a hint is for the seat to act")
-    if game.phase != "play":
-        raise Refused("not_playing", "hints are for the play phase")
-    move, why = hint(observe(game, seat), game.legal_moves())
-    kind = move.kind if isinstance(move, Move) and move.cards else None
-    return {"cards": [c.ascii() for c in move.cards], "kind": kind, "why": why}
-
-
-@router.get("/api/games/{game_id}/steps")
-async def game_steps(game_id: str, request: Request) -> dict[str, Any]:
-    """A finished game replayed through the engine: every hand and the pile after each
-    action, for stepping through it move by move (the game is over: nothing is secret)."""
-    from .app import Server
-
-    server: Server = request.app.state.server
-    data = await server.game_record(game_id)
-    record = GameRecord.from_dict(data)
-    start = record.new_game()
-
-    def hands(game: Game) -> list[list[str]]:
-        return [[c.ascii() for c in h] for h in game.hands]
-
-    steps = [
-        {
-            "number": s.number,
-            "seat": s.action.seat,
-            "kind": s.action.kind,
-            "cards": [c.ascii() for c in parse_cards(s.action.cards)] if s.action.cards else [],
-            "words": s.action.words(),
-            "partner": s.action.partner if s.action.kind in ("offer", "ask") else None,
-            "phase": s.phase,
-            "leads": s.leads,
-            "hands": hands(s.game),
-            "pile": [
-                {"seat": a.seat, "kind": a.move.kind, "cards": [c.ascii() for c in a.move.cards]}
-                for a in s.game.pile
-            ],
-        }
-        for s in replay(record)
-    ]
-    return {
-        "id": game_id,
-        "rules": record.rules.name,
-        "names": list(record.names or [f"S{i}" for i in range(record.rules.players)]),
-        "hands": hands(start),
-        "steps": steps,
-        "result": data.get("result"),
-        "seed": data.get("seed"),
-    }
-
-
-@router.get("/api/tables/{table_id}/groups")
-async def hand_groups(table_id: str, request: Request) -> list[list[str]]:
-    """The caller's hand split into combinations, as the heuristic bot plans it (the page's
-    Group key): each group's cards, lowest group first."""
-    from tienlen.players.bots.analysis import counts_of, planner
-
-    from .app import Server, _me
-
-    player = await _me(request)
-    server: Server = request.app.state.server
-    table = server.tables.get(table_id)
-    seat = table.seat_of(player.id) if table is not None else None
-    game = table.game if table is not None else None
-    if game is None or seat is None:
-        raise Refused("not_seated", "only a seated player's hand can be grouped")
-    left = list(game.hands[seat])
-    groups = []
-    for unit in planner(game.rules).plan(counts_of(game.hand_masks[seat])).units:
-        group = [
-            card
-            for rank in range(unit.low, unit.top + 1)
-            for card in [c for c in left if c.rank == rank][: unit.per]
-        ]
-        left = [c for c in left if c not in group]
-        groups.append([c.ascii() for c in group])
-    if left:
-        groups.append([c.ascii() for c in left])
-    return groups
-
-
-@router.get("/api/players/{player_id}")
-async def player_card(player_id: str, request: Request) -> dict[str, Any]:
-    """A player's name and ratings (one per rule set they were rated under)."""
-    from sqlalchemy import select
-
-    from .app import Server
-    from .db import PlayerRow, RatingRow
-
-    server: Server = request.app.state.server
-    async with server.sessions() as s:
-        player = await s.get(PlayerRow, player_id)
-        if player is None:
-            raise Refused("not_found", f"no player {player_id[:40]!r}")
-        ratings = (await s.scalars(select(RatingRow).where(RatingRow.player_id == player_id))).all()
-    return {
-        "player": player.id,
-        "name": player.name,
-        "ratings": sorted(
-            (
-                {
-                    "rules_key": r.rules_key,
-                    "mu": r.mu,
-                    "sigma": r.sigma,
-                    "ordinal": r.mu - 3 * r.sigma,
-                    "games": r.games,
-                }
-                for r in ratings
-            ),
-            key=lambda r: -r["games"],
-        ),
-    }
 
 
 @router.get("/api/reasons")
