@@ -11,9 +11,13 @@ decisions made while nobody is out, the win probability of the choice made as th
 values it from the deciding seat's observation (``--samples`` deals); once the game is over,
 whether that seat won. The predictions are bucketed by tenths and set against the outcomes.
 
-Run: ``.venv/bin/python bench/analysis.py speed`` and
-``.venv/bin/python bench/analysis.py calibration --positions 3000`` (docs/analysis.md and
-docs/bots.md hold the figures).
+``solver``: the open-hands solver (default node budget) on positions of self-played games
+with a given number of cards in hand in all: CPU time, and how many are too large.
+
+Run: ``.venv/bin/python bench/analysis.py speed``,
+``.venv/bin/python bench/analysis.py calibration --positions 3000`` and
+``.venv/bin/python bench/analysis.py solver`` (docs/analysis.md and docs/bots.md hold the
+figures).
 """
 
 from __future__ import annotations
@@ -110,12 +114,17 @@ def calibration(args: argparse.Namespace) -> None:
                     picked.append((seat, values.choices[0].win.mean))
                     bar.advance(task)
                 game.apply_unchecked(move)
+            before = len(pairs) // args.every
             pairs.extend((p, game.finish_order[0] == seat) for seat, p in picked)
+            if len(pairs) // args.every > before and len(pairs) < args.positions:
+                _table(pairs, "so far", started)
+    _table(pairs, f"{args.bots}, {args.samples} deals each", started)
+
+
+def _table(pairs: list[tuple[float, bool]], what: str, started: float) -> None:
+    """The calibration table of (predicted, won) pairs so far."""
     seconds = time.process_time() - started
-    print(
-        f"{len(pairs)} positions from {game_seed - args.seed * 100_000} games "
-        f"({args.bots}), {args.samples} deals each, {seconds:.0f} s CPU"
-    )
+    print(f"{len(pairs)} positions ({what}), {seconds:.0f} s CPU")
     print("| predicted | positions | mean predicted | won | ± |")
     print("|---|---|---|---|---|")
     for b in range(10):
@@ -130,7 +139,49 @@ def calibration(args: argparse.Namespace) -> None:
         print(f"| {lo:.1f}-{hi:.1f} | {n} | {mean_p:.3f} | {won:.3f} | {se:.3f} |")
     brier = sum((p - w) ** 2 for p, w in pairs) / len(pairs)
     base = sum(w for _, w in pairs) / len(pairs)
-    print(f"Brier score {brier:.4f} (always {base:.3f}: {base * (1 - base):.4f})")
+    print(f"Brier score {brier:.4f} (always {base:.3f}: {base * (1 - base):.4f})", flush=True)
+
+
+def solver(args: argparse.Namespace) -> None:
+    """The solver on positions of self-played games with a given number of cards in hand
+    in all (the first position of each game at or under it): time and share too large."""
+    from tienlen.analysis.solver import Solver, TooLargeError
+
+    print("| cards in hand | positions | solved | median s | max s | too large | s to say so |")
+    print("|---|---|---|---|---|---|---|")
+    for total in args.cards:
+        times: list[float] = []
+        large = 0
+        give_up = 0.0
+        for i in range(args.positions):
+            game = Game("standard", seed=args.seed * 100_000 + i)
+            bot = make_bot("heuristic")
+
+            def small(g: Game, total: int = total) -> bool:
+                return sum(g.cards_left(s) for s in range(4)) <= total
+
+            play_out(
+                game,
+                lambda g, legal, bot=bot: bot.choose(observe(g, g.turn), legal, Budget()),
+                until=small,
+            )
+            if game.is_over:
+                continue
+            started = time.process_time()
+            try:
+                Solver().solve(game)
+                times.append(time.process_time() - started)
+            except TooLargeError:
+                large += 1
+                give_up = max(give_up, time.process_time() - started)
+        n = len(times) + large
+        times.sort()
+        median = times[len(times) // 2] if times else 0.0
+        print(
+            f"| {total} | {n} | {len(times)} | {median:.3f} | "
+            f"{max(times, default=0.0):.3f} | {large} | {give_up:.2f} |",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -145,7 +196,13 @@ def main() -> None:
     c.add_argument("--samples", type=int, default=32)
     c.add_argument("--bots", default="learned,heuristic,greedy,heuristic")
     c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--every", type=int, default=500, help="print the table so far this often")
     c.set_defaults(func=calibration)
+    v = sub.add_parser("solver", help="the solver's time against the cards in hand")
+    v.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20, 24, 28, 32])
+    v.add_argument("--positions", type=int, default=50)
+    v.add_argument("--seed", type=int, default=3)
+    v.set_defaults(func=solver)
     args = parser.parse_args()
     args.func(args)
 

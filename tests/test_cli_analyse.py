@@ -126,3 +126,19 @@ def test_replay_quotes_a_bad_analysis_file(
     analysis.write_text(json.dumps(doc))
     assert main(["replay", str(path), "--analysis", str(analysis)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_terminal_replay_viewer_marks_the_analysed_decisions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blunder_record: GameRecord
+) -> None:
+    from tienlen.apps.tui.replay import ReplayModel
+
+    path = tmp_path / "game.json"
+    path.write_text(blunder_record.to_json())
+    analysis = tmp_path / "analysis.json"
+    assert main(["analyse", str(path), "--samples", "8", "--json", str(analysis)]) == 0
+    model = ReplayModel.open(path, analysis=analysis)
+    model.go(1)
+    assert model.view().status.endswith("· blunder (100% ± 0% lost); best: 3♠ 4♠ 5♠")
+    with pytest.raises(ValueError, match="an analysis of 1 games for 2 games"):
+        ReplayModel([blunder_record, blunder_record], model.marks)

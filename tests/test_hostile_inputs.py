@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tienlen import Game, Rules
+from tienlen import Card, Game, Rules
 from tienlen.apps.cli import main
-from tienlen.apps.controller import MatchController, Settings
+from tienlen.apps.controller import MatchController, MatchSetup
 from tienlen.apps.plain import MAX_LINE, play_plain
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.record import to_json
 
 EVIL = "Eve\x1b]0;owned\x07\x1b[2J\u202e"
-SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=1, seed=7)
+SETTINGS = MatchSetup(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=1, seed=7)
 
 
 def evil_record(tmp_path: Path) -> Path:
@@ -63,7 +63,9 @@ def test_plain_game_escapes_what_is_typed_and_refuses_huge_lines() -> None:
 
 def test_an_unseeded_match_shows_no_seed_and_deals_afresh_each_time() -> None:
     settings = dataclasses.replace(SETTINGS, seed=None)
-    titles, heads, deals = set(), set(), set()
+    titles: set[str] = set()
+    heads: set[str] = set()
+    deals: set[tuple[tuple[Card, ...], ...]] = set()
     for _ in range(1000):
         ctl = MatchController(settings)
         titles.add(ctl.title())

@@ -4,6 +4,8 @@ what the local processes give."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,14 +21,16 @@ from tienlen.players.executors import RayExecutor  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster() -> Iterator[None]:
     """A one-CPU Ray instance on this machine, which ``--ray auto`` joins."""
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
 
-def test_a_training_round_on_ray_gives_the_local_pools_weights(tmp_path, cluster) -> None:
+def test_a_training_round_on_ray_gives_the_local_pools_weights(
+    tmp_path: Path, cluster: None
+) -> None:
     config = TrainConfig(
         method="rollouts",
         seed=6,
@@ -54,7 +58,9 @@ def test_a_training_round_on_ray_gives_the_local_pools_weights(tmp_path, cluster
     assert evals[0] == evals[1] and evals[0]["random"]["games"] == 4
 
 
-def test_tienlen_train_with_ray_runs_a_round_there(tmp_path, cluster, capsys) -> None:
+def test_tienlen_train_with_ray_runs_a_round_there(
+    tmp_path: Path, cluster: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "run"
     args = ["train", "--out", str(out), "--steps", "1", "--games-per-round", "2"]
     assert main([*args, "--eval-bots", "", "--hidden", "32,16", "--ray", "auto"]) == 0
@@ -63,7 +69,9 @@ def test_tienlen_train_with_ray_runs_a_round_there(tmp_path, cluster, capsys) ->
     assert "done: " in shown.out and (out / "latest.npz").exists()
 
 
-def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(tmp_path, cluster) -> None:
+def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(
+    tmp_path: Path, cluster: None
+) -> None:
     path = tmp_path / "ray.json"
     specs = ["heuristic", "greedy", "random"]
     assert main(["arena", "--bots", ",".join(specs), "--games", "6", "--seed", "4", "--quiet",
@@ -73,7 +81,7 @@ def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(tmp_path, clust
     assert there["entries"] == here["entries"] and there["games"] == here["games"] == 6
 
 
-def test_an_arena_on_ray_refuses_cmd_bots(cluster) -> None:
+def test_an_arena_on_ray_refuses_cmd_bots(cluster: None) -> None:
     with (
         RayExecutor("auto") as executor,
         pytest.raises(ValueError, match="runs on this machine only, not on Ray"),
@@ -90,4 +98,4 @@ def test_rules_survive_rays_pickler() -> None:
     from ray import cloudpickle
 
     rules = Rules.preset("hawaii").for_players(3)
-    assert cloudpickle.loads(cloudpickle.dumps(rules)) == rules
+    assert cloudpickle.loads(cloudpickle.dumps(rules)) == rules  # type: ignore[no-untyped-call]

@@ -57,7 +57,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--bots",
         required=True,
-        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, learned, or "
+        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, learned, "
+        "each with options after colons (ismcts:playout=learned:roots=learned), or "
         "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
     )
     p.add_argument(

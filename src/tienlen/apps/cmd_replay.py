@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
         needs_terminal("the replay viewer (--tui)")
 
-        run_replay(args.file)
+        run_replay(args.file, analysis=args.analysis)
         return 0
     try:
         records = read_games(read_input(args.file))

@@ -177,9 +177,10 @@ def _player(entry: int, spec: str, seed: int, options: dict[str, Any], timeout: 
                 player = _Broken(name, f"did not start: {e}")
             _CMD_PLAYERS[entry] = player
         return player
-    from tienlen.players.registry import make_bot
+    from tienlen.players.registry import make_bot, parse_spec
 
-    return make_bot(spec, seed=seed, **options.get(spec, {}))
+    name, given = parse_spec(spec)
+    return make_bot(name, seed=seed, **(options.get(name, {}) | given))
 
 
 def _worker_start() -> None:
@@ -435,11 +436,18 @@ def run_arena(
     n = rules.players
     if len(specs) != n:
         raise ValueError(f"{len(specs)} bots given for {n} players: name one bot per seat")
-    from tienlen.players.registry import BOTS
+    from tienlen.players.registry import BOTS, make_bot, parse_spec
 
     for spec in specs:
-        if not spec.startswith("cmd:") and spec not in BOTS:
+        if spec.startswith("cmd:"):
+            continue
+        if spec.split(":")[0] not in BOTS:
             raise ValueError(f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'")
+        name, given = parse_spec(spec)
+        try:  # a bad option is refused here, not in every worker
+            make_bot(name, **((bot_options or {}).get(name, {}) | given))
+        except TypeError as e:
+            raise ValueError(f"bad options in bot spec {spec!r}: {e}") from None
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games!r}")
     if jobs < 1:

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -26,7 +26,8 @@ from .history import store_game
 from .hub import Client, Hub
 from .messages import EventMsg, GameView, StateMsg, TableInfo
 from .metrics import Metrics
-from .tables import Pending, Refused, Table, TableConfig, event_model, merged
+from .options import TableConfig
+from .tables import Pending, Refused, Table, event_model, merged
 from .writer import Fenced, Writer
 
 __all__ = ["Commits", "event_msg"]
@@ -201,20 +202,7 @@ class Commits:
             seat = table.seat_of(conn.player)
             if seat not in views:
                 views[seat] = table.view(seat)
-            for i, p in enumerate(pending):
-                last = i == len(pending) - 1
-                conn.send(
-                    event_msg(
-                        p.kind,
-                        p.version,
-                        p.public,
-                        p.private,
-                        seat,
-                        views[seat] if last else None,
-                        info if last else None,
-                        more=not last,
-                    )
-                )
+            _send(conn, seat, pending, views[seat], info)
 
     async def catch_up(self, conn: Client, table: Table, since: int | None) -> None:
         """The events after ``since`` for this client's seat, or a full state (no ``since``,
@@ -227,20 +215,44 @@ class Commits:
             return
         with database_needed():
             events = await self.events_since(table.id, since)
-        for i, e in enumerate(events):
-            last = i == len(events) - 1
-            conn.send(
-                event_msg(
-                    e.kind,
-                    e.version,
-                    e.public,
-                    e.private,
-                    seat,
-                    table.view(seat) if last else None,
-                    table.info() if last else None,
-                    more=not last,
-                )
+        _send(conn, seat, events, table.view(seat), table.info())
+
+
+class _Event(Protocol):
+    """An event to send: a committed one, or one read from the log."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def public(self) -> Mapping[str, Any]: ...
+    @property
+    def private(self) -> Mapping[str, Any] | None: ...
+
+
+def _send(
+    conn: Client,
+    seat: int | None,
+    events: Sequence[_Event],
+    view: GameView | None,
+    info: TableInfo | None,
+) -> None:
+    """A batch of events to one client: the last one with the seat's view and the table."""
+    for i, e in enumerate(events):
+        last = i == len(events) - 1
+        conn.send(
+            event_msg(
+                e.kind,
+                e.version,
+                e.public,
+                e.private,
+                seat,
+                view if last else None,
+                info if last else None,
+                more=not last,
             )
+        )
 
 
 def event_msg(

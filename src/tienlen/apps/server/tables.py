@@ -11,32 +11,23 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, get_args
+from typing import Any, Final
 
-from tienlen import Game, GameRecord, Match, Rules
+from tienlen import Game, GameRecord, Rules
 from tienlen.cards import TWO
-from tienlen.combos import Choice, Give
 from tienlen.game import why_refused
 from tienlen.players.base import fallback_move
 from tienlen.reasons import Reason
-from tienlen.record import ActionKind, RecordedAction, apply_action
 
+from .actions import act, move_action
+from .deals import ServerMatch, commitment_of
 from .messages import GameView, SeatInfo, TableEvent, TableInfo
-from .views import card_ids, commitment_of, game_view
+from .options import TableConfig
+from .views import game_view
 
-__all__ = [
-    "DEFAULT_TURN_TIMER",
-    "Refused",
-    "Seat",
-    "ServerMatch",
-    "Table",
-    "TableConfig",
-    "bot_name",
-    "rules_key",
-]
+__all__ = ["DEFAULT_TURN_TIMER", "Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
 #: Events that change a table (the others are announcements: chat, timeouts, and a card
 #: count asked, which no move depends on).
@@ -72,74 +63,6 @@ def rules_key(rules: Rules) -> str:
     if rules.is_preset:
         return rules.name
     return f"{rules.name}+{hashlib.sha256(rules.to_json().encode()).hexdigest()[:10]}"
-
-
-class ServerMatch(Match):
-    """A :class:`~tienlen.Match` whose game seeds are independent secrets.
-
-    Each game's seed is an HMAC of the table's secret, so revealing one game's seed (in its
-    record, after the game) tells nothing about the next deal, while the whole match stays
-    reproducible from the secret (which never leaves the server).
-    """
-
-    def __init__(
-        self, rules: Rules, *, games: int | None, target: int | None, secret: str, match: int
-    ) -> None:
-        self._secret = f"{secret}/match{match}"
-        super().__init__(rules, games=games, target=target, seed=self._secret)
-
-    def seed_of(self, number: int) -> str:
-        """Game ``number``'s seed (secret until that game is over)."""
-        digest = hmac.new(self._secret.encode(), f"game{number}".encode(), hashlib.sha256)
-        return digest.hexdigest()
-
-    @property
-    def deal_seed(self) -> str:
-        """The seed the current game's cards came from (a two-player game dealt from a
-        four-hand deal's spare hands shares the previous game's seed)."""
-        seed = self.game_seed
-        return seed if isinstance(seed, str) else self.seed_of(self.number - 1)
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """What the host chose when creating the table."""
-
-    rules: Rules
-    preset: str
-    options: Mapping[str, Any]
-    bots: tuple[str, ...]
-    turn_timer: float | None = None
-    games: int | None = 1
-    target: int | None = None
-    private: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, for the tables row."""
-        return {
-            "preset": self.preset,
-            "options": dict(self.options),
-            "rules": self.rules.to_dict(),
-            "bots": list(self.bots),
-            "turn_timer": self.turn_timer,
-            "games": self.games,
-            "target": self.target,
-            "private": self.private,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
-        """Read :meth:`to_dict`'s output."""
-        return cls(
-            rules=Rules.from_dict(data["rules"]),
-            preset=data["preset"],
-            options=dict(data["options"]),
-            bots=tuple(data["bots"]),
-            turn_timer=data["turn_timer"],
-            games=data["games"],
-            target=data["target"],
-            private=data["private"],
-        )
 
 
 @dataclass
@@ -505,34 +428,6 @@ class Table:
         game = self.game
         assert game is not None
         return move_action(game, fallback_move(game.legal_moves()))
-
-
-def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
-    """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
-    (kind, fields) in ``game``'s phase."""
-    if isinstance(move, Give):
-        return "give", {"cards": card_ids(move.cards)}
-    if move.is_pass:
-        return ("refuse" if game.pending_trade is not None else "pass"), {}
-    return "play", {"cards": card_ids(move.cards)}
-
-
-def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
-    """Make one action (a client's or a stored event's fields) in ``game`` with the record
-    module's step; the engine raises (a ``ValueError``) and changes nothing when it is
-    illegal."""
-    if kind not in get_args(ActionKind):
-        raise ValueError(f"unknown action {kind!r}")
-    apply_action(
-        game,
-        RecordedAction(
-            seat=data["seat"],
-            kind=kind,  # type: ignore[arg-type]
-            cards=" ".join(data.get("cards") or ()),
-            partner=data.get("partner", -1),
-            take=" ".join(data.get("take") or ()),
-        ),
-    )
 
 
 @dataclass(frozen=True)

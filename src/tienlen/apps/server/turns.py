@@ -18,13 +18,14 @@ from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 
 from . import bots, idle, planner
+from .actions import move_action
 from .cluster import RemoteActor
 from .commits import Commits
 from .config import Settings
 from .hub import Actor, Hub
 from .limits import TokenBucket
 from .metrics import Metrics
-from .tables import Pending, Refused, Table, move_action
+from .tables import Pending, Refused, Table
 
 __all__ = ["Turns"]
 

@@ -11,7 +11,6 @@ seat's (history, trades, legal moves).
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Any
@@ -23,7 +22,7 @@ from tienlen.position import Action, Gift, PlayState
 
 from .messages import GameView, Play, Trade
 
-__all__ = ["PLAY_STATE", "card_ids", "commitment_of", "game_view", "mask_ids"]
+__all__ = ["PLAY_STATE", "card_ids", "game_view", "mask_ids"]
 
 #: One PlayState field's value as the view shows it, from the seat's observation, the game
 #: and the seat (``None``: a spectator).
@@ -44,12 +43,6 @@ def mask_ids(mask: int) -> list[str]:
     """The cards of a mask as identifiers (each card's text made once: views list every
     hand and legal move on each action)."""
     return [_card_id(i) for i in ids_of_mask(mask)]
-
-
-@functools.lru_cache(maxsize=4096)  # a view repeats it on every action of the game
-def commitment_of(seed: str) -> str:
-    """The published commitment to a deal's seed: its SHA-256 in hex."""
-    return hashlib.sha256(seed.encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=8192)  # the pile's plays repeat in every seat's view

@@ -13,14 +13,17 @@ One tree is grown over the bot's information set. Each iteration
    exploration term counts the visits in which its move was legal, as the
    information-set version requires), with progressive widening: a node offers the model's
    own choice first and more moves as it is visited more often; one node is added;
-4. plays the game out with the ``heuristic`` scoring for every seat (or ``greedy``, cheaper)
-   and backs the result up: every node is credited with the reward of the seat that made
-   its move.
+4. plays the game out with the ``heuristic`` scoring for every seat (or ``greedy``, cheaper,
+   or ``learned``: the ``learned`` bot's network for every seat, from that seat's view of the
+   determinization) and backs the result up: every node is credited with the reward of the
+   seat that made its move.
 
 The moves considered are pruned: at the root the ``heuristic`` bot's best ``root_moves``
 moves and the pass; deeper, for every seat, the lowest play of each kind and size, the
-lowest bomb and the pass. The answer is the heuristic's first choice unless another root
-move did better on the same determinizations by more than ``margin`` standard errors.
+lowest bomb and the pass. The answer is the first root move (the heuristic's first choice,
+or with ``roots="learned"`` the root move the ``learned`` bot's network values most: its
+prior) unless another root move did better on the same determinizations by more than
+``margin`` standard errors.
 
 The budget is a number of iterations or seconds (:class:`~tienlen.players.base.Budget`);
 with an iteration budget and a seed the bot is deterministic.
@@ -34,12 +37,12 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from tienlen.cards import bits_of_mask
 from tienlen.combos import PASS, Choice, Move, RulesIndex, index
 from tienlen.game import Game
-from tienlen.observation import Observation
+from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import Context, HeuristicBot
@@ -52,6 +55,7 @@ __all__ = ["Determinizer", "IsmctsBot", "PolicyMemo", "heuristic_policy", "rollo
 #: the chosen move. Playouts from the root moves of one determinization meet the same
 #: positions again and again.
 PolicyMemo = dict[tuple[object, ...], Move]
+_FREE = Budget()
 
 
 class _Node:
@@ -137,6 +141,7 @@ class IsmctsBot:
         root_moves: int = 3,
         prior: float = 0.01,
         playout: str = "heuristic",
+        roots: str = "heuristic",
         guesses: int = 3,
         recent: int = 2,
         margin: float = 1.0,
@@ -159,9 +164,21 @@ class IsmctsBot:
         self.margin = margin
         self.widening = widening
         self.win_weight = win_weight
-        if playout not in ("greedy", "heuristic"):
-            raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
-        self._playout = _rollout if playout == "greedy" else rollout_heuristic
+        if playout not in ("greedy", "heuristic", "learned"):
+            raise ValueError(f"playout must be 'greedy', 'heuristic' or 'learned', not {playout!r}")
+        if roots not in ("heuristic", "learned"):
+            raise ValueError(f"roots must be 'heuristic' or 'learned', not {roots!r}")
+        self._learned: Any = None
+        if "learned" in (playout, roots):
+            from tienlen.players.bots.learned import LearnedBot  # numpy: only when asked
+
+            self._learned = LearnedBot()
+        self._order_roots = roots == "learned"
+        self._playout = {
+            "greedy": _rollout,
+            "heuristic": rollout_heuristic,
+            "learned": self._rollout_learned,
+        }[playout]
         self._heuristic = HeuristicBot()
         #: Iterations run by the last search (for benchmarks).
         self.last_iterations = 0
@@ -177,6 +194,8 @@ class IsmctsBot:
         roots = [s.move for s in ranked[: self.root_moves] if isinstance(s.move, Move)]
         if PASS in legal and PASS not in roots:
             roots.append(PASS)
+        if self._order_roots and len(roots) > 1:
+            roots = self._learned_order(obs, legal, roots)
         if len(roots) == 1:
             return roots[0]
         iterations = budget.iterations
@@ -192,6 +211,25 @@ class IsmctsBot:
         finally:
             if collecting:
                 gc.enable()
+
+    def _learned_order(
+        self, obs: Observation, legal: Sequence[Choice], roots: list[Move]
+    ) -> list[Move]:
+        """``roots`` by the ``learned`` network's values, highest first (the features of
+        every legal move, as the ``learned`` bot computes them, then the roots' rows)."""
+        from tienlen.players.bots.learned import move_features
+        from tienlen.players.encoding import encode_observation
+
+        features = move_features(obs, legal)[[legal.index(m) for m in roots]]
+        values = self._learned.net.values(encode_observation(obs), features)
+        order = sorted(range(len(roots)), key=lambda i: -float(values[i]))
+        return [roots[i] for i in order]
+
+    def _rollout_learned(self, game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
+        """Play ``game`` to its end with the ``learned`` bot at every seat, each seeing its
+        own view of the determinization."""
+        bot = self._learned
+        play_out(game, lambda game, legal: bot.choose(observe(game, game.turn), legal, _FREE))
 
     def _search(
         self,

@@ -12,17 +12,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from tienlen import RULESETS, Rules
-from tienlen.describe import SUMMARIES, rules_sections
-from tienlen.describe import catalogue as phrases
-from tienlen.reasons import catalogue
+from tienlen.describe import SUMMARIES, phrase_catalogue, rules_sections
+from tienlen.knobs import Knob
+from tienlen.reasons import reason_catalogue
+from tienlen.rules import KNOBS
 
 from ..tables import Refused
 
@@ -64,21 +64,19 @@ async def static(path: str) -> FileResponse:
     return FileResponse(target, headers=_NO_CACHE)
 
 
-def _field(tp: Any) -> dict[str, Any]:
-    """How the form edits a value of this type."""
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        args = [a for a in get_args(tp) if a is not type(None)]
-        return {**_field(args[0]), "optional": True} if len(args) == 1 else {"type": "json"}
-    if origin is Literal:
-        return {"type": "choice", "choices": list(get_args(tp))}
-    if tp is bool:
+def _field(knob: Knob) -> dict[str, Any]:
+    """How the form edits a knob (from the schema, :data:`tienlen.rules.KNOBS`)."""
+    if knob.shape == "flag":
         return {"type": "bool"}
-    if tp is int:
-        return {"type": "int"}
-    if tp is str:
-        return {"type": "text"}
-    return {"type": "json"}
+    arms = [bool(knob.choices), knob.number, knob.text or knob.patterns]
+    if knob.shape != "value" or sum(arms) != 1:
+        return {"type": "json"}
+    field: dict[str, Any]
+    if knob.choices:
+        field = {"type": "choice", "choices": list(knob.choices)}
+    else:
+        field = {"type": "int" if knob.number else "text"}
+    return {**field, "optional": True} if knob.optional else field
 
 
 def knob_fields() -> list[dict[str, Any]]:
@@ -88,12 +86,7 @@ def knob_fields() -> list[dict[str, Any]]:
     >>> [f for f in knob_fields() if f["name"] == "direction"]
     [{'name': 'direction', 'type': 'choice', 'choices': ['clockwise', 'anticlockwise']}]
     """
-    hints = get_type_hints(Rules)
-    return [
-        {"name": f.name, **_field(hints[f.name])}
-        for f in dataclasses.fields(Rules)
-        if f.init and f.name != "name"
-    ]
+    return [{"name": k.name, **_field(k)} for k in KNOBS if k.name != "name"]
 
 
 #: The values offered for the knobs that hold a number (others: the preset's and the rules code's).
@@ -189,11 +182,11 @@ async def rules_words() -> list[dict[str, Any]]:
 async def descriptions() -> dict[str, Any]:
     """The catalogue the rule descriptions are worded from, in every language
     (``tienlen.describe.PHRASES``)."""
-    return phrases()
+    return phrase_catalogue()
 
 
 @router.get("/api/reasons")
 async def reasons() -> dict[str, Any]:
     """The catalogue the engine's refusals are worded from, in every language
     (``tienlen.reasons``): error frames carry ``reason: {code, params}``."""
-    return catalogue()
+    return reason_catalogue()
