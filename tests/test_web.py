@@ -396,18 +396,33 @@ def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: L
     }
     assert shown == dict(zip(names, totals, strict=True))
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    # A bad entry is refused in words and changes nothing.
+    # A player placed once cannot be placed again; an order left short is refused in words
+    # and changes nothing.
     page.select_option("#place-1", "0")
-    page.select_option("#place-2", "0")
+    assert page.locator('#place-2 option[value="0"]').is_disabled()
     page.click("#pad-add")
-    sync_api.expect(page.locator("#pad-error")).to_contain_text("each of the 4 seats once")
+    sync_api.expect(page.locator("#pad-error")).to_have_text("Choose who finished in place 2")
     assert page.locator(".pad").get_attribute("data-games") == "3"
-    # The link is the pad: another browser opens it, in Vietnamese.
+    # The link is the pad: a new browser opens it (in Vietnamese), sees it read-only and is
+    # asked a name inline before it may add games.
     binh = players("Binh")
     binh.page.goto(page.url)
     binh.page.click("#lang")
     sync_api.expect(binh.page.locator(".pad h1")).to_have_text("Sổ điểm")
     sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(3)
+    assert binh.page.locator("#pad-game").count() == 0
+    binh.page.fill("#pad-guest", "Binh")
+    binh.page.click("#pad-join button")
+    sync_api.expect(binh.page.locator("#pad-game")).to_be_visible()
+    # Both copies follow each other: a game added on the phone shows in Binh's copy, and one
+    # Binh deletes goes from the phone's.
+    for place, seat in enumerate((3, 2, 1, 0), 1):
+        page.select_option(f"#place-{place}", str(seat))
+    page.click("#pad-add")
+    sync_api.expect(binh.page.locator("#pad-games tbody tr")).to_have_count(4)
+    binh.page.get_by_role("button", name="Xoá ván 4").click()
+    sync_api.expect(page.locator("#pad-games tbody tr")).to_have_count(3)
+    sync_api.expect(page.locator(".pad")).to_have_attribute("data-games", "3")
 
 
 def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:

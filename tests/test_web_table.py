@@ -19,6 +19,8 @@ from serverkit import LiveServer, server_settings
 from test_web import WAIT, Player, sync_api
 from test_web import browser as browser  # a fixture, shared
 
+pytestmark = pytest.mark.slow
+
 PORTRAIT = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 LANDSCAPE = {"viewport": {"width": 844, "height": 390}, "has_touch": True, "is_mobile": True}
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}

@@ -99,6 +99,9 @@ export const WORDS = {
     "lobby.players.n": "{n} players", "lobby.as": "Playing as {name}",
     "lobby.needname": "Give your name first", "lobby.ruleoff": "None of these",
     "lobby.timerauto": "auto",
+    "pad.readonly": "You are looking at this pad. Give your name to add or delete games.",
+    "pad.join": "Add games", "pad.needplace": "Choose who finished in place {n}",
+    "pad.selfchop": "{name} cannot chop their own play",
   },
   vi: {
     "app.title": "Tiến Lên",
@@ -197,6 +200,9 @@ export const WORDS = {
     "lobby.players.n": "{n} người", "lobby.as": "Bạn chơi với tên {name}",
     "lobby.needname": "Hãy nhập tên trước", "lobby.ruleoff": "Không áp dụng",
     "lobby.timerauto": "tự động",
+    "pad.readonly": "Bạn đang xem sổ điểm này. Nhập tên để ghi hoặc xoá ván.",
+    "pad.join": "Ghi ván", "pad.needplace": "Hãy chọn người về thứ {n}",
+    "pad.selfchop": "{name} không thể tự chặt bài của mình",
   },
 };
 
