@@ -360,3 +360,31 @@ def test_the_state_reducer_takes_the_chop_from_the_server(browser: Any, server: 
         assert {"kind": "sound", "sound": "chop"} not in got["plainEffects"]
     finally:
         an.close()
+
+
+def test_installable_with_an_honest_offline_page(browser: Any, server: LiveServer) -> None:
+    """A manifest with icons that load (a phone's home screen opens it full screen), and a
+    service worker that keeps the page's files and, offline, says that play needs the
+    server."""
+    an = Player(browser, server, "An")
+    try:
+        page = an.page
+        page.goto(an.base + "/rules")
+        assert page.evaluate("navigator.serviceWorker.ready.then(r => Boolean(r.active))")
+        href = page.locator('link[rel="manifest"]').get_attribute("href")
+        manifest = page.evaluate(f"fetch('{href}').then(r => r.json())")
+        assert manifest["start_url"] == "/" and "fullscreen" in manifest["display_override"]
+        sizes = {i["sizes"] for i in manifest["icons"]}
+        assert {"192x192", "512x512"} <= sizes
+        for icon in manifest["icons"]:
+            status = page.evaluate(f"fetch('{icon['src']}').then(r => r.status)")
+            assert status == 200, icon
+        page.reload()  # now the worker looks after the page
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        an.context.set_offline(True)
+        page.goto(an.base + "/t/nowhere")
+        sync_api.expect(page.locator("h1")).to_contain_text("You are offline")
+        assert "needs its server" in page.locator("body").inner_text()
+        an.context.set_offline(False)
+    finally:
+        an.close()

@@ -55,6 +55,12 @@ for _path in _PAGES:
     router.add_api_route(_path, _shell, methods=["GET"], include_in_schema=False)
 
 
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker() -> FileResponse:
+    """The service worker, served from the root so that it looks after every page."""
+    return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers=_NO_CACHE)
+
+
 @router.get("/static/{path:path}", include_in_schema=False)
 async def static(path: str) -> FileResponse:
     """One of the browser's files (never anything outside ``static/``)."""
