@@ -8,6 +8,7 @@ const FILES = [
   "/static/js/cards.js", "/static/js/lobby.js", "/static/js/rules.js", "/static/js/table.js",
   "/static/js/tablestate.js", "/static/js/tableview.js", "/static/js/sound.js",
   "/static/js/pads.js", "/static/js/replay.js", "/static/js/player.js", "/static/js/leaderboard.js",
+  "/static/js/analysis.js", "/static/js/puzzle.js",
 ];
 
 self.addEventListener("install", (event) => {
