@@ -42,7 +42,7 @@ class Settings:
     """Seconds a node waits for the owner's answer to a forwarded action."""
     redis_timeout: float = 2.0
     """Seconds a Redis command (or connecting) may take before Redis counts as down."""
-    grace: float = 30.0
+    grace: float = 20.0
     """Seconds a disconnected player keeps their seat before a bot plays for them."""
     bot_pool: str = "process"
     bot_workers: int = 2
