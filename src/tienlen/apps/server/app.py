@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from . import errors
 from .config import Settings
 from .node import Server
-from .routes import games, operations, pads, pages, players, sockets, tables
+from .routes import analysis, games, operations, pads, pages, players, sockets, tables
 
 __all__ = ["create_app"]
 
@@ -33,7 +33,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     app = FastAPI(title="tienlen", lifespan=lifespan)
     app.state.server = srv
-    for router in (pages, pads, operations, players, tables, games, sockets):
+    for router in (pages, pads, operations, players, tables, games, analysis, sockets):
         app.include_router(router.router)
     errors.install(app)
     return app
