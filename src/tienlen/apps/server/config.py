@@ -66,7 +66,7 @@ class Settings:
     """Sockets one player may hold open at once (tables and lobby, over every node)."""
     guests_per_address: Rate = field(default_factory=lambda: Rate(60, 3600.0))
     """Guests one client address may create."""
-    connections_per_address: Rate = field(default_factory=lambda: Rate(60, 60.0))
+    connections_per_address: Rate = field(default_factory=lambda: Rate(10, 10.0))
     """Sockets one client address may try to open."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks (``10.0.0.0/8``) of proxies whose ``X-Forwarded-For`` names the

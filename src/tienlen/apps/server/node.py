@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
 from .admission import Admission
-from .cluster import Cluster, NotOwner
+from .cluster import Cluster
 from .commits import Commits
 from .config import Settings
 from .db import EventRow, PlayerRow, TableRow, connect, migrate
+from .forwarding import NotOwner
 from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity

@@ -19,9 +19,9 @@ from tienlen.players.base import fallback_move
 
 from . import bots, idle, planner
 from .actions import move_action
-from .cluster import RemoteActor
 from .commits import Commits
 from .config import Settings
+from .forwarding import RemoteActor
 from .hub import Actor, Hub
 from .limits import TokenBucket
 from .metrics import Metrics
