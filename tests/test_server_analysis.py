@@ -47,7 +47,6 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scenario: Any) -> Any
         settings = server_settings(f"sqlite+aiosqlite:///{tmp_path / 't.db'}", tmp_path)
         srv = Server(settings)
         app = create_app(settings, server=srv)
-        app.include_router(analysis.router)
         await srv.start()
         try:
             transport = httpx.ASGITransport(app=app)

@@ -1,5 +1,5 @@
 """The browser's analysis of a finished game and its puzzle page (Playwright, Chromium), on
-a server whose app includes ``routes.analysis``."""
+a live server (the analysis routes are part of every app)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,10 @@ from typing import Any
 
 import pytest
 
-import serverkit
 from serverkit import HANG, LiveServer, server_settings
 from tienlen import Game
 from tienlen.analysis.puzzles import elo_update, starter_set
-from tienlen.apps.server import create_app, history
-from tienlen.apps.server.config import Settings
-from tienlen.apps.server.node import Server
-from tienlen.apps.server.routes import analysis
+from tienlen.apps.server import history
 from tienlen.cards import format_cards, parse_cards
 from tienlen.observation import observe
 from tienlen.players.base import Budget
@@ -48,13 +44,7 @@ def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     async def game_record(_sessions: Any, game_id: str) -> dict[str, Any]:
         return data
 
-    def app_with_analysis(settings: Settings, *, server: Server | None = None) -> Any:
-        app = create_app(settings, server=server)
-        app.include_router(analysis.router)
-        return app
-
     monkeypatch.setattr(history, "game_record", game_record)
-    monkeypatch.setattr(serverkit, "create_app", app_with_analysis)
     live = LiveServer(server_settings(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}", tmp_path))
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

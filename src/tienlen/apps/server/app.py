@@ -13,7 +13,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from . import errors
 from .config import Settings
 from .node import Server
-from .routes import games, operations, pads, pages, players, sockets, tables
+from .routes import analysis, games, operations, pads, pages, players, sockets, tables
 
 __all__ = ["create_app"]
 
@@ -37,7 +37,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     # The pages' files and the engine's catalogues are text: compressed, a page is a
     # fraction of its bytes (docs/web.md measures both).
     app.add_middleware(GZipMiddleware, minimum_size=1024)
-    for router in (pages, pads, operations, players, tables, games, sockets):
+    for router in (pages, pads, operations, players, tables, games, analysis, sockets):
         app.include_router(router.router)
     errors.install(app)
     return app
