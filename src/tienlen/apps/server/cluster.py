@@ -168,20 +168,27 @@ class Cluster:
 
     async def stop(self) -> None:
         """Publish what is waiting, give back the leases this node holds and close the
-        connections."""
+        connections: each step within ``redis_timeout`` (a Redis that accepts connections
+        but no longer answers held a node's stop up: a command is tried again on a timeout,
+        and a cancelled subscription waits for its connection's teardown)."""
+        wait = self.server.settings.redis_timeout
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.outbox.join(), self.server.settings.redis_timeout)
+            await asyncio.wait_for(self.outbox.join(), wait)
         for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=wait)
         owned = [self.owner_key(t.id) for t in self.server.tables.values() if t.fence is not None]
         if owned:
-            with contextlib.suppress(*_DOWN):
-                await self.redis.eval(_RELEASE, len(owned), *owned, self.node)
+            with contextlib.suppress(*_DOWN):  # (a timeout is an OSError)
+                await asyncio.wait_for(
+                    self.redis.eval(_RELEASE, len(owned), *owned, self.node), wait
+                )
         for table in self.server.tables.values():
             table.fence = None
-        await self.redis.aclose()
-        await self.bus.aclose()
+        for client in (self.redis, self.bus):
+            with contextlib.suppress(*_DOWN):
+                await asyncio.wait_for(client.aclose(), wait)
 
     async def ping(self) -> None:
         """Readiness: Redis answers."""

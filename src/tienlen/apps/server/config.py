@@ -42,6 +42,10 @@ class Settings:
     """Seconds a node waits for the owner's answer to a forwarded action."""
     redis_timeout: float = 2.0
     """Seconds a Redis command (or connecting) may take before Redis counts as down."""
+    stop_timeout: float = 10.0
+    """Seconds a node has to stop after SIGTERM: it closes its sockets (up to a third of
+    it), hands its leases back and closes the database; past it the process exits at once
+    (its leases then run out after ``lease_ttl``)."""
     grace: float = 30.0
     """Seconds a disconnected player keeps their seat before a bot plays for them."""
     bot_pool: str = "process"
