@@ -1,9 +1,19 @@
-"""Shared pytest set-up: the ``--update-golden`` option and a summary of the brute-force
-cross-check (positions checked per preset and kind of decision)."""
+"""Shared pytest set-up: the ``--update-golden`` option, a summary of the brute-force
+cross-check (positions checked per preset and kind of decision), and the server tests'
+fixtures (``backend``, ``live``; the server is imported only by the tests that use them)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+from backends import BACKENDS
+
+if TYPE_CHECKING:
+    from serverkit import LiveServer
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,3 +43,25 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("brute-force cross-check: positions checked")
         for line in sorted(lines):
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each server test runs on SQLite, and on PostgreSQL when it is configured."""
+    return str(request.param)
+
+
+@pytest.fixture
+def live_settings() -> dict[str, Any]:
+    """The settings the ``live`` server takes beyond the test defaults (a module that needs
+    others overrides this fixture)."""
+    return {}
+
+
+@pytest.fixture
+def live(backend: str, tmp_path: Path, live_settings: dict[str, Any]) -> Iterator[LiveServer]:
+    """A live server on a fresh database of each backend, stopped after the test."""
+    from serverkit import live_server
+
+    with live_server(backend, tmp_path, **live_settings) as server:
+        yield server

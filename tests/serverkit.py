@@ -18,17 +18,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
-import pytest
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
+from backends import POSTGRES
 from tienlen.apps.server import Server, Settings, create_app
 from tienlen.apps.server.limits import Rate
 
 #: A hung test fails after this long (no assertion is ever made on time).
 HANG = float(os.environ.get("TIENLEN_TEST_HANG", "60"))
-POSTGRES = os.environ.get("TIENLEN_TEST_POSTGRES_URL")
-BACKENDS = ["sqlite", *(["postgres"] if POSTGRES else [])]
 #: Rates that never refill during a test, so a limit is hit at an exact message count.
 NO_REFILL = 1e9
 
@@ -75,6 +73,9 @@ def server_settings(url: str, data: Path, **overrides: Any) -> Settings:
         player_messages=Rate(1000, NO_REFILL),
         chat=Rate(5, NO_REFILL),
         creations=Rate(20, NO_REFILL),
+        guests_per_address=Rate(10_000, NO_REFILL),
+        connections_per_address=Rate(10_000, NO_REFILL),
+        sockets_per_player=1000,
     )
     return dataclasses.replace(base, **overrides)
 
@@ -112,6 +113,7 @@ class LiveServer:
             create_app(self.settings, server=self.server),
             log_level="warning",
             ws_max_size=self.settings.transport_cap,
+            proxy_headers=False,  # as `tienlen serve`: the server reads X-Forwarded-For itself
         )
         self._uv = uvicorn.Server(config)
         try:
@@ -130,7 +132,7 @@ class LiveServer:
 @contextlib.contextmanager
 def live_server(backend: str, tmp: Path, **overrides: Any) -> Iterator[LiveServer]:
     """A server on a fresh database of ``backend``, with :func:`server_settings` and
-    ``overrides``, stopped after use (the ``live`` fixture of each server test module)."""
+    ``overrides``, stopped after use (what conftest.py's ``live`` fixture yields)."""
     with database(backend, tmp) as url:
         server = LiveServer(server_settings(url, tmp, **overrides))
         try:
@@ -359,9 +361,3 @@ def play_out(
     for s in sockets.values():  # leave every socket at the end of a batch
         while not s.settled:
             s.recv()
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    """Each server test runs on SQLite, and on PostgreSQL when it is configured."""
-    return str(request.param)

@@ -29,7 +29,8 @@ from typing import Any
 import httpx
 import pytest
 
-from serverkit import HANG, POSTGRES, Client, Served, Socket, database, first_legal
+from backends import POSTGRES
+from serverkit import HANG, Client, Served, Socket, database, first_legal
 from tienlen import Game, GameRecord
 from tienlen.apps.server.tables import act
 

@@ -1,6 +1,8 @@
 """The core stays pure: its modules import only the standard library and each other, never
-``tienlen.players``, ``tienlen.apps`` or ``tienlen.env``; and ``tienlen.players`` never imports
-``tienlen.env`` or ``tienlen.apps`` (checked on the source, without importing it)."""
+``tienlen.players``, ``tienlen.analysis``, ``tienlen.apps`` or ``tienlen.env``;
+``tienlen.players`` never imports ``tienlen.analysis``, ``tienlen.env`` or ``tienlen.apps``, and
+``tienlen.analysis`` (built on the core and the players) never imports ``tienlen.env`` or
+``tienlen.apps`` (checked on the source, without importing it)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tienlen"
 CORE = sorted(p for p in PACKAGE.glob("*.py"))
-UPPER = ("players", "apps", "env")
+UPPER = ("players", "analysis", "apps", "env")
 PLAYERS = sorted((PACKAGE / "players").rglob("*.py"))
+ANALYSIS = sorted((PACKAGE / "analysis").rglob("*.py"))
 
 
 def imports_of(path: Path, package: str = "tienlen") -> list[tuple[str, int]]:
@@ -47,6 +50,7 @@ def test_the_core_modules_are_found() -> None:
     assert {"cards", "patterns", "rules", "combos", "movegen", "game", "observation"} <= names
     assert (PACKAGE / "players").is_dir() and (PACKAGE / "apps").is_dir()
     assert (PACKAGE / "env").is_dir() and len(PLAYERS) > 5
+    assert (PACKAGE / "analysis" / "solver.py") in ANALYSIS
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
@@ -68,7 +72,19 @@ def test_players_never_import_the_layers_above(path: Path) -> None:
     for module, line in imports_of(path, package=package):
         parts = module.split(".")
         if parts[0] == "tienlen" and len(parts) > 1:
+            assert parts[1] not in ("analysis", "apps", "env"), f"{path.name}:{line} {module}"
+
+
+@pytest.mark.parametrize("path", ANALYSIS, ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_analysis_never_imports_the_apps_or_the_environments(path: Path) -> None:
+    package = ".".join(path.relative_to(PACKAGE.parent).parent.parts)
+    for module, line in imports_of(path, package=package):
+        parts = module.split(".")
+        if parts[0] == "tienlen" and len(parts) > 1:
             assert parts[1] not in ("apps", "env"), f"{path.name}:{line} imports {module}"
+        else:
+            top = parts[0]
+            assert top in sys.stdlib_module_names or top == "__future__", f"{path.name}:{line}"
 
 
 def test_the_checker_sees_forbidden_imports(tmp_path: Path) -> None:

@@ -4,8 +4,6 @@ each test runs on SQLite, and on PostgreSQL when it is configured."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +12,6 @@ from serverkit import (
     NO_REFILL,
     Client,
     LiveServer,
-    backend,  # noqa: F401  (the fixture)
-    live_server,
 )
 from tienlen import Game, Rules, score
 from tienlen.apps.server.limits import Rate
@@ -27,11 +23,8 @@ NAMES = ["Anna", "Ben", "Carla", "Dan"]
 
 
 @pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(
-        backend, tmp_path, pads=Rate(3, NO_REFILL), pad_edits=Rate(30, NO_REFILL)
-    ) as server:
-        yield server
+def live_settings() -> dict[str, Any]:
+    return {"pads": Rate(3, NO_REFILL), "pad_edits": Rate(30, NO_REFILL)}
 
 
 def new_pad(c: Client, **spec: Any) -> dict[str, Any]:

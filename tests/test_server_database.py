@@ -16,9 +16,9 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from backends import POSTGRES
 from serverkit import (
     HANG,
-    POSTGRES,
     Client,
     LiveServer,
     Socket,

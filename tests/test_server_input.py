@@ -4,8 +4,6 @@ sender only, the table's state is unchanged, and the server goes on serving ever
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,20 +11,18 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from serverkit import (
+    NO_REFILL,
     Client,
     LiveServer,
     Socket,
-    backend,  # noqa: F401  (the fixture)
-    live_server,
     seated_table,
 )
 from tienlen.apps.server.limits import Rate, TokenBucket
 
 
 @pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(backend, tmp_path, creations=Rate(3, 1e9)) as server:
-        yield server
+def live_settings() -> dict[str, Any]:
+    return {"creations": Rate(3, NO_REFILL)}
 
 
 def snapshot(s: Socket) -> tuple[int, Any]:

@@ -4,16 +4,10 @@ ratings, the fair-deal commitment, rematch."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from serverkit import (
     Client,
     LiveServer,
-    backend,  # noqa: F401  (the fixture)
-    live_server,
     play_out,
     seated_table,
 )
@@ -21,12 +15,6 @@ from tienlen import Game, GameRecord, Rules, parse_cards
 from tienlen.apps.server.tables import ServerMatch
 from tienlen.cards import mask_of
 from tienlen.game import instant_win_of
-
-
-@pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(backend, tmp_path) as server:
-        yield server
 
 
 def test_a_whole_four_player_match(live: LiveServer) -> None:

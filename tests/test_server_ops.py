@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,8 +15,6 @@ from serverkit import (
     HANG,
     Client,
     LiveServer,
-    backend,  # noqa: F401  (the fixture)
-    live_server,
     play_out,
     seated_table,
     server_settings,
@@ -27,12 +24,6 @@ from tienlen.apps.cli import build_parser
 from tienlen.apps.cmd_serve import settings_of
 from tienlen.apps.server import Server, Settings, create_app
 from tienlen.apps.server.tables import Table, TableConfig
-
-
-@pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(backend, tmp_path) as server:
-        yield server
 
 
 def test_a_started_server_is_live_and_ready(live: LiveServer) -> None:

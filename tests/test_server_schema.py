@@ -12,7 +12,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from pydantic import ValidationError
 
-from serverkit import BACKENDS, database
+from serverkit import database
 from tienlen.apps.server.db import Base, connect, migrate
 from tienlen.apps.server.messages import json_schema, parse_client, parse_server
 
@@ -52,7 +52,6 @@ def test_client_frames_are_read_strictly() -> None:
     assert parse_server('{"type": "pong"}').type == "pong"
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_migrations_build_the_models_schema(backend: str, tmp_path: Path) -> None:
     async def diff(url: str) -> list[object]:
         engine, _ = connect(url)

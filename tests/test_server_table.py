@@ -19,7 +19,6 @@ from serverkit import (
     Client,
     LiveServer,
     Socket,
-    backend,  # noqa: F401  (the fixture)
     database,
     first_legal,
     play_out,
@@ -31,7 +30,7 @@ Make = Callable[..., LiveServer]
 
 
 @pytest.fixture
-def make(backend: str, tmp_path: Path) -> Iterator[Make]:  # noqa: F811
+def make(backend: str, tmp_path: Path) -> Iterator[Make]:
     servers: list[LiveServer] = []
     with database(backend, tmp_path) as url:
 

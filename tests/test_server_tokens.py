@@ -5,8 +5,7 @@ renews with ``POST /api/token``."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -14,8 +13,6 @@ import pytest
 from serverkit import (
     Client,
     LiveServer,
-    backend,  # noqa: F401  (the fixture)
-    live_server,
 )
 from tienlen.apps.server import auth
 
@@ -23,9 +20,8 @@ LIFETIME = 3600.0
 
 
 @pytest.fixture
-def live(backend: str, tmp_path: Path) -> Iterator[LiveServer]:  # noqa: F811
-    with live_server(backend, tmp_path, token_lifetime=LIFETIME) as server:
-        yield server
+def live_settings() -> dict[str, Any]:
+    return {"token_lifetime": LIFETIME}
 
 
 def key_of(live: LiveServer) -> str:

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from serverkit import BACKENDS, database
+from serverkit import database
 from tienlen.apps.server.db import EventRow, PlayerRow, TableRow, connect, migrate
 from tienlen.apps.server.writer import Fenced, Job, Writer
 
@@ -108,7 +108,6 @@ def test_a_lone_failed_write_raises_its_error(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Path) -> None:
     def event(table: str, version: int, fence: int) -> dict[str, object]:
         return {
@@ -148,7 +147,6 @@ def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Pat
         asyncio.run(main(url))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_stale_fence_fails_even_beside_the_new_one_in_a_group(
     backend: str, tmp_path: Path
 ) -> None:

@@ -943,6 +943,32 @@ class Game:
         :func:`~tienlen.position.parse_position`)."""
         return cls.from_state(parse_position(text, rules), rules=rules)
 
+    def search_key(self) -> tuple[object, ...]:
+        """A hashable value that two play-phase games share when the rest of their play is
+        the same: the hands, the seat to act, the pile's top and whether locked-out seats
+        may come back on it, passes, locks, the pending first lead, stuck leaders, the
+        seats to be asked to open and the finish so far (history and chops left out). For
+        searches that meet the same position by different orders of play (transpositions).
+        """
+        pile = self._pile
+        top: tuple[object, ...] = ()
+        if pile:
+            last = pile[-1]
+            top = (last.seat, last.move.mask, last.move.kind, twos_under(pile, self._rules))
+        return (
+            tuple(self._hands),
+            self._turn,
+            top,
+            self._passed,
+            self._locked,
+            self._lock,
+            self._first,
+            self._lowest if self._first else -1,
+            self._stuck,
+            self._opening,
+            tuple(self._finish),
+        )
+
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:
         """An independent copy (cheap: hands and tables are immutable values)."""

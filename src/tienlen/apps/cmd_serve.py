@@ -113,6 +113,7 @@ def register(subparsers: Any) -> None:
         default=[],
         help="another Origin allowed to open sockets (repeatable)",
     )
+    _limit_options(p, Settings())
     p.add_argument(
         "--secure-cookie",
         action="store_true",
@@ -142,6 +143,79 @@ def settings_of(args: argparse.Namespace) -> Any:
         token_lifetime=args.token_days * 24 * 3600,
         origins=tuple(args.origin),
         secure_cookie=args.secure_cookie,
+        messages=args.messages,
+        overflow=args.overflow,
+        sockets_per_player=args.sockets_per_player,
+        guests_per_address=args.guests_per_address,
+        connections_per_address=args.connections_per_address,
+        trusted_proxies=tuple(args.trusted_proxy),
+        abandon_after=args.abandon_after,
+    )
+
+
+def _env(name: str, default: Any) -> Any:
+    """An option's default: the environment variable ``TIENLEN_<NAME>`` if set."""
+    return os.environ.get(f"TIENLEN_{name.upper().replace('-', '_')}", default)
+
+
+def _rate(text: str) -> Any:
+    from tienlen.apps.server.limits import Rate
+
+    try:
+        return Rate.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _proxy(text: str) -> str:
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a trusted proxy is an address or a network (10.0.0.0/8), not {text[:60]!r}"
+        ) from None
+    return text
+
+
+def _limit_options(p: argparse.ArgumentParser, defaults: Any) -> None:
+    """The abuse limits (docs/server.md, "Limits"); each also read from ``TIENLEN_<OPTION>``
+    (e.g. ``TIENLEN_GUESTS_PER_ADDRESS=60/3600``)."""
+    for name, help_text in [
+        ("messages", "frames one socket may send: COUNT/SECONDS (%(default)s)"),
+        ("overflow", "frames past that budget before the socket is closed (%(default)s)"),
+        ("guests-per-address", "guests one client address may create (%(default)s)"),
+        ("connections-per-address", "sockets one client address may try to open (%(default)s)"),
+    ]:
+        field = name.replace("-", "_")
+        p.add_argument(
+            f"--{name}",
+            type=_rate,
+            default=str(_env(name, getattr(defaults, field))),
+            metavar="COUNT/SECONDS",
+            help=help_text,
+        )
+    p.add_argument(
+        "--sockets-per-player",
+        type=int,
+        default=str(_env("sockets-per-player", defaults.sockets_per_player)),
+        help="sockets one player may hold open at once (%(default)s)",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        type=_proxy,
+        default=[each for each in _env("trusted-proxy", "").split(",") if each.strip()],
+        help="a proxy (address or network) whose X-Forwarded-For names the client "
+        "(repeatable; default: none, the peer's address counts)",
+    )
+    p.add_argument(
+        "--abandon-after",
+        type=float,
+        default=str(_env("abandon-after", defaults.abandon_after)),
+        help="seconds a table of bots only plays with nobody watching before it is "
+        "closed (%(default)s)",
     )
 
 
@@ -280,6 +354,8 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         # Open sockets are closed (1012: the browser reconnects, to another node) within a
         # third of the stop deadline; the leases and the database get the rest.
         timeout_graceful_shutdown=max(1, int(settings.stop_timeout / 3)),
+        # The server reads X-Forwarded-For itself, from --trusted-proxy addresses only.
+        proxy_headers=False,
     )
     node = f", cluster node {server.cluster.node}" if server.cluster is not None else ""
     print(

@@ -2,7 +2,10 @@
 numpy, pettingzoo, gymnasium).
 
 - :mod:`tienlen.env.aec`: a PettingZoo AEC environment, every seat an agent;
-- :mod:`tienlen.env.single`: a Gymnasium environment, one seat against registry bots;
+- :mod:`tienlen.env.single`: a Gymnasium environment, one seat against registry bots
+  (registered as ``tienlen/TienLen-v0`` when this package is imported, so
+  ``gymnasium.make("tienlen/TienLen-v0")`` works);
+- :mod:`tienlen.env.wrappers`: the observation keys RLlib's action-masking models read;
 - :mod:`tienlen.env.selfplay`: an RLCard-style ``run()`` of whole self-play games;
 - :mod:`tienlen.env.train`: Deep Monte-Carlo self-play training of the ``learned`` bot.
 
@@ -18,10 +21,26 @@ from __future__ import annotations
 import random
 import secrets
 
+import gymnasium
+from gymnasium.error import ResetNeeded
+
 from tienlen.game import Game
 from tienlen.rules import Rules
 
-__all__ = ["deal", "resolve_rules", "returns"]
+__all__ = ["GYM_ID", "ResetNeededError", "deal", "resolve_rules", "returns"]
+
+#: The Gymnasium id of :class:`tienlen.env.single.TienLenGym` (its keyword arguments pass
+#: through ``gymnasium.make``).
+GYM_ID = "tienlen/TienLen-v0"
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=GYM_ID, entry_point="tienlen.env.single:TienLenGym")
+
+
+class ResetNeededError(ResetNeeded, ValueError):
+    """A step of an environment that has no episode running: never reset, or its episode
+    has ended. Gymnasium's ``ResetNeeded`` (what its order-enforcing wrapper raises for a
+    step before the first reset) and a ``ValueError``, as every error of this project."""
 
 
 def resolve_rules(rules: Rules | str, players: int | None) -> Rules:

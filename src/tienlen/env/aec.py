@@ -7,7 +7,9 @@ encode_observation`, shape ``(OBS_DIM,)``) and ``"action_mask"`` (``int8``, shap
 index into :meth:`TienLenAEC.legal_moves` (the engine's order); the moves' features, one
 row per legal move with none dropped, come from :meth:`TienLenAEC.move_features`.
 Rewards come at the end only (:func:`tienlen.env.returns`); a seat that goes out stays an
-agent, not acting, until the game ends.
+agent, not acting, until the game ends. A step once every agent has been removed (the
+episode is over), or before the first reset, raises :class:`~tienlen.env.ResetNeededError`.
+The game itself is private: an agent reads only its own observation.
 
 >>> env = TienLenAEC("standard")
 >>> env.reset(seed=1)
@@ -31,7 +33,7 @@ from tienlen.observation import observe
 from tienlen.players.encoding import OBS_DIM, encode_moves, encode_observation, max_legal_moves
 from tienlen.rules import Rules
 
-from . import deal, new_rng, resolve_rules, returns
+from . import ResetNeededError, deal, new_rng, resolve_rules, returns
 
 __all__ = ["TienLenAEC", "observation_space"]
 
@@ -71,7 +73,7 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
         self._obs_space = observation_space(self.rules)
         self._act_space = spaces.Discrete(max_legal_moves(self.rules))
         self._rng = new_rng(None)
-        self.game: Game | None = None
+        self._game: Game | None = None
         self._legal: Sequence[Choice] = []
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -85,11 +87,17 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
     def _seat(self, agent: str) -> int:
         return self.possible_agents.index(agent)
 
+    def _live(self) -> Game:
+        """The game, which exists once the environment has been reset."""
+        if self._game is None:
+            raise ResetNeededError("the environment has no episode yet: call reset() first")
+        return self._game
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game (``seed`` fixes it and every later one until the next seed)."""
         if seed is not None:
             self._rng = new_rng(seed)
-        game = self.game = deal(self.rules, self._rng)
+        game = self._game = deal(self.rules, self._rng)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -101,37 +109,41 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
 
     def legal_moves(self, agent: str) -> list[Choice]:
         """The legal moves of ``agent`` (empty when it is not its turn)."""
-        assert self.game is not None, "reset() first"
-        if self.terminations.get(agent) or self._seat(agent) != self.game.turn:
+        game = self._live()
+        if self.terminations.get(agent) or self._seat(agent) != game.turn:
             return []
         return list(self._legal)
 
     def move_features(self, agent: str) -> np.ndarray:
         """``agent``'s legal moves encoded, ``(len(legal), MOVE_DIM)``; row ``i`` is action
         ``i``."""
-        assert self.game is not None, "reset() first"
-        return encode_moves(observe(self.game, self._seat(agent)), self.legal_moves(agent))
+        return encode_moves(observe(self._live(), self._seat(agent)), self.legal_moves(agent))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation dict (encoding and action mask)."""
-        assert self.game is not None, "reset() first"
+        game = self._live()
         seat = self._seat(agent)
         mask = np.zeros(self._act_space.n, dtype=np.int8)
-        if not self.terminations.get(agent) and seat == self.game.turn:
+        if not self.terminations.get(agent) and seat == game.turn:
             mask[: len(self._legal)] = 1
         return {
-            "observation": encode_observation(observe(self.game, seat)),
+            "observation": encode_observation(observe(game, seat)),
             "action_mask": mask,
         }
 
     def step(self, action: int | None) -> None:
-        """Play legal move number ``action`` for the agent to act."""
+        """Play legal move number ``action`` for the agent to act (``None`` for an agent
+        whose episode has ended, which removes it, as PettingZoo's loop does)."""
+        game = self._live()
+        if not self.agents:
+            raise ResetNeededError(
+                f"the episode is over (finish order {'-'.join(map(str, game.finish_order))}) "
+                f"and every agent has been removed: call reset() before step({action!r})"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        assert game is not None, "reset() first"
         if action is None or not 0 <= int(action) < len(self._legal):
             raise ValueError(
                 f"action {action!r} is not a legal move index (0-{len(self._legal) - 1})"
@@ -150,10 +162,11 @@ class TienLenAEC(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        """The game as text (``render_mode="ansi"``)."""
-        if self.render_mode != "ansi" or self.game is None:
+        """The whole table as text, every hand shown (``render_mode="ansi"``): a spectator's
+        view for debugging, never an agent's input."""
+        if self.render_mode != "ansi" or self._game is None:
             return None
-        return repr(self.game)
+        return repr(self._game)
 
     def close(self) -> None:
         """Nothing to release."""

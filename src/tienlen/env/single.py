@@ -4,7 +4,15 @@ registry (:data:`tienlen.players.registry.BOTS`).
 Observations and actions are those of :mod:`tienlen.env.aec`: a dict of ``"observation"``
 and ``"action_mask"``, and an index into :meth:`TienLenGym.legal_moves`. An action outside
 the mask ends the episode with the worst return, -1, and ``info["illegal_action"]``.
-The reward is the seat's return (:func:`tienlen.env.returns`) when the game ends, 0 before.
+The reward is the seat's return (:func:`tienlen.env.returns`) when the game ends, 0 before;
+the last step's ``info`` holds the ``finish_order``. A step after the episode has ended (or
+before the first reset) raises :class:`~tienlen.env.ResetNeededError`.
+
+For sb3-contrib's ``MaskablePPO``, :meth:`TienLenGym.action_masks` gives the mask; for
+RLlib's action-masking models, :class:`tienlen.env.wrappers.RLlibObservation` renames the
+keys. The game itself is private: the learner reads only its seat's observation. The
+environment is registered with Gymnasium as ``tienlen/TienLen-v0``
+(:data:`tienlen.env.GYM_ID`).
 
 >>> env = TienLenGym("standard", opponents=["greedy"] * 3, seat=0)
 >>> obs, info = env.reset(seed=3)
@@ -19,6 +27,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from tienlen.combos import Choice
@@ -30,7 +39,7 @@ from tienlen.players.registry import make_bot
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
-from . import deal, new_rng, resolve_rules, returns
+from . import ResetNeededError, deal, new_rng, resolve_rules, returns
 from .aec import observation_space
 
 __all__ = ["TienLenGym"]
@@ -69,7 +78,8 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         self._size = max_legal_moves(self.rules)
         self.action_space = spaces.Discrete(self._size)
         self._rng = new_rng(None)
-        self.game: Game | None = None
+        self._game: Game | None = None
+        self._over = True
         self.seat = 0
         self._bots: dict[int, Player] = {}
         self._legal: Sequence[Choice] = []
@@ -77,12 +87,16 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         """What went wrong with the bots this episode (their fallback moves, as the arena
         reports them: ``seat N: ...``)."""
 
+    def _live(self) -> Game:
+        if self._game is None:
+            raise ResetNeededError("the environment has no episode yet: call reset() first")
+        return self._game
+
     def _obs(self) -> dict[str, np.ndarray]:
-        assert self.game is not None
         mask = np.zeros(self._size, dtype=np.int8)
         mask[: len(self._legal)] = 1
         return {
-            "observation": encode_observation(observe(self.game, self.seat)),
+            "observation": encode_observation(observe(self._live(), self.seat)),
             "action_mask": mask,
         }
 
@@ -93,15 +107,20 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         """The learner's legal moves now (action ``i`` plays ``legal_moves()[i]``)."""
         return list(self._legal)
 
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions now, ``bool[action_space.n]`` (what sb3-contrib's
+        ``MaskablePPO`` asks the environment for); all false once the episode is over."""
+        mask = np.zeros(self._size, dtype=bool)
+        mask[: len(self._legal)] = True
+        return mask
+
     def move_features(self) -> np.ndarray:
         """The learner's legal moves encoded, ``(len(legal), MOVE_DIM)``."""
-        assert self.game is not None, "reset() first"
-        return encode_moves(observe(self.game, self.seat), self._legal)
+        return encode_moves(observe(self._live(), self.seat), self._legal)
 
     def _play_others(self) -> None:
         """Let the bots play until the learner is to act or the game is over."""
-        game = self.game
-        assert game is not None
+        game = self._live()
 
         def pick(game: Game, legal: Sequence[Choice]) -> Choice:
             seat = game.turn
@@ -123,32 +142,42 @@ class TienLenGym(gym.Env[dict[str, np.ndarray], np.int64]):
         n = self.rules.players
         self.problems = []
         while True:
-            self.game = deal(self.rules, self._rng)
+            self._game = deal(self.rules, self._rng)
             self.seat = self._rng.randrange(n) if self.fixed_seat is None else self.fixed_seat
             self._bots = {
                 (self.seat + 1 + i) % n: make_bot(name, seed=self._rng.getrandbits(32))
                 for i, name in enumerate(self.opponents)
             }
             self._play_others()
-            if not self.game.is_over:  # the learner may be out of the game before it acts
+            if not self._game.is_over:  # the learner may be out of the game before it acts
+                self._over = False
                 return self._obs(), self._info()
 
     def step(
         self, action: np.int64 | int
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Play legal move number ``action``, then the bots up to the next decision."""
-        game = self.game
-        assert game is not None, "reset() first"
+        game = self._live()
+        if self._over:
+            raise ResetNeededError(
+                f"the episode is over (finish order {'-'.join(map(str, game.finish_order))}"
+                f", or an illegal action): call reset() before step({action!r})"
+            )
         if not 0 <= int(action) < len(self._legal):
             info = self._info() | {"illegal_action": True}
-            self._legal = []
+            self._legal, self._over = [], True
             return self._obs(), -1.0, True, False, info
         game.apply_unchecked(self._legal[int(action)])
         self._play_others()
         if game.is_over:
-            return self._obs(), returns(game)[self.seat], True, False, self._info()
+            self._over = True
+            info = self._info() | {"finish_order": game.finish_order}
+            return self._obs(), returns(game)[self.seat], True, False, info
         return self._obs(), 0.0, False, False, self._info()
 
     def render(self) -> str | None:
-        """The game as text (``render_mode="ansi"``)."""
-        return repr(self.game) if self.render_mode == "ansi" and self.game is not None else None
+        """The whole table as text, every hand shown (``render_mode="ansi"``): a spectator's
+        view for debugging, never the learner's input."""
+        if self.render_mode != "ansi" or self._game is None:
+            return None
+        return repr(self._game)

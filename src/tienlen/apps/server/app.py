@@ -26,7 +26,8 @@ from tienlen.observation import observe
 from tienlen.players.base import fallback_move
 from tienlen.rules import RulesError
 
-from . import auth, bots, pads, web
+from . import auth, bots, errors, idle, pads, web
+from .admission import Admission
 from .cluster import Cluster, NotOwner, RemoteActor
 from .config import Settings
 from .db import (
@@ -40,6 +41,8 @@ from .db import (
     connect,
     migrate,
 )
+from .errors import TRY_AGAIN, refuse_socket, validation_words
+from .frames import FrameGate, frames
 from .health import Probe, readiness
 from .limits import TokenBucket
 from .messages import (
@@ -79,20 +82,12 @@ log = logging.getLogger("tienlen.server")
 
 #: Events after which the table's seats, status or scores may differ.
 _TABLE_KINDS = frozenset(
-    {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "away", "back"}
+    {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "closed"}
+    | {"away", "back"}
 )
 #: Events that change a table's status (stored in its row, for loading on start).
-_STATUS_KINDS = frozenset({"start", "rematch", "match_over"})
+_STATUS_KINDS = frozenset({"start", "rematch", "match_over", "closed"})
 _NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,24}$")
-_HTTP_STATUS = {
-    "auth": 401,
-    "forbidden": 403,
-    "not_found": 404,
-    "rate_limited": 429,
-    "try_again": 503,  # a socket closes with 4503: not final, the browser reconnects
-}
-#: What a client is told when the database cannot be reached (or a commit failed).
-TRY_AGAIN = "the server cannot reach its database just now: try again in a moment"
 #: Seconds between attempts to rebuild a table from a database that does not answer.
 _REBUILD_WAIT = (0.1, 2.0)
 
@@ -108,11 +103,13 @@ class Actor(Protocol):
 class Conn:
     """One client's socket: its identity, its rate limits and its outgoing queue."""
 
-    def __init__(self, ws: WebSocket, player: str, name: str, server: Server) -> None:
+    def __init__(self, ws: WebSocket, player: str, name: str, server: Server, socket: str) -> None:
         self.ws = ws
         self.player = player
         self.name = name
-        self.bucket = TokenBucket(server.settings.messages)
+        self.socket = socket
+        """Its id in the count of the player's open sockets."""
+        self.gate = FrameGate(server.settings, server.admission.bucket(player))
         self.chat = TokenBucket(server.settings.chat)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
 
@@ -129,7 +126,7 @@ class Conn:
 class NewTable(BaseModel):
     """``POST /api/tables``: a preset, the knobs changed on it, and the table's options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     rules: Annotated[str, Field(max_length=2000)] | None = None
     """A rules code (``Rules.code()``, e.g. ``"standard.direction-anticlockwise"``), instead
     of ``preset`` and ``options``."""
@@ -146,7 +143,7 @@ class NewTable(BaseModel):
 class NewGuest(BaseModel):
     """``POST /api/guest``: the display name."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str
 
 
@@ -168,7 +165,6 @@ class Server:
         self.timers: dict[str, asyncio.Task[None]] = {}
         self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
         self.creations: dict[str, TokenBucket] = {}
-        self.player_buckets: dict[str, TokenBucket] = {}
         self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
         self.pad_locks: dict[str, asyncio.Lock] = {}
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
@@ -184,6 +180,8 @@ class Server:
         """Readiness probes besides the database's (e.g. Redis), by name."""
         self.cluster = Cluster(self, settings.redis_url) if settings.redis_url else None
         """A cluster node's ownership, fan-out and forwarding (``None``: a single server)."""
+        self.admission = Admission(settings, node=self.cluster.node if self.cluster else "")
+        """The caps on guests, sockets and connection attempts."""
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -206,6 +204,8 @@ class Server:
         if self.cluster is not None:
             await self.cluster.start()
             self.probes["redis"] = self.cluster.ping
+        self.admission.start()
+        self._spawn(idle.close_abandoned(self))
         self.schema = schema
 
     async def _token_key(self) -> str:
@@ -234,6 +234,7 @@ class Server:
         for task in [*self.timers.values(), *self.graces.values(), *self.tasks]:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        await self.admission.stop()
         await self.engine.dispose()
 
     async def _load(self, row: TableRow) -> Table:
@@ -401,17 +402,12 @@ class Server:
 
     # --- the table socket -----------------------------------------------------------------
     async def handle(self, conn: Conn, table: Table, text: str) -> None:
-        """One client frame: refused with an error to this client only, or done."""
-        s = self.settings
-        if len(text.encode()) > s.frame_cap:
-            raise Refused("too_big", f"frames are limited to {s.frame_cap} bytes")
-        player_bucket = self.player_buckets.setdefault(conn.player, TokenBucket(s.player_messages))
-        if not conn.bucket.take() or not player_bucket.take():
-            raise Refused("rate_limited", "too many messages: slow down")
+        """One client frame (let through by :mod:`.frames`): refused with an error to this
+        client only, or done."""
         try:
             msg = parse_client(text)
         except ValidationError as e:
-            raise Refused("bad_message", _validation_words(e)) from None
+            raise Refused("bad_message", validation_words(e)) from None
         except ValueError as e:
             raise Refused("bad_message", f"not a JSON message: {e}"[:200]) from None
         if msg.type == "ping":
@@ -739,10 +735,11 @@ class Server:
         return events
 
     async def catch_up(self, conn: Conn, table: Table, since: int | None) -> None:
-        """The events after ``since`` for this client's seat, or (past a gap) a full state.
+        """The events after ``since`` for this client's seat, or a full state (no ``since``,
+        one past a gap, or the current version: the client gets the view either way).
         Called under the table's lock, so no broadcast interleaves."""
         seat = table.seat_of(conn.player)
-        if since is None or not table.version - self.settings.catch_up <= since <= table.version:
+        if since is None or not table.version - self.settings.catch_up <= since < table.version:
             view = table.view(seat, history=True)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
@@ -835,6 +832,14 @@ class Server:
         except Refused as e:
             log.warning("table %s: %s's absence not recorded: %s", table.id, player, e)
 
+    async def close(self, table_id: str) -> None:
+        """Close a table nobody plays at (:func:`.idle.abandoned`): its match stops."""
+        async with self._lock(table_id):
+            table = self._live(table_id)
+            if self.runs(table) and idle.abandoned(table):
+                await self._commit(table, [self._applied(table, Pending("closed", {}))])
+                log.info("table %s: closed (only bots played it, and nobody watched)", table_id)
+
     # --- bots and the turn timer ----------------------------------------------------------
     def _schedule(self, table: Table) -> None:
         """After a change: let a bot move, or start the turn timer of the human to act."""
@@ -843,6 +848,8 @@ class Server:
             old.cancel()
         game = table.game
         if game is None or game.is_over or table.status != "playing" or not self.runs(table):
+            return
+        if idle.humans_away(table):  # it waits for one of them to come back
             return
         seat = table.seats[game.turn]
         if seat.is_bot:
@@ -1025,13 +1032,6 @@ def _database_needed() -> Iterator[None]:
         raise Refused("try_again", TRY_AGAIN) from None
 
 
-def _validation_words(e: ValidationError) -> str:
-    first = e.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "message"
-    more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"[:300]
-
-
 def _origin_ok(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """No Origin (not a browser), the server's own, or one the settings allow."""
     if origin is None:
@@ -1079,12 +1079,6 @@ def _set_cookie(response: Response, token: str, settings: Settings) -> None:
 Me = Annotated[PlayerRow, Depends(_me_renewed)]
 
 
-def _error(e: Refused) -> JSONResponse:
-    return JSONResponse(
-        {"code": e.code, "message": str(e)}, status_code=_HTTP_STATUS.get(e.code, 400)
-    )
-
-
 # --- the app -------------------------------------------------------------------------------
 def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     """The ASGI app; starts and stops its :class:`Server` with the app's lifespan unless one
@@ -1104,16 +1098,7 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
     app.state.server = srv
     app.include_router(web.router)  # the browser game's pages and helpers
     app.include_router(pads.router)  # score pads for games with real cards
-
-    @app.exception_handler(Refused)
-    async def refused(_request: Request, e: Refused) -> JSONResponse:
-        return _error(e)
-
-    @app.exception_handler(DBAPIError)
-    @app.exception_handler(OSError)
-    async def database_down(_request: Request, e: Exception) -> JSONResponse:
-        log.warning("the database did not answer: %s", type(e).__name__)
-        return _error(Refused("try_again", TRY_AGAIN))
+    errors.install(app)
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
@@ -1140,7 +1125,9 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         return Response(srv.metrics.render(), media_type=CONTENT_TYPE)
 
     @app.post("/api/guest")
-    async def guest(body: NewGuest, response: Response) -> dict[str, str]:
+    async def guest(body: NewGuest, request: Request, response: Response) -> dict[str, str]:
+        peer = request.client.host if request.client else None
+        await srv.admission.guest(srv.admission.address(peer, request.headers))
         player, token = await srv.new_guest(body.name)
         _set_cookie(response, token, settings)
         return {"player": player.id, "name": player.name, "token": token}
@@ -1200,17 +1187,20 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         return await srv.leaderboard(rules, limit)
 
     async def opened(ws: WebSocket) -> tuple[PlayerRow, Conn] | None:
-        """Accept the socket; check its Origin and token (an error frame and close if bad)."""
+        """Accept the socket; check the address's attempts, the Origin, the token and the
+        player's open sockets (an error frame and close if any is wrong)."""
         await ws.accept()
-        if not _origin_ok(ws.headers.get("origin"), ws.headers.get("host"), settings.origins):
-            await _refuse(ws, Refused("forbidden", "this Origin may not open a socket here"))
-            return None
+        peer = ws.client.host if ws.client else None
         try:
+            await srv.admission.connection(srv.admission.address(peer, ws.headers))
+            if not _origin_ok(ws.headers.get("origin"), ws.headers.get("host"), settings.origins):
+                raise Refused("forbidden", "this Origin may not open a socket here")
             player = await srv.player_of(_token(ws))
+            socket = await srv.admission.open_socket(player.id)
         except Refused as e:
-            await _refuse(ws, e)
+            await refuse_socket(ws, e)
             return None
-        return player, Conn(ws, player.id, player.name, srv)
+        return player, Conn(ws, player.id, player.name, srv, socket)
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(
@@ -1219,25 +1209,35 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         got = await opened(ws)
         if got is None:
             return
-        player, conn = got
+        _player, conn = got
         try:
-            table = await srv.find(table_id, player.id, invite)
+            await _table_socket(conn, table_id, since, invite)
+        finally:
+            await srv.admission.close_socket(conn.player, conn.socket)
+
+    async def _table_socket(
+        conn: Conn, table_id: str, since: int | None, invite: str | None
+    ) -> None:
+        ws = conn.ws
+        try:
+            table = await srv.find(table_id, conn.player, invite)
         except Refused as e:
-            await _refuse(ws, e)
+            await refuse_socket(ws, e)
             return
         try:
             await srv.connect_table(conn, table, since)
         except Refused as e:  # the database is down: the browser reconnects later
             if conn in srv.conns.get(table.id, ()):
                 srv.disconnect_table(conn, srv.tables[table.id])
-            await _refuse(ws, e)
+            await refuse_socket(ws, e)
             return
         writer = asyncio.create_task(conn.writer())
         try:
-            while True:
-                text = await ws.receive_text()
+            async for frame in frames(ws, conn.gate, settings.frame_cap):
                 try:
-                    await srv.handle(conn, table, text)
+                    if isinstance(frame, Refused):
+                        raise frame
+                    await srv.handle(conn, table, frame)
                 except Refused as e:
                     version = srv.restoring.get(table.id, srv.tables[table.id].version)
                     conn.send(
@@ -1261,9 +1261,10 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
         srv.lobby.add(conn)
         conn.send(LobbyMsg(tables=srv.listed()))
         try:
-            while True:
-                text = await ws.receive_text()
-                if len(text) <= settings.frame_cap and conn.bucket.take():
+            async for frame in frames(ws, conn.gate, settings.frame_cap):
+                if isinstance(frame, Refused):
+                    conn.send(ErrorMsg(code=frame.code, message=str(frame)))
+                else:
                     conn.send(PongMsg())
         except (WebSocketDisconnect, RuntimeError):
             pass
@@ -1272,10 +1273,6 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
             conn.queue.put_nowait(None)
             with contextlib.suppress(Exception):
                 await writer
+            await srv.admission.close_socket(conn.player, conn.socket)
 
     return app
-
-
-async def _refuse(ws: WebSocket, e: Refused) -> None:
-    await ws.send_text(ErrorMsg(code=e.code, message=str(e)).model_dump_json(exclude_none=True))
-    await ws.close(code=4000 + _HTTP_STATUS.get(e.code, 400))

@@ -60,6 +60,24 @@ class Settings:
     """Per connection (lichess's spirit: 100 messages per 20 s)."""
     player_messages: Rate = field(default_factory=lambda: Rate(200, 20.0))
     """Per player, over all their connections."""
+    overflow: Rate = field(default_factory=lambda: Rate(50, 10.0))
+    """Frames past its budget a connection may send (dropped unanswered) before it is
+    closed with 1008: a client that ignores ``rate_limited`` is cut off."""
+    notice_every: float = 1.0
+    """Seconds between two ``rate_limited`` notices to one connection (frames dropped in
+    between get no answer)."""
+    sockets_per_player: int = 20
+    """Sockets one player may hold open at once (tables and lobby, over every node)."""
+    guests_per_address: Rate = field(default_factory=lambda: Rate(60, 3600.0))
+    """Guests one client address may create."""
+    connections_per_address: Rate = field(default_factory=lambda: Rate(120, 60.0))
+    """Sockets one client address may try to open."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks (``10.0.0.0/8``) of proxies whose ``X-Forwarded-For`` names the
+    client; empty: the client is the address a request comes from, whatever it claims."""
+    abandon_after: float = 60.0
+    """Seconds a table whose seats are all bots may play with nobody watching before it is
+    closed."""
     chat: Rate = field(default_factory=lambda: Rate(5, 10.0))
     chat_max: int = 280
     creations: Rate = field(default_factory=lambda: Rate(10, 60.0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -21,6 +22,25 @@ class Rate:
 
     def __repr__(self) -> str:
         return f"Rate({self.burst}, {self.per})"
+
+    def __str__(self) -> str:
+        return f"{self.burst}/{self.per:g}"
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """A rate written ``COUNT/SECONDS`` (``"60/3600"``: 60 an hour), as the
+        ``tienlen serve`` options and their environment variables take it."""
+        count, slash, seconds = text.partition("/")
+        try:
+            per = float(seconds)
+            if not slash or not math.isfinite(per):
+                raise ValueError(text)
+            return cls(int(count), per)
+        except ValueError:
+            raise ValueError(
+                f"a rate is COUNT/SECONDS with COUNT >= 1 and SECONDS > 0 "
+                f"(e.g. 60/3600), not {text[:40]!r}"
+            ) from None
 
 
 class TokenBucket:

@@ -38,32 +38,39 @@ class _Msg(BaseModel):
 
 
 # --- client to server ---------------------------------------------------------------------
-class SitMsg(_Msg):
+class _ClientMsg(_Msg):
+    """A client frame, read strictly by the schema: no string for a number, no number for a
+    boolean."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class SitMsg(_ClientMsg):
     """Take an empty seat (before the match starts)."""
 
     type: Literal["sit"]
     seat: int
 
 
-class StandMsg(_Msg):
+class StandMsg(_ClientMsg):
     """Leave one's seat (before the match starts)."""
 
     type: Literal["stand"]
 
 
-class StartMsg(_Msg):
+class StartMsg(_ClientMsg):
     """The host starts the match; empty seats get their bots."""
 
     type: Literal["start"]
 
 
-class RematchMsg(_Msg):
+class RematchMsg(_ClientMsg):
     """The host starts a new match at a finished table, same seats and options."""
 
     type: Literal["rematch"]
 
 
-class PlayMsg(_Msg):
+class PlayMsg(_ClientMsg):
     """Play these cards (play phase)."""
 
     type: Literal["play"]
@@ -71,14 +78,14 @@ class PlayMsg(_Msg):
     version: Version
 
 
-class PassMsg(_Msg):
+class PassMsg(_ClientMsg):
     """Pass (play phase), or decline to offer a trade (trading phase)."""
 
     type: Literal["pass"]
     version: Version
 
 
-class GiveMsg(_Msg):
+class GiveMsg(_ClientMsg):
     """San Jose exchange: give these cards."""
 
     type: Literal["give"]
@@ -86,7 +93,7 @@ class GiveMsg(_Msg):
     version: Version
 
 
-class OfferMsg(_Msg):
+class OfferMsg(_ClientMsg):
     """Mutual trading: offer ``give`` (own cards) to ``partner`` for ``take`` (theirs)."""
 
     type: Literal["offer"]
@@ -96,21 +103,21 @@ class OfferMsg(_Msg):
     version: Version
 
 
-class AcceptMsg(_Msg):
+class AcceptMsg(_ClientMsg):
     """Accept the trade offered to you."""
 
     type: Literal["accept"]
     version: Version
 
 
-class RefuseMsg(_Msg):
+class RefuseMsg(_ClientMsg):
     """Refuse the trade offered to you."""
 
     type: Literal["refuse"]
     version: Version
 
 
-class AskMsg(_Msg):
+class AskMsg(_ClientMsg):
     """Ask seat ``partner`` how many cards it holds (rules with ``hidden_counts``; any seat,
     out of turn, during play): the answer is a public ``ask`` event."""
 
@@ -119,21 +126,21 @@ class AskMsg(_Msg):
     version: Version
 
 
-class ChatMsg(_Msg):
+class ChatMsg(_ClientMsg):
     """Say something at the table."""
 
     type: Literal["chat"]
     text: Annotated[str, Field(min_length=1)]
 
 
-class SyncMsg(_Msg):
+class SyncMsg(_ClientMsg):
     """Ask for the events after ``version`` (or a full state when ``version`` is null)."""
 
     type: Literal["sync"]
     version: Version | None = None
 
 
-class PingMsg(_Msg):
+class PingMsg(_ClientMsg):
     """Keep-alive; answered by ``pong``."""
 
     type: Literal["ping"]
@@ -275,6 +282,7 @@ class TableEvent(_Msg):
         "ask",
         "game_over",
         "match_over",
+        "closed",
         "away",
         "back",
         "timeout",

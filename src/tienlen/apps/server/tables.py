@@ -35,7 +35,7 @@ __all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "bot_name",
 #: count asked, which no move depends on).
 _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
-    | {"refuse", "game_over", "match_over", "away", "back"}
+    | {"refuse", "game_over", "match_over", "closed", "away", "back"}
 )
 
 
@@ -380,7 +380,7 @@ class Table:
                 act(self.game, kind, data)
             case "game_over":
                 self.reported = data["game"]
-            case "match_over":
+            case "match_over" | "closed":
                 self.status = "finished"
             case "away":
                 self.seats[data["seat"]].away = True

@@ -1,0 +1,99 @@
+"""Reading a client's frames, cheaply, before any of them is acted on.
+
+Every frame a socket receives is first counted against the connection's budget (and its
+player's, over all their connections); past it the frame is dropped unread and unanswered,
+one ``rate_limited`` notice goes out per :attr:`Settings.notice_every` seconds, and a
+connection that goes on past :attr:`Settings.overflow` more frames is closed with 1008. Only
+then is its size checked, and only a frame within the size cap is handed on to be parsed as
+JSON. A binary frame is refused as ``bad_message``. So a flood costs the server a counter
+per frame and a closed socket, not a parse and an answer per frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from enum import Enum
+
+from fastapi import WebSocket
+
+from .config import Settings
+from .limits import TokenBucket
+from .tables import Refused
+
+__all__ = ["FLOOD_CLOSE", "FrameGate", "Verdict", "frames"]
+
+#: The close code (policy violation) and reason of a connection that kept flooding.
+FLOOD_CLOSE = (1008, "too many messages")
+
+
+class Verdict(Enum):
+    """What becomes of one frame at the gate."""
+
+    READ = "read"
+    """Within the budget: read it."""
+    NOTICE = "notice"
+    """Over the budget: dropped, and the client is told (once per notice window)."""
+    DROP = "drop"
+    """Over the budget: dropped without an answer."""
+    CLOSE = "close"
+    """Over the budget for too long: the connection is closed."""
+
+
+class FrameGate:
+    """One connection's frame budget (its own bucket and its player's shared one)."""
+
+    __slots__ = ("_clock", "_last_notice", "_notice_every", "_overflow", "_own", "_player")
+
+    def __init__(
+        self,
+        settings: Settings,
+        player: TokenBucket,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._own = TokenBucket(settings.messages, clock=clock)
+        self._player = player
+        self._overflow = TokenBucket(settings.overflow, clock=clock)
+        self._notice_every = settings.notice_every
+        self._last_notice = -float("inf")
+        self._clock = clock
+
+    def admit(self) -> Verdict:
+        """Count one frame and say what to do with it."""
+        if self._own.take() and self._player.take():
+            return Verdict.READ
+        if not self._overflow.take():
+            return Verdict.CLOSE
+        now = self._clock()
+        if now - self._last_notice >= self._notice_every:
+            self._last_notice = now
+            return Verdict.NOTICE
+        return Verdict.DROP
+
+
+async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str | Refused]:
+    """The socket's frames until it closes: the text of each frame to act on, or the
+    :class:`Refused` to answer it with (too big, binary, over the budget). A flooding
+    connection is closed here (:data:`FLOOD_CLOSE`) and the iteration ends."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        verdict = gate.admit()
+        if verdict is Verdict.DROP:
+            continue
+        if verdict is Verdict.CLOSE:
+            code, reason = FLOOD_CLOSE
+            await ws.close(code=code, reason=reason)
+            return
+        if verdict is Verdict.NOTICE:
+            yield Refused("rate_limited", "too many messages: slow down")
+            continue
+        text = message.get("text")
+        if text is None:
+            yield Refused("bad_message", "frames are JSON text, not binary")
+        elif len(text) > cap or (len(text) * 4 > cap and len(text.encode()) > cap):
+            yield Refused("too_big", f"frames are limited to {cap} bytes")
+        else:
+            yield text

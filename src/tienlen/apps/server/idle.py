@@ -1,0 +1,72 @@
+"""Tables nobody is at: they stop, rather than play bot games for no one.
+
+A table whose seats are all bots, playing with nobody watching for
+``Settings.abandon_after`` seconds, is closed (a ``closed`` event ends its match). A table
+whose seated players are all away waits: its bots do not play on (the server schedules no
+move at it) until one of them comes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Protocol
+
+from .config import Settings
+from .tables import Refused, Table
+
+__all__ = ["abandoned", "close_abandoned", "humans_away"]
+
+
+class Closer(Protocol):
+    """The server's part that :func:`close_abandoned` uses."""
+
+    @property
+    def settings(self) -> Settings:
+        """The server's settings."""
+
+    @property
+    def tables(self) -> Mapping[str, Table]:
+        """The live tables, by id."""
+
+    def runs(self, table: Table) -> bool:
+        """Whether this process runs the table (a cluster node: if it owns it)."""
+
+    async def close(self, table_id: str) -> None:
+        """Close the table if it is (still) abandoned."""
+
+
+def abandoned(table: Table) -> bool:
+    """Whether a playing table has no player in a seat and nobody with it open."""
+    return (
+        table.status == "playing"
+        and all(seat.player is None for seat in table.seats)
+        and not table.watching()
+    )
+
+
+def humans_away(table: Table) -> bool:
+    """Whether the table has seated players and every one of them is away."""
+    players = [seat for seat in table.seats if seat.player is not None]
+    return bool(players) and all(seat.away for seat in players)
+
+
+async def close_abandoned(server: Closer) -> None:
+    """Close each table this process runs once it has been abandoned for the configured
+    time (looked at a few times within it); runs until cancelled."""
+    after = server.settings.abandon_after
+    every = min(max(after / 4, 0.05), 5.0)
+    since: dict[str, float] = {}
+    while True:
+        await asyncio.sleep(every)
+        now = time.monotonic()
+        for table_id, table in list(server.tables.items()):
+            if not (server.runs(table) and abandoned(table)):
+                since.pop(table_id, None)
+            elif now - since.setdefault(table_id, now) >= after:
+                del since[table_id]
+                try:
+                    await server.close(table_id)
+                except Refused:  # being rebuilt (its database did not answer): later
+                    continue
