@@ -8,9 +8,8 @@ far (what they sent was lost) and forwards new ones again."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import socket
-import struct
 import threading
 from urllib.parse import urlsplit
 
@@ -18,19 +17,21 @@ __all__ = ["Blackhole", "behind_a_blackhole"]
 
 
 class Blackhole:
-    """A proxy to ``127.0.0.1:port`` listening on its own :attr:`port`."""
+    """A proxy to ``127.0.0.1:port`` listening on its own :attr:`port` (an event loop in a
+    thread of its own)."""
 
     def __init__(self, port: int) -> None:
-        self.target = ("127.0.0.1", port)
+        self.target = port
         self.url = ""
         """The URL given to :func:`behind_a_blackhole`, through the proxy."""
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port: int = self._listener.getsockname()[1]
         self._cut = threading.Event()
-        self._lock = threading.Lock()
-        self._open: list[socket.socket] = []
-        self._closed = False
-        threading.Thread(target=self._accept, name="blackhole", daemon=True).start()
+        self._open: set[asyncio.StreamWriter] = set()
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, name="blackhole", daemon=True).start()
+        self._server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._handle, "127.0.0.1", 0), self._loop
+        ).result()
+        self.port: int = self._server.sockets[0].getsockname()[1]
 
     def cut(self) -> None:
         """From now on nothing gets through, and nothing is refused."""
@@ -38,51 +39,43 @@ class Blackhole:
 
     def mend(self) -> None:
         """Reset every connection made so far; new ones are forwarded again."""
-        with self._lock:
-            stale, self._open = self._open, []
-            self._cut.clear()
-        for s in stale:
-            _reset(s)
+        asyncio.run_coroutine_threadsafe(self._mend(), self._loop).result()
 
     def close(self) -> None:
         """Stop listening and reset every connection."""
-        self._closed = True
-        self._listener.close()
+        self._server.close()
         self.mend()
+        self._loop.call_soon_threadsafe(self._loop.stop)
 
-    def _accept(self) -> None:
-        while not self._closed:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._open.append(client)
-                if self._cut.is_set():
-                    continue  # held open, never read from nor answered
-            try:
-                upstream = socket.create_connection(self.target)
-            except OSError:
-                _reset(client)
-                continue
-            with self._lock:
-                self._open.append(upstream)
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+    async def _mend(self) -> None:
+        stale, self._open = self._open, set()
+        self._cut.clear()
+        for writer in stale:
+            writer.transport.abort()  # a reset, as a network that gave up on them
 
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open.add(writer)
+        if self._cut.is_set():
+            await self._pipe(reader, None)  # taken in, never answered
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._open.add(up_writer)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    async def _pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter | None
+    ) -> None:
         with contextlib.suppress(OSError):
-            while data := src.recv(65536):
-                if not self._cut.is_set():
-                    dst.sendall(data)
-        if not self._cut.is_set():
-            _reset(dst)
-
-
-def _reset(s: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        s.close()
+            while data := await reader.read(65536):
+                if writer is not None and not self._cut.is_set():
+                    writer.write(data)
+                    await writer.drain()
+        if writer is not None and not self._cut.is_set():
+            writer.close()
 
 
 def behind_a_blackhole(url: str) -> Blackhole:

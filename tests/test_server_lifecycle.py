@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 #: Seconds a child may take to go once its parent was killed (a node stops in order, within
 #: its --stop-timeout, which these tests set to STOP).
 STOP = 3.0
-GONE_WITHIN = STOP + 5.0
+GONE_WITHIN = STOP + 10.0
 
 
 def free_port() -> int:

@@ -42,6 +42,20 @@ def register(subparsers: Any) -> None:
         help="e.g. postgresql+asyncpg://user@host/db (default: SQLite in the data folder)",
     )
     p.add_argument(
+        "--db-timeout",
+        type=float,
+        default=Settings.db_timeout,
+        help="seconds a PostgreSQL statement may take before the action is refused with "
+        "try_again (%(default)s)",
+    )
+    p.add_argument(
+        "--db-connect-timeout",
+        type=float,
+        default=Settings.db_connect_timeout,
+        help="seconds connecting to PostgreSQL, or waiting for a pooled connection, may take "
+        "(%(default)s)",
+    )
+    p.add_argument(
         "--redis-url",
         help="e.g. redis://host:6379/0: run as a node of a cluster (needs a PostgreSQL "
         "--database-url; docs/server.md, 'Running a cluster')",
@@ -129,6 +143,8 @@ def settings_of(args: argparse.Namespace) -> Any:
     return Settings(
         data=args.data,
         database_url=args.database_url,
+        db_timeout=args.db_timeout,
+        db_connect_timeout=args.db_connect_timeout,
         redis_url=args.redis_url,
         redis_prefix=args.redis_prefix,
         lease_ttl=args.lease_ttl,
@@ -260,6 +276,8 @@ def _cluster_problem(args: argparse.Namespace) -> str | None:
         return "--lease-renew must be positive and shorter than --lease-ttl"
     if not args.stop_timeout > 0:
         return "--stop-timeout must be positive"
+    if not (args.db_timeout > 0 and args.db_connect_timeout > 0):
+        return "--db-timeout and --db-connect-timeout must be positive"
     return None
 
 

@@ -18,7 +18,7 @@ from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSo
 from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, GameRecord, Rules
@@ -31,6 +31,7 @@ from .admission import Admission
 from .cluster import Cluster, NotOwner, RemoteActor
 from .config import Settings
 from .db import (
+    UNREACHABLE,
     EventRow,
     GamePlayerRow,
     GameRow,
@@ -152,7 +153,9 @@ class Server:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.engine, self.sessions = connect(settings.url)
+        self.engine, self.sessions = connect(
+            settings.url, timeout=settings.db_timeout, connect_timeout=settings.db_connect_timeout
+        )
         self.metrics = Metrics(self)
         self.writer = Writer(
             self.engine, EventRow, TableRow.__table__, timed=self.metrics.commit_seconds.observe
@@ -1027,7 +1030,7 @@ def _database_needed() -> Iterator[None]:
     """Database errors (unreachable, connection lost) as a "try again" refusal."""
     try:
         yield
-    except (DBAPIError, OSError):
+    except UNREACHABLE:
         log.warning("the database did not answer", exc_info=True)
         raise Refused("try_again", TRY_AGAIN) from None
 

@@ -24,6 +24,13 @@ class Settings:
     data: Path = field(default_factory=default_data_dir)
     database_url: str | None = None
     """``None``: SQLite in ``data``/tienlen.db; or e.g. ``postgresql+asyncpg://host/db``."""
+    db_timeout: float = 5.0
+    """Seconds a statement on a PostgreSQL database may take (the client stops waiting, and
+    the database cancels it): an action that runs past it is refused with ``try_again``."""
+    db_connect_timeout: float = 3.0
+    """Seconds connecting to PostgreSQL may take, and an action may wait for a pooled
+    connection. A database that stops answering gets an action its ``try_again`` within
+    about ``db_connect_timeout + db_timeout``."""
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: str = "info"

@@ -10,9 +10,9 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
+from .db import UNREACHABLE
 from .messages import ErrorMsg
 from .tables import Refused
 
@@ -91,8 +91,9 @@ def install(app: FastAPI) -> None:
             headers=e.headers,
         )
 
-    @app.exception_handler(DBAPIError)
-    @app.exception_handler(OSError)
     async def database_down(_request: Request, e: Exception) -> JSONResponse:
         log.warning("the database did not answer: %s", type(e).__name__)
         return error_response(Refused("try_again", TRY_AGAIN))
+
+    for unreachable in UNREACHABLE:
+        app.add_exception_handler(unreachable, database_down)
