@@ -31,11 +31,12 @@ $(COMPILED)/.built: $(STAMP) setup.py $(wildcard src/tienlen/*.py)
 
 # The engine's own tests (no apps, no server), run again on the compiled build.
 ENGINE_TESTS := tests/test_compiled.py tests/test_cards.py tests/test_codes.py tests/test_fixtures.py \
+	tests/test_packed.py \
 	tests/test_game.py tests/test_golden.py tests/test_match.py tests/test_movegen_reference.py \
 	tests/test_notation.py tests/test_observation.py tests/test_properties.py tests/test_record.py \
 	tests/test_rules.py tests/test_scoring.py
 
-.PHONY: play serve test test-compiled compiled lint bench venv screenshots
+.PHONY: play serve test test-fast test-compiled compiled lint bench venv screenshots
 venv: $(STAMP)
 
 play: $(STAMP)
@@ -49,6 +50,11 @@ test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest -n auto
+
+# The quick loop: every test not marked slow (pyproject.toml says which are), on every core;
+# no lint, no browser. make test still runs everything.
+test-fast: $(STAMP)
+	$(BIN)/pytest -n auto -m "not slow"
 
 compiled: $(COMPILED)/.built
 

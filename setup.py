@@ -11,8 +11,9 @@ import os
 
 from setuptools import setup
 
-# The modules on the engine's hot path (move generation and play, with the card debts and
-# the exchanges (mutual trading, San Jose) that a game's copy carries). The rest of the core
+# The modules on the engine's hot path (move generation and play, the record a game keeps
+# its state in (packed), with the card debts and the exchanges (mutual trading, San Jose)
+# that the record carries). The rest of the core
 # (rules validation, records, descriptions) stays interpreted: it is not hot, and parts of it
 # inspect dataclass annotations or subclass ``str``, which compiled classes do not support.
 COMPILED_MODULES = [
@@ -22,6 +23,7 @@ COMPILED_MODULES = [
     "src/tienlen/exchanges.py",
     "src/tienlen/game.py",
     "src/tienlen/movegen.py",
+    "src/tienlen/packed.py",
     "src/tienlen/patterns.py",
     "src/tienlen/play.py",
 ]

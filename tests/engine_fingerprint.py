@@ -25,7 +25,7 @@ def fingerprint(games: int) -> str:
             rng = random.Random(seed)
             game = Game(rules, seed=f"fingerprint-{seed}")
             while not game.is_over:
-                legal = game.legal_moves()
+                legal = game.legal_plays()
                 digest.update(" ".join(f"{m.kind}:{m.mask:x}" for m in legal).encode())
                 move = rng.choice(legal)
                 digest.update(f"|{game.turn}>{move.kind}:{move.mask:x};".encode())

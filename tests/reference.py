@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tienlen.cards import Card
-from tienlen.combos import Move, why_not_beats
+from tienlen.combos import Move, MoveKind, why_not_beats
 from tienlen.position import Action, PlayState
-from tienlen.rules import Rules
+from tienlen.rules import FirstLead, Rules
 
 RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 TWO_RANK = 12
@@ -54,7 +54,7 @@ def mask_from_ids(ids: Iterable[int]) -> int:
 
 
 # --- combinations -----------------------------------------------------------------------
-def ref_kind(rank_counts: Sequence[tuple[int, int]], rules: Rules) -> tuple[str, int] | None:
+def ref_kind(rank_counts: Sequence[tuple[int, int]], rules: Rules) -> tuple[MoveKind, int] | None:
     """(kind, size) of cards with these ``(rank, count)`` pairs (ranks ascending, counts > 0),
     or ``None``. Reads only the rule knobs."""
     if not rank_counts:
@@ -63,7 +63,7 @@ def ref_kind(rank_counts: Sequence[tuple[int, int]], rules: Rules) -> tuple[str,
     ranks = [r for r, _ in rank_counts]
     per_rank = {c for _, c in rank_counts}
     if len(ranks) == 1:
-        names = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
+        names: dict[int, MoveKind] = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
         name = names.get(rank_counts[0][1])
         return (name, 1) if name else None
     if len(per_rank) != 1:
@@ -237,7 +237,7 @@ class RefTable:
     locked: set[int] = field(init=False, default_factory=set)  # out of this pile
     passed_in_pile: set[int] = field(init=False, default_factory=set)
     straight_lock: bool = field(init=False, default=False)
-    first_mode: str | None = field(init=False, default=None)
+    first_mode: FirstLead | None = field(init=False, default=None)
     lowest: int = field(init=False, default=-1)
     stuck: set[int] = field(init=False, default_factory=set)
     finish: list[int] = field(init=False, default_factory=list)

@@ -264,6 +264,13 @@ class Served(Protocol):
     base: str
 
 
+def sat_event(seat: int) -> Callable[[dict[str, Any]], bool]:
+    """A test for :meth:`Socket.until`: the event that ``seat`` sat down."""
+    return lambda m: (
+        m["type"] == "event" and m["event"]["kind"] == "sit" and m["event"]["seat"] == seat
+    )
+
+
 def seated_table(
     server: Served, names: list[str], **spec: Any
 ) -> tuple[list[Client], list[Socket], str]:
@@ -275,11 +282,7 @@ def seated_table(
         s = c.socket(table)
         s.until(lambda m: m["type"] == "state")
         s.send(type="sit", seat=i)
-        s.until(
-            lambda m, i=i: (
-                m["type"] == "event" and m["event"]["kind"] == "sit" and m["event"]["seat"] == i
-            )
-        )
+        s.until(sat_event(i))
         sockets.append(s)
     return clients, sockets, table
 

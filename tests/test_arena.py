@@ -149,9 +149,9 @@ def test_play_game_reports_a_failing_bot_and_finishes() -> None:
     game = Game("standard", seed=5)
     play_game(
         game,
-        [Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],
+        [Broken(), make_bot("greedy"), make_bot("greedy"), make_bot("greedy")],  # type: ignore[list-item]
         on_problem=problems.append,
-    )  # type: ignore[list-item]
+    )
     assert game.is_over
     assert problems and "broken raised RuntimeError: boom" in problems[0]
 
@@ -209,3 +209,30 @@ def test_the_command_rejects_a_bad_line_up(capsys: pytest.CaptureFixture[str]) -
         == 2
     )
     assert "2 bots given for 3 players" in capsys.readouterr().err
+
+
+def test_a_bot_spec_carries_options_after_colons() -> None:
+    from tienlen.players.registry import parse_spec
+
+    assert parse_spec("ismcts:iterations=40:exploration=0.5:playout=greedy") == (
+        "ismcts",
+        {"iterations": 40, "exploration": 0.5, "playout": "greedy"},
+    )
+    assert parse_spec("greedy") == ("greedy", {})
+    for bad in ("ismcts:iterations", "ismcts:=3", "ismcts:iterations="):
+        with pytest.raises(ValueError, match="write KEY=VALUE"):
+            parse_spec(bad)
+
+
+def test_the_arena_plays_a_spec_with_options_as_its_own_entry() -> None:
+    rules = Rules.preset("standard").for_players(2)
+    specs = ["ismcts:iterations=4:playout=greedy", "ismcts:iterations=4"]
+    result = run_arena(rules, specs, games=2, seed=3)
+    assert [s.label for s in result.stats()] == specs
+    for bad, message in (
+        ("ismcts:playout=neural", "playout must be"),
+        ("ismcts:depth=3", "bad options in bot spec 'ismcts:depth=3'"),
+        ("nobody:depth=3", "unknown bot 'nobody:depth=3'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            run_arena(rules, [bad, "greedy"], games=2, seed=3)

@@ -330,7 +330,12 @@ def test_replay_step_waits_for_enter(
     path = tmp_path / "g.json"
     path.write_text(to_json(finished_game()), encoding="utf-8")
     prompts: list[str] = []
-    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")
+
+    def answer(prompt: str = "") -> str:
+        prompts.append(prompt)
+        return ""
+
+    monkeypatch.setattr("builtins.input", answer)
     rc, _, _ = run(capsys, "replay", "--step", str(path))
     assert rc == 0
     assert len(prompts) == 9  # after every action but the last

@@ -30,12 +30,13 @@ import httpx
 import pytest
 
 from backends import POSTGRES
-from serverkit import HANG, Client, Served, Socket, database, first_legal
+from serverkit import HANG, Client, Served, Socket, database, first_legal, sat_event
 from tienlen import Game, GameRecord
-from tienlen.apps.server.tables import act
+from tienlen.apps.server.actions import act
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(POSTGRES is None, reason="needs PostgreSQL: TIENLEN_TEST_POSTGRES_URL"),
     pytest.mark.skipif(REDIS is None, reason="needs Redis: TIENLEN_TEST_REDIS_URL"),
     pytest.mark.skipif(sys.platform == "win32", reason="signals"),
@@ -201,11 +202,7 @@ def seat_clients(
         sockets[i] = s
     for i, s in sockets.items():
         s.send(type="sit", seat=i)
-        s.until(
-            lambda m, i=i: (
-                m["type"] == "event" and m["event"]["kind"] == "sit" and m["event"]["seat"] == i
-            )
-        )
+        s.until(sat_event(i))
     return clients, sockets, table
 
 

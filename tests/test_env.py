@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ from pettingzoo.test import api_test  # noqa: E402
 
 from tienlen import Game, Rules, parse_cards  # noqa: E402
 from tienlen.cards import Card, mask_of  # noqa: E402
-from tienlen.combos import PASS, parse_move  # noqa: E402
+from tienlen.combos import PASS, Choice, parse_move  # noqa: E402
 from tienlen.env.aec import TienLenAEC  # noqa: E402
 from tienlen.env.selfplay import SelfPlay  # noqa: E402
 from tienlen.env.single import TienLenGym  # noqa: E402
@@ -29,6 +30,7 @@ from tienlen.players.encoding import (  # noqa: E402
     KINDS,
     MOVE_DIM,
     OBS_DIM,
+    FloatArray,
     card_plane,
     encode_moves,
     encode_observation,
@@ -66,7 +68,7 @@ def test_legal_moves_are_padded_with_a_mask_and_never_dropped() -> None:
     game = Game("standard", seed=5)
     game.apply_unchecked(game.legal_moves()[0])
     obs = observe(game, game.turn)
-    legal = game.legal_moves()
+    legal = game.legal_plays()
     assert len(legal) > 2
     moves, mask = legal_batch(obs, legal)
     assert moves.shape == (len(legal), MOVE_DIM) and mask.all()
@@ -98,7 +100,7 @@ def test_the_action_space_bound_holds_for_crowded_hands() -> None:
             g.apply_unchecked(rng.choice(legal))
 
 
-def _hidden_twin(seed: int, plies: int) -> tuple[Game, Game, list]:
+def _hidden_twin(seed: int, plies: int) -> tuple[Game, Game, list[Choice]]:
     """Two games where seat 0 holds the same hand and everyone makes the same first
     ``plies`` moves, but the cards the other seats have not played by then are dealt
     differently among them."""
@@ -248,7 +250,7 @@ def test_seeding_makes_episodes_reproducible() -> None:
     assert gym_trace(8) == gym_trace(8)
     assert gym_trace(8) != gym_trace(9)
 
-    def selfplay(seed: int) -> tuple:
+    def selfplay(seed: int) -> tuple[object, ...]:
         env = SelfPlay("standard")
         env.set_agents([make_bot("random", seed=s) for s in range(4)])
         trajectories, payoffs = env.run(seed=seed)
@@ -292,7 +294,9 @@ def test_selfplay_plays_on_past_a_failing_bot_and_lists_the_problem() -> None:
     assert env.problems == []
 
 
-def test_the_gym_env_plays_on_past_a_failing_opponent_and_lists_the_problem(monkeypatch) -> None:
+def test_the_gym_env_plays_on_past_a_failing_opponent_and_lists_the_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import tienlen.env.single as single
 
     monkeypatch.setattr(single, "make_bot", lambda name, seed=None: _Broken())
@@ -332,7 +336,8 @@ def test_the_command_line_loads_the_trainer_only_to_show_its_help() -> None:
     assert "(default random,greedy,heuristic)" in " ".join(shown.split())
 
 
-def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path) -> None:
+@pytest.mark.slow
+def test_a_tiny_training_run_checkpoints_evaluates_and_resumes(tmp_path: Path) -> None:
     from tienlen.apps.cli import main
     from tienlen.players.bots.learned import QNet
 
@@ -441,8 +446,9 @@ def test_the_win_weight_makes_the_target_winning() -> None:
     assert np.array_equal(win[2] == 1.0, place[2] == 1.0)  # the same games, the same winner
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["dmc", "rollouts"])
-def test_training_with_workers_is_reproducible(tmp_path, method: str) -> None:
+def test_training_with_workers_is_reproducible(tmp_path: Path, method: str) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 
     config = TrainConfig(
@@ -467,7 +473,7 @@ def test_training_with_workers_is_reproducible(tmp_path, method: str) -> None:
     assert not np.array_equal(other.net.params["w1o"], a.net.params["w1o"])
 
 
-def test_resuming_restores_the_weights_and_optimiser(tmp_path) -> None:
+def test_resuming_restores_the_weights_and_optimiser(tmp_path: Path) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 
     config = TrainConfig(seed=4, games_per_round=2, checkpoint_every=10_000, eval_bots=())
@@ -493,8 +499,8 @@ def test_the_gradient_matches_finite_differences(absolute: float) -> None:
     mask = np.ones((6, 3), bool)
     mask[0, 2] = mask[3, 1:] = False  # padded rows count for nothing
 
-    def loss_of(p: dict[str, np.ndarray]) -> tuple[float, dict[str, np.ndarray]]:
-        return loss_and_grads(p, obs, moves, mask, targets, absolute=absolute)  # type: ignore[arg-type]
+    def loss_of(p: dict[str, FloatArray]) -> tuple[float, dict[str, FloatArray]]:
+        return loss_and_grads(p, obs, moves, mask, targets, absolute=absolute)
 
     loss, grads = loss_of(params)
     for name in ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3"):
@@ -506,10 +512,10 @@ def test_the_gradient_matches_finite_differences(absolute: float) -> None:
         assert numeric == pytest.approx(float(grads[name][where]), rel=1e-3, abs=1e-6)
     padded = targets.copy()
     padded[0, 2] = padded[3, 2] = 99.0
-    assert loss_and_grads(params, obs, moves, mask, padded, absolute=absolute)[0] == loss  # type: ignore[arg-type]
+    assert loss_and_grads(params, obs, moves, mask, padded, absolute=absolute)[0] == loss
 
 
-def test_weights_for_other_encodings_are_refused(tmp_path) -> None:
+def test_weights_for_other_encodings_are_refused(tmp_path: Path) -> None:
     from tienlen.players.bots.learned import FEATURE_DIM, QNet
 
     net = QNet.init((8, 4))
@@ -538,6 +544,7 @@ def test_the_advice_is_the_heuristic_bots_ranking() -> None:
         game.play(choice)
 
 
+@pytest.mark.slow
 def test_the_shipped_learned_bot_beats_random_clearly() -> None:
     from tienlen.players.arena import run_arena
 
@@ -550,6 +557,7 @@ def test_the_shipped_learned_bot_beats_random_clearly() -> None:
     assert learned.win_ci[0] > 0.4, learned
 
 
+@pytest.mark.slow
 def test_the_shipped_learned_bot_beats_the_heuristic_bot() -> None:
     """The issue's bar on deals of its own (docs/bots.md measures 2,000 games): against
     three ``heuristic`` bots the win rate's interval lies above the quarter they win."""
@@ -579,7 +587,7 @@ def test_the_learned_bot_plays_legal_games_under_other_rules(preset: str, player
     assert sorted(game.finish_order) == list(range(players))
 
 
-def test_an_ensemble_values_a_move_by_its_networks_mean_and_saves_whole(tmp_path) -> None:
+def test_an_ensemble_values_a_move_by_its_networks_mean_and_saves_whole(tmp_path: Path) -> None:
     from tienlen.apps.cli import main
     from tienlen.players.bots.learned import LearnedBot, QNet, move_features
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import pytest
 
@@ -24,9 +25,10 @@ from tienlen.env.single import TienLenGym  # noqa: E402
 from tienlen.env.wrappers import RLlibObservation  # noqa: E402
 
 
-def _play_to_the_end(env: TienLenGym) -> dict:
+def _play_to_the_end(env: TienLenGym) -> dict[str, Any]:
     """Step the first legal move until the episode ends; the last info."""
-    done, info = False, {}
+    done = False
+    info: dict[str, Any] = {}
     while not done:
         _, _, done, _, info = env.step(0)
     return info
@@ -78,7 +80,9 @@ def test_the_rllib_wrapper_renames_the_observation_and_floats_the_mask() -> None
     obs, _ = env.reset(seed=2)
     assert set(obs) == {"observations", "action_mask"}
     assert obs["action_mask"].dtype == np.float32
-    assert obs["action_mask"].sum() == len(env.unwrapped.legal_moves())
+    gym_env = env.unwrapped
+    assert isinstance(gym_env, TienLenGym)
+    assert obs["action_mask"].sum() == len(gym_env.legal_moves())
     assert env.observation_space.contains(obs)
     obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     assert env.observation_space.contains(obs)

@@ -339,7 +339,7 @@ def run_step(game: Game, step: dict[str, Any]) -> None:
     if "play" in step:
         move = game.play(step["play"])
         if "as" in step:
-            assert move.kind == step["as"], move
+            assert isinstance(move, Move) and move.kind == step["as"], move
     elif "illegal" in step:
         before = public_state(game)
         legal = {m.mask for m in game.legal_moves()}
@@ -354,7 +354,7 @@ def run_step(game: Game, step: dict[str, Any]) -> None:
         assert game.turn == step["turn"]
     elif "legal" in step:
         got = {m.mask for m in game.legal_moves()}
-        assert got == _moves(step["legal"]), [_move_text(m) for m in game.legal_moves()]
+        assert got == _moves(step["legal"]), [_move_text(m) for m in game.legal_plays()]
     elif "legal_has" in step:
         got = {m.mask for m in game.legal_moves()}
         missing = _moves(step["legal_has"]) - got

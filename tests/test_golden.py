@@ -39,7 +39,7 @@ def transcript(preset: str) -> list[str]:
     for _ in range(2_000):
         if game.is_over:
             break
-        legal = sorted(game.legal_moves(), key=lambda m: m.mask)
+        legal = sorted(game.legal_plays(), key=lambda m: m.mask)
         plays = [m for m in legal if not m.is_pass]
         if PASS in legal and (not plays or rng.random() < PASS_CHANCE):
             move = PASS

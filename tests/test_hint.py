@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tienlen import Game, parse_cards
+from tienlen import PASS, Game, Move, parse_cards
 from tienlen.observation import observe
 from tienlen.players.hint import hint, legal_moves_of
 
@@ -20,7 +20,7 @@ def test_chop_the_2_with_your_quad() -> None:
     game = Game("standard", hands=["2s 4c", "8s 8c 8d 8h Jd", "5d 6h Qd", "7h Jh Ah"], leader=0)
     game.play("2s")
     move, reason = hint(observe(game, 1))
-    assert move.kind == "quad"
+    assert isinstance(move, Move) and move.kind == "quad"
     assert reason == "chop the single 2♠ with your quad of 8s"
 
 
@@ -33,14 +33,14 @@ def test_pass_rather_than_break_up_the_hand() -> None:
     )
     game.play("Ks")
     move, reason = hint(observe(game, 1))
-    assert move.is_pass
+    assert move == PASS
     assert reason == "pass: nothing worth playing on this pile"
 
 
 def test_against_one_card_lead_a_pair() -> None:
     game = Game("standard", hands=["6s 6d 9c", "Kh", "4c 7c 8c Qd", "4d 7d 8d Qs"], leader=0)
     move, reason = hint(observe(game, 0))
-    assert move.kind == "pair"
+    assert isinstance(move, Move) and move.kind == "pair"
     assert reason == "an opponent has one card: lead a pair of 6s, not a single"
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tienlen import Game, Rules
+from tienlen import Card, Game, Rules
 from tienlen.apps.cli import main
 from tienlen.apps.controller import MatchController, Settings
 from tienlen.apps.plain import MAX_LINE, play_plain
@@ -63,7 +63,9 @@ def test_plain_game_escapes_what_is_typed_and_refuses_huge_lines() -> None:
 
 def test_an_unseeded_match_shows_no_seed_and_deals_afresh_each_time() -> None:
     settings = dataclasses.replace(SETTINGS, seed=None)
-    titles, heads, deals = set(), set(), set()
+    titles: set[str] = set()
+    heads: set[str] = set()
+    deals: set[tuple[tuple[Card, ...], ...]] = set()
     for _ in range(1000):
         ctl = MatchController(settings)
         titles.add(ctl.title())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
@@ -100,7 +102,10 @@ def test_the_target_is_the_ismcts_bots_reward() -> None:
     assert labels.targets(4, 0.6)[0].tolist() == pytest.approx([1.0, 0.4 * 2 / 3, 0.0])
 
 
-def test_a_rollouts_run_keeps_the_last_decisions_and_resumes_only_as_one(tmp_path) -> None:
+@pytest.mark.slow
+def test_a_rollouts_run_keeps_the_last_decisions_and_resumes_only_as_one(
+    tmp_path: Path,
+) -> None:
     # reproducibility with workers: test_env.py::test_training_with_workers_is_reproducible
     config = TrainConfig(method="rollouts", games_per_round=2, hidden=(32, 16), eval_bots=(),
                          buffer=500, candidates=3)  # fmt: skip

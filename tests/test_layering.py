@@ -123,3 +123,85 @@ def test_the_command_line_loads_no_server_until_serve_runs() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+# --- no import cycle ---------------------------------------------------------------------------
+def module_graph(root: Path) -> dict[str, set[str]]:
+    """Every module of the package at ``root`` (dotted names from the package's own name) and
+    the modules of the package it imports, function-local imports included. ``from X import
+    n`` imports the submodule ``X.n`` where there is one, else ``X`` (a name that ``X``, a
+    module or a package's ``__init__``, holds)."""
+    paths: dict[str, tuple[Path, bool]] = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if "migrations" in parts:  # Alembic's scripts, loaded by file, not imported
+            continue
+        paths[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    graph: dict[str, set[str]] = {}
+    for name, (path, is_package) in paths.items():
+        package = name if is_package else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1])
+                    module = f"{base}.{node.module}" if node.module else base
+                for alias in node.names:
+                    sub = f"{module}.{alias.name}"
+                    found.add(sub if sub in paths else module)
+        graph[name] = {m for m in found if m in paths and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (the strongly
+    connected components of more than one module)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
+            group = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return cycles
+
+
+def test_no_module_of_the_package_imports_itself_round_a_loop() -> None:
+    graph = module_graph(PACKAGE)
+    assert {"tienlen.rules", "tienlen.codes", "tienlen.apps.server.node"} <= set(graph)
+    assert "tienlen.knobs" in graph["tienlen.codes"]
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_loop_through_a_function_local_import(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from .b import thing\n")
+    (package / "a.py").write_text("def later():\n    from .sub import b\n")
+    (package / "sub" / "b.py").write_text("from .. import a\nthing = 1\n")
+    (package / "c.py").write_text("from .sub import thing\n")
+    graph = module_graph(package)
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.c"] == {"pkg.sub"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.sub.b"]]

@@ -61,7 +61,7 @@ def test_as_first_rule_sets_start_every_game_from_the_lowest_card() -> None:
         assert game.setup.leader is None
         assert game.first_lead_rule is not None
         # "... as a single, pair, or sequence": every game's opening, not just the first's.
-        assert {m.kind for m in game.legal_moves()} <= {"single", "pair", "straight"}
+        assert {m.kind for m in game.legal_plays()} <= {"single", "pair", "straight"}
 
 
 def test_games_limit_ends_the_match() -> None:

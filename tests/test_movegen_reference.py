@@ -18,7 +18,7 @@ from dataclasses import replace
 import pytest
 
 from reference import RefTable, ref_classify, ref_combinations
-from tienlen import PASS, RULESETS, Game, IllegalMoveError, Move, Rules, deck
+from tienlen import PASS, RULESETS, Action, Game, IllegalMoveError, Move, Rules, deck
 from tienlen.cards import cards_of_mask, format_cards
 from tienlen.combos import classify_mask
 
@@ -60,7 +60,9 @@ VARIANT_POSITIONS = 1_500
 
 def _describe(game: Game, ref: RefTable) -> str:
     hands = " | ".join(format_cards(cards_of_mask(h), ascii=True) for h in game.hand_masks)
-    moves = "; ".join(f"{a.seat}:{a.move}" for a in game.history)
+    moves = "; ".join(
+        f"{a.seat}:{a.move if isinstance(a, Action) else a.give}" for a in game.history
+    )
     return f"rules={game.rules.name} hands=[{hands}] history=[{moves}] ref_turn={ref.turn}"
 
 
@@ -112,7 +114,7 @@ def crosscheck(rules: Rules, positions: int, label: str, deal: Deal | None = Non
             if combos is None:
                 combos = combos_cache[hand] = ref_combinations(hand, rules)
             expected = {_key(m) for m in ref.legal(combos)}
-            got_list = game.legal_moves()
+            got_list = game.legal_plays()
             got = {_key(m) for m in got_list}
             assert len(got) == len(got_list), "legal_moves lists a move twice"
             if got != expected:
@@ -166,8 +168,11 @@ def _expected_kinds(rules: Rules) -> list[str]:
     return kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", RULESETS)
-def test_legal_moves_match_brute_force(preset: str, record_property) -> None:
+def test_legal_moves_match_brute_force(
+    preset: str, record_property: Callable[[str, object], None]
+) -> None:
     rules = Rules.preset(preset)
     counts = crosscheck(rules, POSITIONS_PER_PRESET, preset)
     record_property("reference_counts", f"{preset}: {dict(sorted(counts.items()))}")
@@ -176,8 +181,11 @@ def test_legal_moves_match_brute_force(preset: str, record_property) -> None:
         assert counts[kind] > 0, f"no {kind!r} position was reached: {counts}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", list(VARIANTS))
-def test_variants_match_brute_force(label: str, record_property) -> None:
+def test_variants_match_brute_force(
+    label: str, record_property: Callable[[str, object], None]
+) -> None:
     counts = crosscheck(VARIANTS[label], VARIANT_POSITIONS, label)
     record_property("reference_counts", f"{label}: {dict(sorted(counts.items()))}")
     assert counts["positions"] >= VARIANT_POSITIONS
@@ -196,7 +204,10 @@ def _pair_runs_dealt(rules: Rules, rng: random.Random) -> tuple[list[str], int |
     return hands, rng.choice([None, 0, 2])
 
 
-def test_openings_out_of_turn_match_brute_force(record_property) -> None:
+@pytest.mark.slow
+def test_openings_out_of_turn_match_brute_force(
+    record_property: Callable[[str, object], None],
+) -> None:
     rules = VARIANTS["standard/opening-three-pairs"]
     counts = crosscheck(rules, VARIANT_POSITIONS, "opening", deal=_pair_runs_dealt)
     record_property("reference_counts", f"opening: {dict(sorted(counts.items()))}")
@@ -263,7 +274,10 @@ def stuck_prone_deal(rules: Rules, rng: random.Random) -> tuple[list[str], int |
     return hands, (rng.randrange(rules.players) if rng.random() < 0.7 else None)
 
 
-def test_stuck_leaders_match_brute_force(record_property) -> None:
+@pytest.mark.slow
+def test_stuck_leaders_match_brute_force(
+    record_property: Callable[[str, object], None],
+) -> None:
     """Leaders with no legal lead pass it on; when nobody can lead, the game ends."""
     rules = Rules.preset("standard", bombs_may_lead=False, may_finish_on_two=False)
     counts = crosscheck(rules, 2_000, "stuck", stuck_prone_deal)
@@ -273,14 +287,14 @@ def test_stuck_leaders_match_brute_force(record_property) -> None:
 
 def test_crosscheck_reports_a_wrong_move_list(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cross-check is not vacuous: an engine that forgets one legal play is caught."""
-    real = Game.legal_moves
+    real = Game.legal_plays
 
     def forgetful(self: Game) -> list[Move]:
         moves = real(self)
         plays = [m for m in moves if m.mask]
         return moves if len(plays) < 2 else [m for m in moves if m != plays[-1]]
 
-    monkeypatch.setattr(Game, "legal_moves", forgetful)
+    monkeypatch.setattr(Game, "legal_plays", forgetful)
     with pytest.raises(pytest.fail.Exception, match="engine misses"):
         crosscheck(Rules.preset("standard"), 200, "forgetful")
 

@@ -207,8 +207,14 @@ def test_guarantees_are_scored_as_a_match_scores_them(live: LiveServer) -> None:
     }
     if snap.chops:
         entry["chops"] = [
-            {"by": c.seat, "of": c.victim, "cut": c.cut, "red_twos": c.red_twos}
-            | {"black_twos": c.black_twos, "on": c.on}
+            {
+                "by": c.seat,
+                "of": c.victim,
+                "cut": c.cut,
+                "red_twos": c.red_twos,
+                "black_twos": c.black_twos,
+                "on": c.on,
+            }
             for c in snap.chops
         ]
     got = add(a, pad["id"], **entry)["games"][0]["deltas"]

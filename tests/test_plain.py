@@ -15,6 +15,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tienlen import PASS, Gift, Rules, format_move
 from tienlen.apps.controller import MatchController, Settings
@@ -53,11 +54,11 @@ def scripted_lines(
     return lines, ctl
 
 
-def run_plain(settings: Settings, lines: list[str], **kwargs: object) -> tuple[int, str]:
+def run_plain(settings: Settings, lines: list[str], **kwargs: Any) -> tuple[int, str]:
     out = io.StringIO()
     status = play_plain(
         settings, stdin=io.StringIO("".join(f"{x}\n" for x in lines)), stdout=out, **kwargs
-    )  # type: ignore[arg-type]
+    )
     return status, out.getvalue()
 
 

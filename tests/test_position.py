@@ -17,6 +17,7 @@ from tienlen.position import (
     parse_position,
     state_fields,
 )
+from tienlen.rules import FirstLead
 
 
 def _played(rules: Rules, seed: int, moves: int) -> Game:
@@ -61,7 +62,7 @@ def test_made_up_states_read_back(
     players: int,
     seats: list[int],
     locked: bool,
-    first: tuple[str, str] | None,
+    first: tuple[FirstLead, str] | None,
     opening: list[int] | None,
 ) -> None:
     from tienlen.cards import Card
@@ -159,7 +160,7 @@ def test_reprs_paste_back() -> None:
     namespace = {"Game": Game, "Move": Move, "Rules": Rules}
     for name in sorted(RULESETS):
         game = _played(Rules.preset(name), 7, 9)
-        for move in game.legal_moves():
+        for move in game.legal_plays():
             back = eval(repr(move), namespace)
             assert back == move and back.size == move.size and back.kind == move.kind
         if game.phase in ("play", "over"):

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from reference import public_state
 from tienlen import PASS, RULESETS, Action, Game, IllegalMoveError, Rules
 from tienlen.cards import cards_of_mask, mask_of
-from tienlen.combos import Choice, Move, classify_mask
+from tienlen.combos import Choice, classify_mask
 from tienlen.observation import observe
 
 # The presets and a few variants (player counts, direction, trading, exchanges).
@@ -207,7 +207,7 @@ def test_observations_hide_other_hands(deal: Deal, data: st.DataObject) -> None:
     assume(not game.is_over)
     rng = random.Random(deal.seed)
     stop = data.draw(st.integers(0, 120), label="actions before the swap")
-    moves: list[Move] = []
+    moves: list[Choice] = []
     while not game.is_over and len(moves) < stop:
         moves.append(choose(game, rng, deal.pass_chance))
         game.play(moves[-1])

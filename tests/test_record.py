@@ -59,7 +59,7 @@ def assert_same(replayed: Game, original: Game) -> None:
     assert replayed.turn == original.turn
 
 
-def round_trip(game: Game, seed: str | None = None) -> None:
+def round_trip(game: Game, seed: int | str | None = None) -> None:
     data = record_of(game, seed=seed)
     assert data["format"] == "tienlen-game" and data["version"] == 1
     assert_same(load(json.dumps(data)), game)

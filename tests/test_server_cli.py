@@ -41,6 +41,7 @@ def test_an_unreachable_database_is_one_line(
     assert err.startswith(f"tienlen serve: cannot use the database {url}: ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
     """Stopped with SIGTERM or SIGINT (Ctrl-C), the server closes its bot pool and database
@@ -123,6 +124,7 @@ def test_cluster_options_that_cannot_work_are_refused(
     assert err.startswith("tienlen serve: ") and says in err, err
 
 
+@pytest.mark.slow
 def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
     """``--workers``: a node process that cannot use the database exits 2 and says why; the
     server then stops the others and exits 2 too (instead of starting them again forever)."""

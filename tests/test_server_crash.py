@@ -75,6 +75,7 @@ def offline(record: GameRecord, humans: set[int]) -> GameRecord:
     return GameRecord.from_game(game, seed=record.seed, names=record.names)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_killed_server_comes_back_with_every_table(tmp_path: Path) -> None:
     port = free_port()

@@ -73,8 +73,8 @@ def test_bad_frames_and_illegal_moves(started: tuple[list[Client], list[Socket],
     assert "4096 bytes" in refused(
         actor, json.dumps({"type": "chat", "text": "x" * 5000}), "too_big", others
     )
-    mine = set(actor.view["hand"])  # type: ignore[index]
-    theirs = next(c for c in idle.view["hand"] if c not in mine)  # type: ignore[index]
+    mine = set(actor.view["hand"])
+    theirs = next(c for c in idle.view["hand"] if c not in mine)
     message = refused(
         actor, {"type": "play", "cards": [theirs], "version": version}, "illegal", others
     )
@@ -90,7 +90,7 @@ def test_bad_frames_and_illegal_moves(started: tuple[list[Client], list[Socket],
     refused(actor, {"type": "give", "cards": [], "version": version}, "illegal", others)
     refused(actor, {"type": "accept", "version": version}, "illegal", others)
     # The table still plays: the actor's first legal move goes through.
-    first = actor.view["legal"][0]  # type: ignore[index]
+    first = actor.view["legal"][0]
     actor.act("play", cards=first) if first else actor.act("pass")
     assert actor.batch()["event"]["seat"] == turn
 

@@ -23,8 +23,9 @@ from typing import Any
 import httpx
 import pytest
 
+from backends import POSTGRES
 from blackhole import behind_a_blackhole
-from serverkit import HANG, POSTGRES, Client, database, play_out, seated_table
+from serverkit import HANG, Client, database, play_out, seated_table
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
 pytestmark = pytest.mark.skipif(

@@ -12,9 +12,9 @@ from serverkit import (
     seated_table,
 )
 from tienlen import Game, GameRecord, Rules, parse_cards
-from tienlen.apps.server.tables import ServerMatch
+from tienlen.apps.server.deals import ServerMatch
 from tienlen.cards import mask_of
-from tienlen.game import instant_win_of
+from tienlen.deal import instant_win_of
 
 
 def test_a_whole_four_player_match(live: LiveServer) -> None:

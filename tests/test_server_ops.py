@@ -23,7 +23,8 @@ from tienlen import Rules
 from tienlen.apps.cli import build_parser
 from tienlen.apps.cmd_serve import settings_of
 from tienlen.apps.server import Server, Settings, create_app
-from tienlen.apps.server.tables import Table, TableConfig
+from tienlen.apps.server.options import TableConfig
+from tienlen.apps.server.tables import Table
 
 
 def test_a_started_server_is_live_and_ready(live: LiveServer) -> None:

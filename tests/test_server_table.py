@@ -43,6 +43,12 @@ def make(backend: str, tmp_path: Path) -> Iterator[Make]:
             s.close()
 
 
+def view_of(s: Socket) -> dict[str, Any]:
+    """The game view ``s`` last received (there is one once the game started)."""
+    assert s.view is not None
+    return s.view
+
+
 def start(sockets: list[Socket]) -> None:
     sockets[0].send(type="start")
     for s in sockets:
@@ -53,7 +59,7 @@ def step(sockets: dict[int, Socket]) -> int:
     """The seat to act plays its first legal move; every socket reads the batch."""
     any_view = next(iter(sockets.values())).view
     assert any_view is not None
-    turn = any_view["turn"]
+    turn: int = any_view["turn"]
     actor = sockets[turn]
     kind, fields = first_legal(actor.view or {})
     actor.act(kind, **fields)
@@ -105,7 +111,7 @@ def test_spectators_see_public_information_and_the_hands_at_the_end(make: Make) 
     assert state["type"] == "state" and state["table"]["spectators"] == 1
     hs.send(type="start")
     play_out({0: hs})
-    frames = []
+    frames: list[dict[str, Any]] = []
     while not frames or frames[-1].get("event", {}).get("kind") != "match_over":
         frames.append(watcher.recv())
     views = [m["view"] for m in frames if m.get("view")]
@@ -168,7 +174,7 @@ def test_mutual_trading_offers_accepted_and_refused(make: Make) -> None:
     assert view is not None and view["phase"] == "trading"
     first = view["turn"]
     partner = (first + 1) % 4
-    hands = {i: s.view["hand"] for i, s in enumerate(sockets)}  # type: ignore[index]
+    hands = {i: view_of(s)["hand"] for i, s in enumerate(sockets)}
     give, take = hands[first][0], hands[partner][-1]
     sockets[first].act("offer", partner=partner, give=[give], take=[take])
     for s in sockets:
@@ -177,22 +183,22 @@ def test_mutual_trading_offers_accepted_and_refused(make: Make) -> None:
     assert offers[partner]["cards"] == [give] and offers[partner]["take"] == [take]
     for i in set(range(4)) - {first, partner}:
         assert "cards" not in offers[i] and "take" not in offers[i]
-        assert all("give" not in t for t in sockets[i].view["trades"])  # type: ignore[index]
+        assert all("give" not in t for t in view_of(sockets[i])["trades"])
     sockets[partner].act("accept")
     for s in sockets:
         s.batch()
-    assert take in sockets[first].view["hand"] and give in sockets[partner].view["hand"]  # type: ignore[index]
+    assert take in view_of(sockets[first])["hand"] and give in view_of(sockets[partner])["hand"]
     # The next seat offers and is refused; everyone else declines; play begins.
-    second = sockets[0].view["turn"]  # type: ignore[index]
+    second = view_of(sockets[0])["turn"]
     other = (second + 2) % 4
-    mine, theirs = sockets[second].view["hand"][0], sockets[other].view["hand"][0]  # type: ignore[index]
+    mine, theirs = view_of(sockets[second])["hand"][0], view_of(sockets[other])["hand"][0]
     sockets[second].act("offer", partner=other, give=[mine], take=[theirs])
     for s in sockets:
         s.batch()
     sockets[other].act("refuse")
     for s in sockets:
         s.batch()
-    assert mine in sockets[second].view["hand"]  # type: ignore[index]
+    assert mine in view_of(sockets[second])["hand"]
     play_out(dict(enumerate(sockets)))
     end = next(m for m in sockets[0].frames if m.get("event", {}).get("kind") == "game_over")
     record = _clients[0].http.get(f"/api/games/{end['event']['record']}").json()

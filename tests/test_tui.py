@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ def settings(**changes: Any) -> Settings:
     return dataclasses.replace(base, **changes)
 
 
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
+def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(scenario())
 
 
@@ -111,7 +111,7 @@ def test_a_whole_game_is_played_with_keys() -> None:
                 before = [hc.card for hc in hand_view.cards]
                 assert before == sorted(before), "the hand is shown in strength order"
                 assert static_text(app, "#status").startswith("Your ")
-                legal = ctl.legal_moves()
+                legal = ctl.game.legal_plays()
                 plays = [m for m in legal if not m.is_pass]
                 # Pass one turn in three when allowed, else vary the play chosen (singles go
                 # in by cursor and space, bigger plays by typed notation).
@@ -163,7 +163,7 @@ def test_a_two_game_match_carries_on_after_the_first_game() -> None:
                     continue
                 if isinstance(app.screen, MatchOverScreen):
                     break
-                legal = ctl.legal_moves()
+                legal = ctl.game.legal_plays()
                 await play_move(pilot, next((m for m in legal if not m.is_pass), PASS))
             assert isinstance(app.screen, MatchOverScreen)
             assert len(ctl.match.results) == 2
@@ -305,7 +305,7 @@ def test_hint_and_next_combination_keys_select_legal_plays() -> None:
             assert ctl.selected in legal_masks or ctl.selected == 0
             await pilot.press("escape", "c")
             await pilot.pause()
-            plays = [m for m in ctl.game.legal_moves() if not m.is_pass]
+            plays = [m for m in ctl.game.legal_plays() if not m.is_pass]
             assert ctl.selected == min(plays, key=lambda m: (m.mask.bit_count(), m.top_id)).mask
             assert static_text(app, "#note").startswith(f"1/{len(plays)}: ")
 
@@ -648,7 +648,7 @@ def test_the_san_jose_exchange_is_made_by_selecting_cards() -> None:
             if ctl.bot_to_act:
                 ctl.step_bot()
             else:
-                plays = [m for m in ctl.legal_moves() if not m.is_pass]
+                plays = [m for m in ctl.game.legal_plays() if not m.is_pass]
                 ctl.play_text(" ".join(c.ascii() for c in plays[0].cards) if plays else "pass")
         if ctl.game.winner == HUMAN:
             ctl.next_game()

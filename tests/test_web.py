@@ -17,6 +17,8 @@ import pytest
 from serverkit import HANG, Client, LiveServer, server_settings
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+# a browser and a server per test: left out of make test-fast
+pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
     pytest.skip(
@@ -96,7 +98,8 @@ def create_table(p: Player, *, preset: str = "standard", games: int = 1) -> str:
     p.page.get_by_role("button", name="Create").click()
     p.page.wait_for_url(re.compile(r"/t/"))
     p.page.wait_for_selector(".seat.mine")
-    return p.page.url.split("/t/")[1].split("?")[0]
+    url: str = p.page.url
+    return url.split("/t/")[1].split("?")[0]
 
 
 def wait_turn_or_end(page: Page) -> str:

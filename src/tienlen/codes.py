@@ -25,23 +25,32 @@ Patterns are written with words for their symbols: ``pair-run4up`` is ``pair_run
 A value that no ordinary word expresses is ``~~`` and its escaped text.
 
 Codes use only letters, digits, ``-``, ``.`` and ``~``: the characters URLs never escape,
-that chat formatting leaves alone. Everything here reads the knobs' declared types, so a new
-knob gets a code part with no change to this module.
+that chat formatting leaves alone. Everything here reads the knob schema
+(:mod:`tienlen.knobs`), so a new knob gets a code part with no change to this module; this
+module knows no rules value of its own: :mod:`tienlen.rules` makes its :class:`Codes` from
+the schema and the presets (``Rules.code()``, ``Rules.from_code()``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import types
 from collections.abc import Callable, Sequence
-from functools import cache
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from .knobs import Knob, RulesError
 from .patterns import KINDS, parse_pattern
-from .rules import INSTANT_WINS, RULESETS, Rules, RulesError
 
-__all__ = ["format_code", "parse_code"]
+__all__ = ["Codes"]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+#: A rules value: a dataclass with a field per knob, ``name`` among them.
+R = TypeVar("R", bound=_Named)
 
 _SEP = "."
 _RAW = "~~"
@@ -191,33 +200,25 @@ _NONE = _Word(lambda v: "none" if v is None else None, _read_none, "none")
 _INT_WORD = _Word(lambda v: str(v) if type(v) is int else None, _read_int, "a whole number")
 _TEXT = _Word(lambda v: _escape(v) if isinstance(v, str) else None, _unescape, "text")
 
-#: Knobs typed as plain strings whose values are patterns or come from a fixed list.
-_KNOB_WORDS: dict[str, _Word] = {
-    "chops": _PATTERN,
-    "bomb_ladder": _PATTERN,
-    "after_pass_bombs": _PATTERN,
-    "opening_bombs": _PATTERN,
-    "extra_kinds": _vocabulary(KINDS, "a combination kind:"),
-    "first_lead_kinds": _vocabulary(KINDS, "a combination kind:"),
-    "instant_wins": _vocabulary(INSTANT_WINS, "an instant win:"),
-}
 
-
-def _word_for(tp: Any, knob: str) -> _Word:
-    origin = get_origin(tp)
-    if origin is Literal:
-        return _vocabulary([str(a) for a in get_args(tp)], "one of")
-    if origin in (Union, types.UnionType):
-        # Text last: it reads almost any word.
-        arms = sorted(get_args(tp), key=lambda a: a is str)
-        return _union([_word_for(a, knob) for a in arms])
-    if tp is type(None):
-        return _NONE
-    if tp is int:
-        return _INT_WORD
-    if tp is str:
-        return _KNOB_WORDS.get(knob, _TEXT)
-    raise TypeError(f"rules codes cannot write knob {knob!r} of type {tp!r}")
+def _word_for(knob: Knob) -> _Word:
+    """How a value (for a table, an entry) of ``knob`` is written: the arms its schema allows,
+    whole numbers first and free text last (it reads almost any word)."""
+    arms = []
+    if knob.number:
+        arms.append(_INT_WORD)
+    if knob.choices:
+        what = f"{knob.choice_name}:" if knob.choice_name else "one of"
+        arms.append(_vocabulary(knob.choices, what))
+    if knob.optional:
+        arms.append(_NONE)
+    if knob.patterns:
+        arms.append(_PATTERN)
+    if knob.text:
+        arms.append(_TEXT)
+    if not arms:
+        raise TypeError(f"rules codes cannot write knob {knob.name!r} of type {knob.type!r}")
+    return arms[0] if len(arms) == 1 else _union(arms)
 
 
 # --- knobs ---------------------------------------------------------------------------------
@@ -229,33 +230,12 @@ class _Knob:
     value: _Word | None  # flag: None; table/pairs: the entry word
 
 
-@cache
-def _knobs() -> tuple[_Knob, ...]:
-    hints = get_type_hints(Rules)
-    out = []
-    for f in dataclasses.fields(Rules):
-        if not f.init or f.name == "name":
-            continue
-        tp, word = hints[f.name], f.name.replace("_", "-")
-        if tp is bool:
-            out.append(_Knob(f.name, word, "flag", None))
-        elif get_origin(tp) is tuple and get_args(tp)[1:] == (Ellipsis,):
-            item = get_args(tp)[0]
-            if get_origin(item) is tuple:
-                if f.name != "chops":
-                    raise TypeError(f"rules codes cannot write the table of pairs {f.name!r}")
-                out.append(_Knob(f.name, word, "pairs", _PATTERN))
-            else:
-                out.append(_Knob(f.name, word, "table", _word_for(item, f.name)))
-        else:
-            out.append(_Knob(f.name, word, "value", _word_for(tp, f.name)))
-    # Longest names first, so that a name that starts another one never takes its parts.
-    return tuple(sorted(out, key=lambda k: len(k.word), reverse=True))
-
-
-@cache
-def _field_order() -> dict[str, int]:
-    return {f.name: i for i, f in enumerate(dataclasses.fields(Rules))}
+def _coded(knob: Knob) -> _Knob:
+    if knob.shape == "flag":
+        return _Knob(knob.name, knob.word, "flag", None)
+    if knob.shape == "pairs" and not knob.patterns:
+        raise TypeError(f"rules codes cannot write the table of pairs {knob.name!r}")
+    return _Knob(knob.name, knob.word, knob.shape, _word_for(knob))
 
 
 def _table_delta(base: tuple[Any, ...], new: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
@@ -295,140 +275,160 @@ def _entry_word(knob: _Knob, item: Any) -> str:
     return f"{knob.word}-{word}"
 
 
-def _table_parts(knob: _Knob, old: tuple[Any, ...], new: tuple[Any, ...]) -> list[str]:
-    """The fewest parts that turn table ``old`` into ``new``: entries removed and added, after
-    taking another preset's whole table (``chops-as-wikipedia``) when that is shorter."""
-    starts: dict[tuple[Any, ...], list[str]] = {old: []}
-    starts.setdefault((), [f"no-{knob.word}"])
-    for name in RULESETS:
-        starts.setdefault(getattr(Rules.preset(name), knob.name), [f"{knob.word}-{_AS}{name}"])
-    options = []
-    for table, first in starts.items():
-        removed, added = _table_delta(table, new)
-        options.append(
-            first
-            + [f"no-{_entry_word(knob, item)}" for item in removed]
-            + [_entry_word(knob, item) for item in added]
+class Codes(Generic[R]):
+    """Rules codes for the values of one rules dataclass: its ``knobs`` (the schema, every
+    field but ``name`` written by this schema), the names of its presets, and ``preset``,
+    which gives the value a name stands for (raising :class:`~tienlen.knobs.RulesError`
+    for an unknown one)."""
+
+    def __init__(
+        self, knobs: Sequence[Knob], presets: Sequence[str], preset: Callable[[str], R]
+    ) -> None:
+        self._presets = tuple(presets)
+        self._preset = preset
+        coded = [_coded(k) for k in knobs if k.name != "name"]
+        #: Declaration order, in which a code's parts are written.
+        self._in_order = tuple(coded)
+        # Longest names first, so that a name that starts another one never takes its parts.
+        self._by_length = tuple(sorted(coded, key=lambda k: len(k.word), reverse=True))
+
+    def format(self, rules: R) -> str:
+        """The code of ``rules`` (see the module docstring); :meth:`parse` reads it back."""
+        name = rules.name
+        if name in self._presets:
+            return _SEP.join([name, *self._parts(rules, self._preset(name))])
+        # A house label: start from the preset it differs from least.
+        best = min(
+            ([preset, *self._parts(rules, self._preset(preset))] for preset in self._presets),
+            key=lambda parts: (len(parts), len(_SEP.join(parts))),
         )
-    # Ties go to editing the preset's own table (the first option): it says more.
-    return min(options, key=len)
+        return _SEP.join(best)
 
-
-def _parts(rules: Rules, base: Rules) -> list[str]:
-    parts = []
-    if rules.name != base.name:
-        parts.append(f"name-{_TEXT.write(rules.name)}")
-    order = _field_order()
-    for knob in sorted(_knobs(), key=lambda k: order[k.name]):
-        new, old = getattr(rules, knob.name), getattr(base, knob.name)
-        if _same(new, old):
-            continue
-        if knob.kind == "flag":
-            parts.append(knob.word if new else f"no-{knob.word}")
-        elif knob.kind == "value":
-            assert knob.value is not None
-            parts.append(f"{knob.word}-{knob.value.write(new)}")
-        else:
-            parts += _table_parts(knob, old, new)
-    return parts
-
-
-def format_code(rules: Rules) -> str:
-    """The code of ``rules`` (see the module docstring); :func:`parse_code` reads it back."""
-    if rules.name in RULESETS:
-        return _SEP.join([rules.name, *_parts(rules, Rules.preset(rules.name))])
-    # A house label: start from the preset it differs from least.
-    best = min(
-        ([name, *_parts(rules, Rules.preset(name))] for name in RULESETS),
-        key=lambda parts: (len(parts), len(_SEP.join(parts))),
-    )
-    return _SEP.join(best)
-
-
-def parse_code(code: str) -> Rules:
-    """The :class:`~tienlen.Rules` value a code names; :class:`~tienlen.RulesError` naming
-    the part that could not be read."""
-    if not isinstance(code, str) or not code.strip():
-        raise RulesError(f"an empty rules code ({code!r}); write e.g. 'standard' or 'pagat.cong'")
-    head, *parts = code.strip().split(_SEP)
-    if not parts:
-        return Rules.preset(head)  # a preset's own error for an unknown name
-    if head not in RULESETS:
-        raise RulesError(
-            f"rules code {_quote(code)}: unknown rule set {_quote(head)}; "
-            f"a code starts with one of: {', '.join(RULESETS)}"
-        )
-    base = Rules.preset(head)
-    values: dict[str, Any] = {}
-    scalars: set[str] = set()
-    for part in parts:
-        try:
-            name, value = _read_part(part, base, values)
-        except ValueError as e:
+    def parse(self, code: str) -> R:
+        """The rules value a code names; :class:`~tienlen.knobs.RulesError` naming the part
+        that could not be read."""
+        if not isinstance(code, str) or not code.strip():
             raise RulesError(
-                f"rules code {_quote(code)}: cannot read part {_quote(part)}: {e}"
-            ) from None
-        if not isinstance(value, tuple):
-            if name in scalars:
+                f"an empty rules code ({code!r}); write e.g. 'standard' or 'pagat.cong'"
+            )
+        head, *parts = code.strip().split(_SEP)
+        if not parts:
+            return self._preset(head)  # a preset's own error for an unknown name
+        if head not in self._presets:
+            raise RulesError(
+                f"rules code {_quote(code)}: unknown rule set {_quote(head)}; "
+                f"a code starts with one of: {', '.join(self._presets)}"
+            )
+        base = self._preset(head)
+        values: dict[str, Any] = {}
+        scalars: set[str] = set()
+        for part in parts:
+            try:
+                name, value = self._read_part(part, base, values)
+            except ValueError as e:
                 raise RulesError(
-                    f"rules code {_quote(code)}: part {_quote(part)} sets {name} again"
-                )
-            scalars.add(name)
-        values[name] = value
-    if not values:
-        return base
-    try:
-        return dataclasses.replace(base, **values)
-    except RulesError as e:
-        raise RulesError(f"rules code {_quote(code)}: {e}") from None
-
-
-def _read_part(part: str, base: Rules, values: dict[str, Any]) -> tuple[str, Any]:
-    """``(knob, its new value)`` after applying one part."""
-    if not part:
-        raise ValueError("an empty part (two dots in a row, or a dot at an end)")
-    if part.startswith("name-"):
-        return "name", _TEXT.read(part[len("name-") :])
-
-    def table(knob: str) -> tuple[Any, ...]:
-        current: tuple[Any, ...] = values.get(knob, getattr(base, knob))
-        return current
-
-    negated = part.startswith("no-")
-    rest = part[3:] if negated else part
-    for knob in _knobs():
-        if knob.kind == "flag":
-            if rest == knob.word:
-                return knob.name, not negated
-            continue
-        if knob.kind != "value" and part == f"no-{knob.word}":
-            return knob.name, ()
-        if knob.kind != "value" and part.startswith(f"{knob.word}-{_AS}"):
-            preset = part[len(knob.word) + 1 + len(_AS) :]
-            if preset not in RULESETS:
-                raise ValueError(f"{_quote(preset)} is not a rule set ({', '.join(RULESETS)})")
-            return knob.name, getattr(Rules.preset(preset), knob.name)
-        if knob.kind == "pairs" or not rest.startswith(knob.word + "-"):
-            continue
-        assert knob.value is not None
-        word = rest[len(knob.word) + 1 :]
-        if knob.kind == "value" and negated:
-            break
+                    f"rules code {_quote(code)}: cannot read part {_quote(part)}: {e}"
+                ) from None
+            if not isinstance(value, tuple):
+                if name in scalars:
+                    raise RulesError(
+                        f"rules code {_quote(code)}: part {_quote(part)} sets {name} again"
+                    )
+                scalars.add(name)
+            values[name] = value
+        if not values:
+            return base
         try:
-            value = knob.value.read(word)
-        except ValueError as e:
-            raise ValueError(f"{knob.word} {e}") from None
-        if knob.kind == "value":
-            return knob.name, value
-        return knob.name, _edit(table(knob.name), value, negated, knob.word)
-    if "-chops-" in rest:
-        bomb, _, target = rest.partition("-chops-")
-        pair = (_PATTERN.read(target), _PATTERN.read(bomb))
-        return "chops", _edit(table("chops"), pair, negated, "chops")
-    raise ValueError(
-        "no knob of that name (a part is a knob such as 'cong' or 'no-pass-locks', "
-        "'KNOB-VALUE' such as 'players-5', or a chop such as 'quad-chops-pair-of-2')"
-    )
+            changed: R = dataclasses.replace(base, **values)  # type: ignore[type-var]
+        except RulesError as e:
+            raise RulesError(f"rules code {_quote(code)}: {e}") from None
+        return changed
+
+    def _parts(self, rules: R, base: R) -> list[str]:
+        parts = []
+        name = rules.name
+        if name != base.name:
+            parts.append(f"name-{_TEXT.write(name)}")
+        for knob in self._in_order:
+            new, old = getattr(rules, knob.name), getattr(base, knob.name)
+            if _same(new, old):
+                continue
+            if knob.kind == "flag":
+                parts.append(knob.word if new else f"no-{knob.word}")
+            elif knob.kind == "value":
+                assert knob.value is not None
+                parts.append(f"{knob.word}-{knob.value.write(new)}")
+            else:
+                parts += self._table_parts(knob, old, new)
+        return parts
+
+    def _table_parts(self, knob: _Knob, old: tuple[Any, ...], new: tuple[Any, ...]) -> list[str]:
+        """The fewest parts that turn table ``old`` into ``new``: entries removed and added,
+        after taking another preset's whole table (``chops-as-wikipedia``) when that is
+        shorter."""
+        starts: dict[tuple[Any, ...], list[str]] = {old: []}
+        starts.setdefault((), [f"no-{knob.word}"])
+        for name in self._presets:
+            table = getattr(self._preset(name), knob.name)
+            starts.setdefault(table, [f"{knob.word}-{_AS}{name}"])
+        options = []
+        for table, first in starts.items():
+            removed, added = _table_delta(table, new)
+            options.append(
+                first
+                + [f"no-{_entry_word(knob, item)}" for item in removed]
+                + [_entry_word(knob, item) for item in added]
+            )
+        # Ties go to editing the preset's own table (the first option): it says more.
+        return min(options, key=len)
+
+    def _read_part(self, part: str, base: R, values: dict[str, Any]) -> tuple[str, Any]:
+        """``(knob, its new value)`` after applying one part."""
+        if not part:
+            raise ValueError("an empty part (two dots in a row, or a dot at an end)")
+        if part.startswith("name-"):
+            return "name", _TEXT.read(part[len("name-") :])
+
+        def table(knob: str) -> tuple[Any, ...]:
+            current: tuple[Any, ...] = values.get(knob, getattr(base, knob))
+            return current
+
+        negated = part.startswith("no-")
+        rest = part[3:] if negated else part
+        for knob in self._by_length:
+            if knob.kind == "flag":
+                if rest == knob.word:
+                    return knob.name, not negated
+                continue
+            if knob.kind != "value" and part == f"no-{knob.word}":
+                return knob.name, ()
+            if knob.kind != "value" and part.startswith(f"{knob.word}-{_AS}"):
+                preset = part[len(knob.word) + 1 + len(_AS) :]
+                if preset not in self._presets:
+                    names = ", ".join(self._presets)
+                    raise ValueError(f"{_quote(preset)} is not a rule set ({names})")
+                return knob.name, getattr(self._preset(preset), knob.name)
+            if knob.kind == "pairs" or not rest.startswith(knob.word + "-"):
+                continue
+            assert knob.value is not None
+            word = rest[len(knob.word) + 1 :]
+            if knob.kind == "value" and negated:
+                break
+            try:
+                value = knob.value.read(word)
+            except ValueError as e:
+                raise ValueError(f"{knob.word} {e}") from None
+            if knob.kind == "value":
+                return knob.name, value
+            return knob.name, _edit(table(knob.name), value, negated, knob.word)
+        if "-chops-" in rest:
+            bomb, _, target = rest.partition("-chops-")
+            pair = (_PATTERN.read(target), _PATTERN.read(bomb))
+            return "chops", _edit(table("chops"), pair, negated, "chops")
+        raise ValueError(
+            "no knob of that name (a part is a knob such as 'cong' or 'no-pass-locks', "
+            "'KNOB-VALUE' such as 'players-5', or a chop such as 'quad-chops-pair-of-2')"
+        )
 
 
 def _edit(current: tuple[Any, ...], item: Any, remove: bool, knob: str) -> tuple[Any, ...]:

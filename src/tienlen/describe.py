@@ -31,7 +31,7 @@ from typing import Any, Literal
 from .cards import RANKS, Card
 from .coded import Coded
 from .patterns import KINDS, Pattern, parse_pattern
-from .rules import Rules
+from .rules import KNOBS, Rules
 from .scoring import PROPLAY_BET, SCHEMES
 
 __all__ = [
@@ -814,17 +814,17 @@ def describe_differences(a: Rules, b: Rules) -> list[str]:
     other value (in ``a``'s rules, else in ``b``'s where ``a`` cannot take it); a knob that
     changes no sentence (a double-deck tie rule with one deck) is shown by its values."""
     lines = []
-    for f in dataclasses.fields(Rules):
-        if not f.init or f.name == "name":
+    for knob in KNOBS:
+        if knob.name == "name":
             continue
-        old, new = getattr(a, f.name), getattr(b, f.name)
+        old, new = getattr(a, knob.name), getattr(b, knob.name)
         if old == new:
             continue
-        words = _knob_words(a, f.name, new) or _flip(_knob_words(b, f.name, old))
+        words = _knob_words(a, knob.name, new) or _flip(_knob_words(b, knob.name, old))
         if words is None:
-            lines.append(f"{f.name}: {_value_words(old)} → {_value_words(new)}")
+            lines.append(f"{knob.name}: {_value_words(old)} → {_value_words(new)}")
         else:
-            lines.append(f"{f.name}: {_trim(*words)}")
+            lines.append(f"{knob.name}: {_trim(*words)}")
     return lines
 
 

@@ -42,8 +42,9 @@ from .deal import deal, explicit_hands, instant_win_of, union
 from .debts import CardDebt, Settlement
 from .exchanges import MutualTrading, SanJoseExchange, TradeOffer, subsets
 from .movegen import MoveTable, table_for
+from .packed import PackedState, first_lead_of, packed, seats_of_mask, unpacked
 from .play import finishes_on_two, leads, opens, play_moves, twos_under
-from .position import Action, Entry, Gift, Phase, PlayState, parse_position
+from .position import Action, Chop, CountAsk, Entry, Gift, Phase, PlayState, parse_position
 from .reasons import Reason, kind_param, reason
 from .rules import FirstLead, Rules
 
@@ -87,25 +88,6 @@ def why_refused(error: ValueError) -> str:
     return error.why if isinstance(error, IllegalMoveError) else str(error)
 
 
-class Chop(NamedTuple):
-    """A bomb played on a play of another kind (``proplay`` pays for these)."""
-
-    seat: int
-    victim: int
-    bomb: Move
-    target: Move
-
-
-class CountAsk(NamedTuple):
-    """``asker`` asked ``seat`` how many cards it holds and was told ``cards``, after the
-    first ``at`` actions of the history (``rules.hidden_counts``; see :meth:`Game.ask_count`)."""
-
-    asker: int
-    seat: int
-    cards: int
-    at: int
-
-
 class GameSetup(NamedTuple):
     """What a game was started from: ``Game(rules, hands=..., leader=...,
     previous_finish=...)`` with these values deals the same game again (records use it)."""
@@ -131,51 +113,11 @@ class Game:
     after the deal, in an ``"exchange"`` phase where needed (see :mod:`tienlen.debts`).
     """
 
-    __slots__ = (
-        "_asks",
-        "_chops",
-        "_dealt",
-        "_exchange",
-        "_finish",
-        "_first",
-        "_hands",
-        "_history",
-        "_instant",
-        "_leader",
-        "_lock",
-        "_locked",
-        "_lowest",
-        "_opening",
-        "_passed",
-        "_phase",
-        "_pile",
-        "_receivers",
-        "_redeals",
-        "_rules",
-        "_setup",
-        "_spare",
-        "_spare_taker",
-        "_stuck",
-        "_tables",
-        "_trading",
-        "_turn",
-        "_unused",
-    )
+    __slots__ = ("_rules", "_state")
 
-    def _fresh(self) -> None:
-        """The fields of what has not happened yet, as a new deal and a game built from a
-        state (:meth:`from_state`) both start: no history, exchange, chop, ask... (Before
-        ``__init__``, so that these annotations declare the fields' types.)"""
-        self._unused: tuple[int, ...] = ()
-        self._redeals: int = 0
-        self._history: list[Entry] = []
-        self._chops: list[Chop] = []
-        self._instant: tuple[int, str] | None = None
-        self._trading: MutualTrading | None = None
-        self._exchange: Settlement | SanJoseExchange | None = None
-        self._receivers: tuple[int, ...] = ()
-        self._asks: tuple[CountAsk, ...] = ()
-        self._spare_taker: int | None = None
+    _rules: Rules
+    _state: PackedState
+    """Everything that changes, in one record (:mod:`tienlen.packed`)."""
 
     def __init__(
         self,
@@ -192,18 +134,19 @@ class Game:
             rules = Rules.preset(rules)
         self._rules = rules
         if _shell:
-            # An empty game for copy() and from_state() to fill in: a class compiled with
-            # mypyc can only be made through __init__ (no object.__new__).
+            # An empty game for copy() and from_state() to give a record: a class compiled
+            # with mypyc can only be made through __init__ (no object.__new__).
             return
         n = rules.players
-        self._fresh()
+        unused: tuple[int, ...] = ()
+        redeals = 0
         if hands is not None:
             masks = explicit_hands(rules, hands)
-            self._spare = deck_mask(rules.decks) & ~union(masks)
+            spare = deck_mask(rules.decks) & ~union(masks)
         else:
             shuffled = deal(rules, seed)
-            masks, self._spare = shuffled.hands, shuffled.spare
-            self._unused, self._redeals = shuffled.unused, shuffled.redeals
+            masks, spare = shuffled.hands, shuffled.spare
+            unused, redeals = shuffled.unused, shuffled.redeals
         if leader is not None and not 0 <= leader < n:
             raise ValueError(f"leader must be a seat 0-{n - 1}, not {leader!r}")
         debts = tuple(CardDebt(*d) for d in debts)
@@ -214,53 +157,49 @@ class Game:
                 raise ValueError(f"a card debt is of one card or more, not {d!r}")
         if debts and rules.trading != "none":
             raise ValueError("card debts cannot be settled in a game with trading")
-        self._setup: tuple[
-            tuple[int, ...], int | None, tuple[int, ...] | None, tuple[CardDebt, ...]
-        ] = (
-            tuple(masks),
-            leader,
-            tuple(previous_finish) if previous_finish is not None else None,
-            debts,
-        )
-        self._first: FirstLead | None = None
-        self._lowest = -1
+        previous = tuple(previous_finish) if previous_finish is not None else None
+        setup = (tuple(masks), leader, previous, debts)
+        first: FirstLead | None = None
+        lowest = -1
         if leader is None:
             dealt = union(masks)
-            self._lowest = (dealt & -dealt).bit_length() - 1
-            leader = next(s for s in range(n) if masks[s] >> self._lowest & 1)
+            lowest = (dealt & -dealt).bit_length() - 1
+            leader = next(s for s in range(n) if masks[s] >> lowest & 1)
             mode = rules.first_lead
-            self._first = None if mode == "holder-free" else mode
-        if rules.starter_takes_spare and self._spare.bit_count() == 1:
-            masks[leader] |= self._spare
-            self._spare = 0
-            self._spare_taker = leader
-        self._hands: list[int] = masks
-        self._dealt: tuple[int, ...] = tuple(masks)
-        self._tables: list[MoveTable | None] = [None] * n
-        self._leader = leader
-        self._turn = leader
-        self._pile: tuple[Action, ...] = ()
-        self._passed = 0
-        self._locked = 0
-        self._lock = False
-        self._stuck = 0
-        self._finish: list[int] = []
-        self._opening: tuple[int, ...] | None = None
-        self._phase: Phase = "play"
+            first = None if mode == "holder-free" else mode
+        spare_taker = None
+        if rules.starter_takes_spare and spare.bit_count() == 1:
+            masks[leader] |= spare
+            spare = 0
+            spare_taker = leader
+        self._state = s = PackedState(
+            turn=leader,
+            leader=leader,
+            hands=masks,
+            first_lead=first,
+            lowest=lowest,
+            setup=setup,
+            dealt=tuple(masks),
+            spare=spare,
+            spare_taker=spare_taker,
+            unused=unused,
+            redeals=redeals,
+            tables=[None] * n,
+        )
         if rules.trading == "mutual":
-            self._phase = "trading"
-            self._trading = MutualTrading(leader, n, rules.step)
-        elif rules.trading == "san-jose" and previous_finish is not None:
-            self._exchange = SanJoseExchange.after(previous_finish, n)
+            s.phase = "trading"
+            s.trading = MutualTrading(leader, n, rules.step)
+        elif rules.trading == "san-jose" and previous is not None:
+            s.exchange = SanJoseExchange.after(previous, n)
             self._after_exchange()
         else:
             self._check_instant_wins(frozenset(d.debtor for d in debts))
-            if self._phase == "play" and debts:
+            if s.phase == "play" and debts:
                 settle = Settlement(debts, rules.debt_card)
-                settle.start(self._hands)
-                self._exchange = settle
+                settle.start(s.hands)
+                s.exchange = settle
                 self._after_exchange()
-            elif self._phase == "play":
+            elif s.phase == "play":
                 self._begin_play()
 
     # --- set-up -------------------------------------------------------------------------
@@ -268,13 +207,13 @@ class Game:
         wins = self._rules.instant_wins
         if not wins or self._rules.trading != "none":
             return
-        for seat in self._seats_from(self._turn):
+        for seat in self._seats_from(self._state.turn):
             # 004: "A player can only claim an instant win with four 2s when dealt the four
             # 2s and when not owing anybody."
             allowed = [w for w in wins if w != "four-twos"] if seat in debtors else wins
-            name = instant_win_of(self._hands[seat], allowed)
+            name = instant_win_of(self._state.hands[seat], allowed)
             if name:
-                self._instant = (seat, name)
+                self._state.instant = (seat, name)
                 self._end_with_winner(seat)
                 return
 
@@ -282,33 +221,34 @@ class Game:
         """The play phase starts with the leader, after the seats that may open out of turn
         (``rules.opening_bombs``: 004, "Three consecutive pairs can be played at the
         beginning of the game without being the lead") are asked in turn."""
-        self._phase = "play"
-        self._turn = self._leader
+        s = self._state
+        s.phase = "play"
+        s.turn = s.leader
         if self._rules.opening_bombs:
-            self._opening = tuple(self._seats_from(self._leader)[1:])
-            self._turn = self._opening[0] if self._opening else self._leader
+            s.opening = tuple(self._seats_from(s.leader)[1:])
+            s.turn = s.opening[0] if s.opening else s.leader
 
     def _after_exchange(self) -> None:
         """After an exchange started or a give: the next give, or the play."""
-        ex = self._exchange
+        s = self._state
+        ex = s.exchange
         assert ex is not None
-        self._tables = [None] * self._rules.players
+        s.tables = [None] * self._rules.players
         if ex.chooser is not None:
-            self._phase = "exchange"
-            self._turn = ex.chooser
+            s.phase = "exchange"
+            s.turn = ex.chooser
             return
         self._after_hand_overs()
 
     def _after_hand_overs(self) -> None:
         """The cards have changed hands before the play (an exchange or the trading): the
         hands are final, and the play starts."""
-        self._dealt = tuple(self._hands)
-        if self._setup[1] is None:
+        s = self._state
+        s.dealt = tuple(s.hands)
+        if s.setup[1] is None:
             # the first leader holds the lowest card once the cards have moved (a San Jose
             # winner may give the 3♠ away, a trade may swap it)
-            self._leader = next(
-                s for s in range(self._rules.players) if self._hands[s] >> self._lowest & 1
-            )
+            s.leader = next(seat for seat, h in enumerate(s.hands) if h >> s.lowest & 1)
         self._begin_play()
 
     # --- public state -------------------------------------------------------------------
@@ -320,63 +260,65 @@ class Game:
     @property
     def turn(self) -> int:
         """The seat to act (meaningless once the game is over)."""
-        return self._turn
+        return self._state.turn
 
     @property
     def phase(self) -> Phase:
         """``"trading"``, ``"exchange"``, ``"play"`` or ``"over"``."""
-        return self._phase
+        return self._state.phase
 
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self._phase == "over"
+        return self._state.phase == "over"
 
     @property
     def finish_order(self) -> tuple[int, ...]:
         """Seats in the order they went out; once over, every seat with the loser last."""
-        return tuple(self._finish)
+        return self._state.finish_order
 
     @property
     def winner(self) -> int | None:
         """The first seat out, if any."""
-        return self._finish[0] if self._finish else None
+        finish = self._state.finish_order
+        return finish[0] if finish else None
 
     @property
     def loser(self) -> int | None:
         """The last seat, once the game is over."""
-        return self._finish[-1] if self._phase == "over" else None
+        s = self._state
+        return s.finish_order[-1] if s.phase == "over" else None
 
     @property
     def hands(self) -> tuple[tuple[Card, ...], ...]:
         """Every seat's cards, lowest first."""
-        return tuple(cards_of_mask(h) for h in self._hands)
+        return tuple(cards_of_mask(h) for h in self._state.hands)
 
     @property
     def hand_masks(self) -> tuple[int, ...]:
         """Every seat's cards as bitmasks."""
-        return tuple(self._hands)
+        return tuple(self._state.hands)
 
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
         """The hands as dealt (after a lone spare card went to :attr:`spare_taker`)."""
-        return tuple(cards_of_mask(h) for h in self._dealt)
+        return tuple(cards_of_mask(h) for h in self._state.dealt)
 
     @property
     def setup(self) -> GameSetup:
         """The hands, leader, previous finish and card debts this game was started from."""
-        masks, leader, previous, debts = self._setup
+        masks, leader, previous, debts = self._state.setup
         return GameSetup(tuple(cards_of_mask(h) for h in masks), leader, previous, debts)
 
     @property
     def unused_hands(self) -> tuple[tuple[Card, ...], ...]:
         """Hands dealt but not played (``deal_four_hands`` with fewer than four players)."""
-        return tuple(cards_of_mask(h) for h in self._unused)
+        return tuple(cards_of_mask(h) for h in self._state.unused)
 
     @property
     def leader(self) -> int:
         """The seat that led (or had to lead) the first pile."""
-        return self._leader
+        return self._state.leader
 
     @property
     def spare_taker(self) -> int | None:
@@ -384,119 +326,125 @@ class Game:
         (``rules.starter_takes_spare``), ``None`` if none did. It is the first leader as
         dealt; after a trade or an exchange moved the lowest card, :attr:`leader` may differ.
         Public: every seat sees the card taken (and the leader before the cards move)."""
-        return self._spare_taker
+        return self._state.spare_taker
 
     @property
     def history(self) -> tuple[Entry, ...]:
         """Every play and pass (:class:`Action`) and give (:class:`Gift`) of the game, in
         order."""
-        return tuple(self._history)
+        return tuple(self._state.history)
 
     @property
     def pile(self) -> tuple[Action, ...]:
         """The plays of the current pile (passes left out), oldest first."""
-        return self._pile
+        return self._state.pile
 
     @property
     def top(self) -> Action | None:
         """The play to beat, or ``None`` when the seat to act leads a fresh pile."""
-        return self._pile[-1] if self._pile else None
+        pile = self._state.pile
+        return pile[-1] if pile else None
 
     @property
     def passed(self) -> frozenset[int]:
         """Seats that passed since the last play."""
-        return frozenset(s for s in range(self._rules.players) if self._passed >> s & 1)
+        return seats_of_mask(self._state.passed)
 
     @property
     def locked_out(self) -> frozenset[int]:
         """Seats locked out of the current pile by passing."""
-        return frozenset(s for s in range(self._rules.players) if self._locked >> s & 1)
+        return seats_of_mask(self._state.locked_out)
 
     @property
     def straight_locked(self) -> bool:
         """Whether a one-suit straight has locked the pile."""
-        return self._lock
+        return self._state.straight_locked
 
     @property
     def first_lead_rule(self) -> tuple[FirstLead, Card] | None:
         """The constraint on the opening play still pending: (mode, lowest card)."""
-        return (self._first, Card.from_id(self._lowest)) if self._first else None
+        return first_lead_of(self._state)
 
     @property
     def instant_win(self) -> tuple[int, str] | None:
         """``(seat, hand name)`` if the game was won at the deal."""
-        return self._instant
+        return self._state.instant
 
     @property
     def chops(self) -> tuple[Chop, ...]:
         """Bombs played on plays of another kind, in order."""
-        return tuple(self._chops)
+        return self._state.chops
 
     @property
     def trades(self) -> tuple[TradeOffer, ...]:
         """Trade offers made in the trading phase, with their answers."""
-        return () if self._trading is None else tuple(self._trading.offers)
+        trading = self._state.trading
+        return () if trading is None else tuple(trading.offers)
 
     @property
     def trading_leader(self) -> int | None:
         """The seat that had the first chance to offer in the trading phase (the round of
         offers starts there), ``None`` without mutual trading. The first leader of the play
         may differ: whoever holds the lowest card once the trades are done."""
-        return None if self._trading is None else self._trading.leader
+        trading = self._state.trading
+        return None if trading is None else trading.leader
 
     @property
     def pending_trade(self) -> TradeOffer | None:
         """The offer awaiting an answer from the seat to act, if any."""
-        return None if self._trading is None else self._trading.pending
+        trading = self._state.trading
+        return None if trading is None else trading.pending
 
     @property
     def stuck(self) -> frozenset[int]:
         """Leaders who passed the lead for want of a legal play, since the last play."""
-        return frozenset(s for s in range(self._rules.players) if self._stuck >> s & 1)
+        return seats_of_mask(self._state.stuck)
 
     @property
     def give_receivers(self) -> tuple[int, ...]:
         """The seat that received each give of :attr:`history`, in order."""
-        return self._receivers
+        return self._state.receivers
 
     @property
     def hand_overs(self) -> tuple[tuple[int, int, int], ...]:
         """Card debts' transfers so far, ``(giver, receiver, cards mask)``, in order (the
         ones the rules chose as well as the gives)."""
-        if not isinstance(self._exchange, Settlement):
+        exchange = self._state.exchange
+        if not isinstance(exchange, Settlement):
             return ()
-        return tuple((h.giver, h.receiver, h.cards) for h in self._exchange.log)
+        return tuple((h.giver, h.receiver, h.cards) for h in exchange.log)
 
     @property
     def opening(self) -> tuple[int, ...] | None:
         """Before the game's first play under ``rules.opening_bombs``: the seats still to be
         asked whether they open out of turn (empty: the leader's turn); ``None`` after it."""
-        return self._opening
+        return self._state.opening
 
     @property
     def redeals(self) -> int:
         """How many deals were void before this one (``rules.redeal_four_twos``)."""
-        return self._redeals
+        return self._state.redeals
 
     @property
     def asks(self) -> tuple[CountAsk, ...]:
         """Every card count asked for and answered, in order (``rules.hidden_counts``)."""
-        return self._asks
+        return self._state.asks
 
     def shown_counts(self, seat: int | None) -> tuple[int | None, ...]:
         """The card counts ``seat`` sees (``None``: a spectator): every count, unless
         ``rules.hidden_counts``; then its own, those of the seats that are out (none) and
         those still as the last answer to an ask gave them, ``None`` for the others; every
         count once the game is over (the hands are laid down for the score)."""
-        counts = [m.bit_count() for m in self._hands]
-        if not self._rules.hidden_counts or self._phase == "over":
+        state = self._state
+        counts = [m.bit_count() for m in state.hands]
+        if not self._rules.hidden_counts or state.phase == "over":
             return tuple(counts)
         shown: list[int | None] = [None] * len(counts)
         if seat is not None:
             shown[seat] = counts[seat]
-        for s in self._finish:
-            shown[s] = 0
-        for ask in self._asks:
+        for out in state.finish_order:
+            shown[out] = 0
+        for ask in state.asks:
             # In play a hand only shrinks, by its own plays: an unchanged count is a hand
             # that has not played since it was asked.
             if counts[ask.seat] == ask.cards:
@@ -516,38 +464,41 @@ class Game:
             raise ValueError(f"asker must be a seat 0-{n - 1}, not {asker!r}")
         if not self._rules.hidden_counts:
             raise IllegalMoveError(reason("counts_shown"))
-        if self._phase == "over":
+        s = self._state
+        if s.phase == "over":
             raise IllegalMoveError(reason("game_over"))
-        if self._phase != "play":
+        if s.phase != "play":
             raise IllegalMoveError(reason("ask_in_play"))
         if type(seat) is not int or not 0 <= seat < n or seat == asker:
             raise IllegalMoveError(reason("bad_ask", seat=repr(seat)))
-        count = self._hands[seat].bit_count()
-        if not any(a.seat == seat and a.cards == count for a in self._asks):
-            self._asks = (*self._asks, CountAsk(asker, seat, count, len(self._history)))
+        count = s.hands[seat].bit_count()
+        if not any(a.seat == seat and a.cards == count for a in s.asks):
+            s.asks = (*s.asks, CountAsk(asker, seat, count, len(s.history)))
         return count
 
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
         cards (for card debts: while ``giver`` is the seat to give)."""
-        return None if self._exchange is None else self._exchange.receiver_of(giver)
+        exchange = self._state.exchange
+        return None if exchange is None else exchange.receiver_of(giver)
 
     def cards_left(self, seat: int) -> int:
         """How many cards ``seat`` holds."""
-        return self._hands[seat].bit_count()
+        return self._state.hands[seat].bit_count()
 
     # --- moves ---------------------------------------------------------------------------
     def table(self, seat: int) -> MoveTable:
         """The move table of ``seat``'s current hand."""
-        t = self._tables[seat]
+        s = self._state
+        t = s.tables[seat]
         if t is None:
-            t = self._tables[seat] = table_for(self._hands[seat], self._rules)
+            t = s.tables[seat] = table_for(s.hands[seat], self._rules)
         return t
 
     def legal_moves(self) -> Sequence[Choice]:
         """What the seat to act may do: its legal plays and the pass when it is legal
         (:meth:`legal_plays`), or in an exchange, the gives it may make."""
-        if self._phase == "exchange":
+        if self._state.phase == "exchange":
             count, pool = self._to_give()
             return [Give(m) for m in subsets(pool, count)]
         return self.legal_plays()
@@ -556,27 +507,17 @@ class Game:
         """The legal plays of the seat to act, the pass included when it is legal: the pass
         alone in the trading phase (:meth:`offer_trade` makes an offer), none in an
         exchange or once over."""
-        phase = self._phase
+        s = self._state
+        phase = s.phase
         if phase != "play":
             return [PASS] if phase == "trading" else []
-        seat = self._turn
-        return play_moves(
-            self.table(seat),
-            self._rules,
-            seat=seat,
-            pile=self._pile,
-            locked_out=bool(self._locked >> seat & 1),
-            straight_locked=self._lock,
-            first=self._first,
-            lowest=self._lowest,
-            opening=self._opening,
-        )
+        return play_moves(self.table(s.turn), self._rules, s)
 
     def _to_give(self) -> tuple[int, int]:
         """(count, cards to choose from) of the give due now in the exchange phase."""
-        ex = self._exchange
+        ex = self._state.exchange
         assert ex is not None
-        return ex.count, ex.pool(self._hands)
+        return ex.count, ex.pool(self._state.hands)
 
     def why_illegal(self, move: Choice | str | Iterable[Card]) -> str | None:
         """``None`` if the move is legal now; else the reason, in words."""
@@ -588,7 +529,7 @@ class Game:
 
     def _to_move(self, move: Choice | str | Iterable[Card]) -> Choice:
         """The move or give meant: cards are given in an exchange, played otherwise."""
-        exchange = self._phase == "exchange"
+        exchange = self._state.phase == "exchange"
         if isinstance(move, Move):
             if move.is_pass:
                 return move
@@ -613,9 +554,10 @@ class Game:
         return classified
 
     def _why_illegal(self, m: Choice) -> str | None:
-        phase = self._phase
-        seat = self._turn
-        hand = self._hands[seat]
+        st = self._state
+        phase = st.phase
+        seat = st.turn
+        hand = st.hands[seat]
         if phase == "over":
             return reason("game_over")
         if m.mask & ~hand:
@@ -623,7 +565,7 @@ class Game:
         if phase == "exchange":
             count, pool = self._to_give()
             if not isinstance(m, Give) or m.mask.bit_count() != count:
-                ex = self._exchange
+                ex = st.exchange
                 if isinstance(ex, Settlement) and ex.paying:
                     return reason("debt_count", count=count) if count > 1 else reason("debt_one")
                 return reason("give_count", count=count) if count > 1 else reason("give_one")
@@ -634,32 +576,32 @@ class Game:
         if phase == "trading":
             return None if m.is_pass else reason("trading_actions")
         rules = self._rules
-        if self._opening:
+        if st.opening:
             if m.is_pass or opens(m, rules):
                 if not rules.may_finish_on_two and finishes_on_two(m, hand):
                     return reason("no_finish_on_two")
                 return None
             return reason("opening_bombs_only")
-        last = self._pile[-1] if self._pile else None
+        last = st.pile[-1] if st.pile else None
         top = last.move if last else None
         if m.is_pass:
             if (
                 top is None
-                and self._first != "holder-may-decline"
-                and leads(self.table(seat), rules, self._first, self._lowest, self._opening)
+                and st.first_lead != "holder-may-decline"
+                and leads(self.table(seat), rules, st)
             ):
                 return reason("must_lead")
             return None
         if not rules.may_finish_on_two and finishes_on_two(m, hand):
             return reason("no_finish_on_two")
-        if top is None and self._opening is not None and opens(m, rules):
+        if top is None and st.opening is not None and opens(m, rules):
             return None
         if top is None:
-            first = self._first
-            lowest = Card.from_id(self._lowest) if self._lowest >= 0 else None
-            if first == "lowest-single" and m.mask != 1 << self._lowest:
+            first = st.first_lead
+            lowest = Card.from_id(st.lowest) if st.lowest >= 0 else None
+            if first == "lowest-single" and m.mask != 1 << st.lowest:
                 return reason("first_alone", card=str(lowest))
-            if first is not None and not m.mask >> self._lowest & 1:
+            if first is not None and not m.mask >> st.lowest & 1:
                 return reason("first_include", card=str(lowest))
             if (
                 first is not None
@@ -675,14 +617,14 @@ class Game:
             own = last.move
             if (m.kind, m.size) != (own.kind, own.size):
                 return reason("stacking", what=kind_param(own.kind, own.size))
-        if self._locked >> seat & 1 and last is not None and seat != last.seat:
+        if st.locked_out >> seat & 1 and last is not None and seat != last.seat:
             ix = index(rules)
             after = any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
-            if not (twos_under(self._pile, rules) and ix.is_bomb(m) and after):
+            if not (twos_under(st.pile, rules) and ix.is_bomb(m) and after):
                 if ix.after_pass:
                     return reason("passed_bombs_only")
                 return reason("passed_wait")
-        return why_not_beats(m, top, rules, locked=self._lock)
+        return why_not_beats(m, top, rules, locked=st.straight_locked)
 
     def play(self, move: Choice | str | Iterable[Card]) -> Choice:
         """Make a move for the seat to act: a :class:`Move` (a :class:`Give` in an
@@ -701,41 +643,42 @@ class Game:
         self._apply(move)
 
     def _apply(self, m: Choice) -> None:
+        st = self._state
         if isinstance(m, Give):
             self._give(m)
             return
-        if self._phase == "trading":
+        if st.phase == "trading":
             self._trade_pass()
             return
-        seat = self._turn
+        seat = st.turn
         action = Action(seat, m)
-        self._history.append(action)
+        st.history.append(action)
         if m.is_pass:
             self._pass(seat)
             return
-        self._opening = None
-        self._stuck = 0
-        self._hands[seat] &= ~m.mask
-        table = self._tables[seat]
-        self._tables[seat] = table.without(m.mask) if table is not None else None
-        if self._pile:
-            last = self._pile[-1]
+        st.opening = None
+        st.stuck = 0
+        st.hands[seat] &= ~m.mask
+        table = st.tables[seat]
+        st.tables[seat] = table.without(m.mask) if table is not None else None
+        if st.pile:
+            last = st.pile[-1]
             if (last.move.kind, last.move.size) != (m.kind, m.size):
-                self._chops.append(Chop(seat, last.seat, m, last.move))
-        self._pile += (action,)
-        self._passed = 0
-        self._first = None
-        if self._rules.straight_lock and m.kind == "straight" and not self._lock:
-            self._lock = is_one_suit(m)
-        if not self._hands[seat]:
-            self._finish.append(seat)
+                st.chops += (Chop(seat, last.seat, m, last.move),)
+        st.pile += (action,)
+        st.passed = 0
+        st.first_lead = None
+        if self._rules.straight_lock and m.kind == "straight" and not st.straight_locked:
+            st.straight_locked = is_one_suit(m)
+        if not st.hands[seat]:
+            st.finish_order += (seat,)
             if self._rules.end_at_first_out:
                 self._end_with_winner(seat)
                 return
-            still_in = [s for s in range(self._rules.players) if self._hands[s]]
+            still_in = [s for s in range(self._rules.players) if st.hands[s]]
             if len(still_in) == 1:
-                self._finish.append(still_in[0])
-                self._phase = "over"
+                st.finish_order += (still_in[0],)
+                st.phase = "over"
                 return
             if self._rules.out_ends_pile:
                 self._new_pile(self._next_in(seat))
@@ -743,65 +686,69 @@ class Game:
         self._advance(seat)
 
     def _pass(self, seat: int) -> None:
-        if self._opening:  # declined to open out of turn: the next seat is asked
-            self._opening = self._opening[1:]
-            self._turn = self._opening[0] if self._opening else self._leader
+        st = self._state
+        if st.opening:  # declined to open out of turn: the next seat is asked
+            st.opening = st.opening[1:]
+            st.turn = st.opening[0] if st.opening else st.leader
             return
-        if not self._pile:
+        if not st.pile:
             # Declining the first lead, or a leader with no legal play: the next leads.
-            self._first = None
-            self._stuck |= 1 << seat
+            st.first_lead = None
+            st.stuck |= 1 << seat
             nxt = self._next_in(seat)
-            if all(self._stuck >> s & 1 for s in range(self._rules.players) if self._hands[s]):
-                self._end_rest(self._turn)
+            if all(st.stuck >> s & 1 for s in range(self._rules.players) if st.hands[s]):
+                self._end_rest(st.turn)
                 return
-            self._turn = nxt
+            st.turn = nxt
             return
-        if seat == self._pile[-1].seat:  # stacking: declining to go on takes the pile
+        if seat == st.pile[-1].seat:  # stacking: declining to go on takes the pile
             self._new_pile(seat)
             return
-        self._passed |= 1 << seat
+        st.passed |= 1 << seat
         if self._rules.pass_locks:
-            self._locked |= 1 << seat
+            st.locked_out |= 1 << seat
         self._advance(seat)
 
     def _advance(self, seat: int) -> None:
+        st = self._state
         n, step = self._rules.players, self._rules.step
-        hands = self._hands
-        last = self._pile[-1]
+        hands = st.hands
+        last = st.pile[-1]
         rules = self._rules
         rejoin = (
-            bool(self._locked) and bool(index(rules).after_pass) and twos_under(self._pile, rules)
+            bool(st.locked_out) and bool(index(rules).after_pass) and twos_under(st.pile, rules)
         )
         p = seat
         while True:
             p = (p + step) % n
             if p == last.seat:
                 if self._rules.stacking and hands[p]:
-                    self._turn = p
+                    st.turn = p
                 else:
                     self._new_pile(p if hands[p] else self._next_in(p))
                 return
-            if not hands[p] or self._passed >> p & 1:
+            if not hands[p] or st.passed >> p & 1:
                 continue
-            if self._locked >> p & 1 and not rejoin:
+            if st.locked_out >> p & 1 and not rejoin:
                 continue
-            self._turn = p
+            st.turn = p
             return
 
     def _new_pile(self, leader: int) -> None:
-        self._pile = ()
-        self._passed = self._locked = 0
-        self._lock = False
-        self._turn = leader
+        st = self._state
+        st.pile = ()
+        st.passed = st.locked_out = 0
+        st.straight_locked = False
+        st.turn = leader
 
     def _next_in(self, seat: int) -> int:
         """The next seat after ``seat`` that still holds cards."""
         n, step = self._rules.players, self._rules.step
+        hands = self._state.hands
         p = seat
         for _ in range(n):
             p = (p + step) % n
-            if self._hands[p]:
+            if hands[p]:
                 return p
         return seat
 
@@ -811,19 +758,21 @@ class Game:
 
     def _end_with_winner(self, seat: int) -> None:
         """End now: the winner first, the others by fewest cards left, then turn order."""
-        if seat not in self._finish:
-            self._finish.append(seat)
+        st = self._state
+        if seat not in st.finish_order:
+            st.finish_order += (seat,)
         self._end_rest(seat)
 
     def _end_rest(self, seat: int) -> None:
         """End now; seats still in follow by fewest cards left, then turn order from ``seat``."""
+        st = self._state
         order = self._seats_from(seat)
         rest = sorted(
-            (s for s in order if s not in self._finish),
-            key=lambda s: (self._hands[s].bit_count(), order.index(s)),
+            (s for s in order if s not in st.finish_order),
+            key=lambda s: (st.hands[s].bit_count(), order.index(s)),
         )
-        self._finish.extend(rest)
-        self._phase = "over"
+        st.finish_order += tuple(rest)
+        st.phase = "over"
 
     # --- trading (mutual) and exchanges --------------------------------------------------
     def offer_trade(
@@ -831,46 +780,51 @@ class Game:
     ) -> None:
         """Trading phase: the seat to act offers ``give`` (own cards) for ``take`` (the
         partner's); the partner answers with :meth:`accept_trade` or a pass."""
-        trading = self._trading
-        if self._phase != "trading" or trading is None or trading.pending is not None:
+        st = self._state
+        trading = st.trading
+        if st.phase != "trading" or trading is None or trading.pending is not None:
             raise IllegalMoveError(reason("no_trade_now"))
         g = mask_of(parse_cards(give) if isinstance(give, str) else give)
         t = mask_of(parse_cards(take) if isinstance(take, str) else take)
-        seat = self._turn
-        why = trading.why_not_offer(seat, partner, g, t, self._hands[seat])
+        seat = st.turn
+        why = trading.why_not_offer(seat, partner, g, t, st.hands[seat])
         if why is not None:
             raise IllegalMoveError(why)
         trading.offer(seat, partner, g, t)
-        self._turn = partner
+        st.turn = partner
 
     def accept_trade(self) -> None:
         """Trading phase: the partner accepts the pending offer (they must hold the cards)."""
-        trading = self._trading
-        if self._phase != "trading" or trading is None:
+        st = self._state
+        trading = st.trading
+        if st.phase != "trading" or trading is None:
             raise IllegalMoveError(reason("no_offer_to_accept"))
-        why = trading.why_not_accept(self._hands)
+        why = trading.why_not_accept(st.hands)
         if why is not None:
             raise IllegalMoveError(why)
-        self._after_trading(trading.accept(self._hands))
+        self._after_trading(trading.accept(st.hands))
 
     def _trade_pass(self) -> None:
-        trading = self._trading
+        st = self._state
+        trading = st.trading
         assert trading is not None
-        self._after_trading(trading.decline(self._turn))
+        self._after_trading(trading.decline(st.turn))
 
     def _after_trading(self, nxt: int | None) -> None:
-        self._tables = [None] * self._rules.players
+        st = self._state
+        st.tables = [None] * self._rules.players
         if nxt is None:
             self._after_hand_overs()
         else:
-            self._turn = nxt
+            st.turn = nxt
 
     def _give(self, give: Give) -> None:
-        ex = self._exchange
+        st = self._state
+        ex = st.exchange
         assert ex is not None and ex.chooser is not None and ex.receiver is not None
-        self._history.append(Gift(ex.chooser, give))
-        self._receivers = (*self._receivers, ex.receiver)
-        ex.give(self._hands, give.mask)
+        st.history.append(Gift(ex.chooser, give))
+        st.receivers = (*st.receivers, ex.receiver)
+        ex.give(st.hands, give.mask)
         self._after_exchange()
 
     # --- state from parts (determinization) ---------------------------------------------
@@ -878,22 +832,7 @@ class Game:
     def position(self) -> PlayState:
         """Where the deal stands, every hand included (:class:`~tienlen.position.PlayState`;
         ``game.position.format()`` writes it in position notation)."""
-        hands = tuple(self._hands)
-        return PlayState(
-            phase=self._phase,
-            turn=self._turn,
-            leader=self._leader,
-            hands=hands,
-            card_counts=tuple(h.bit_count() for h in hands),
-            pile=self._pile,
-            passed=self.passed,
-            locked_out=self.locked_out,
-            straight_locked=self._lock,
-            first_lead=self.first_lead_rule,
-            stuck=self.stuck,
-            finish_order=tuple(self._finish),
-            opening=self._opening,
-        )
+        return unpacked(self._state)
 
     @classmethod
     def from_state(
@@ -916,25 +855,7 @@ class Game:
         if state.phase not in ("play", "over"):
             raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
         g = cls(rules, _shell=True)
-        g._fresh()
-        g._hands = masks
-        g._dealt = tuple(masks)
-        g._setup = (g._dealt, state.leader, None, ())
-        g._tables = [None] * n
-        g._spare = 0
-        g._leader = state.leader
-        g._turn = state.turn
-        g._pile = state.pile
-        g._passed = sum(1 << s for s in state.passed)
-        g._locked = sum(1 << s for s in state.locked_out)
-        g._lock = state.straight_locked
-        first_lead = state.first_lead
-        g._first = first_lead[0] if first_lead else None
-        g._lowest = first_lead[1].id if first_lead else -1
-        g._stuck = sum(1 << s for s in state.stuck)
-        g._finish = list(state.finish_order)
-        g._opening = state.opening
-        g._phase = "over" if len(g._finish) == n else "play"
+        g._state = packed(state, masks)
         return g
 
     @classmethod
@@ -950,64 +871,40 @@ class Game:
         seats to be asked to open and the finish so far (history and chops left out). For
         searches that meet the same position by different orders of play (transpositions).
         """
-        pile = self._pile
+        s = self._state
+        pile = s.pile
         top: tuple[object, ...] = ()
         if pile:
             last = pile[-1]
             top = (last.seat, last.move.mask, last.move.kind, twos_under(pile, self._rules))
         return (
-            tuple(self._hands),
-            self._turn,
+            tuple(s.hands),
+            s.turn,
             top,
-            self._passed,
-            self._locked,
-            self._lock,
-            self._first,
-            self._lowest if self._first else -1,
-            self._stuck,
-            self._opening,
-            tuple(self._finish),
+            s.passed,
+            s.locked_out,
+            s.straight_locked,
+            s.first_lead,
+            s.lowest if s.first_lead else -1,
+            s.stuck,
+            s.opening,
+            s.finish_order,
         )
 
     # --- copying -------------------------------------------------------------------------
     def copy(self) -> Game:
         """An independent copy (cheap: hands and tables are immutable values)."""
         g = Game(self._rules, _shell=True)
-        g._setup = self._setup
-        g._dealt = self._dealt
-        g._unused = self._unused
-        g._spare = self._spare
-        g._spare_taker = self._spare_taker
-        g._hands = self._hands[:]
-        g._tables = self._tables[:]
-        g._leader = self._leader
-        g._turn = self._turn
-        g._phase = self._phase
-        g._pile = self._pile
-        g._passed = self._passed
-        g._locked = self._locked
-        g._lock = self._lock
-        g._first = self._first
-        g._lowest = self._lowest
-        g._stuck = self._stuck
-        g._finish = self._finish[:]
-        g._history = self._history[:]
-        g._chops = self._chops[:]
-        g._instant = self._instant
-        g._trading = None if self._trading is None else self._trading.copy()
-        g._exchange = None if self._exchange is None else self._exchange.copy()
-        g._receivers = self._receivers
-        g._opening = self._opening
-        g._asks = self._asks
-        g._redeals = self._redeals
+        g._state = self._state.copy()
         return g
 
     def __repr__(self) -> str:
         """In the play phase, ``Game.from_position(...)``: pasted back, a game in the same
         position (its history aside); before it, a summary."""
         rules = self._rules
-        if self._phase in ("trading", "exchange"):
-            hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in self._hands)
-            return f"<Game {rules.name} phase={self._phase} turn={self._turn} hands=[{hands}]>"
+        s = self._state
+        if s.phase in ("trading", "exchange"):
+            hands = ", ".join(repr(format_cards(cards_of_mask(h), ascii=True)) for h in s.hands)
+            return f"<Game {rules.name} phase={s.phase} turn={s.turn} hands=[{hands}]>"
         shown = repr(rules.name) if rules.is_preset else repr(rules)
         return f"Game.from_position({self.position.format()!r}, rules={shown})"

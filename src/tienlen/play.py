@@ -2,8 +2,8 @@
 
 :func:`legal_moves` answers from a :class:`~tienlen.position.PlayState` and the hand of the
 seat to act alone: legality never depends on the other hands, so hints and searches need
-no stand-in cards for them. :class:`tienlen.Game` uses the same functions (on its own
-fields, to stay fast).
+no stand-in cards for them. :class:`tienlen.Game` uses the same functions on its record
+(:class:`~tienlen.packed.PackedState`), to stay fast.
 
 >>> from tienlen import Game
 >>> from tienlen.observation import observe
@@ -18,6 +18,7 @@ from __future__ import annotations
 from .cards import TWOS_MASK
 from .combos import PASS, Move, index, is_twos
 from .movegen import MoveTable, table_for
+from .packed import PackedState, packed
 from .position import Action, PlayState
 from .rules import FirstLead, Rules
 
@@ -29,62 +30,43 @@ def legal_moves(state: PlayState, hand: int, rules: Rules) -> list[Move]:
     phase of ``state``, holding ``hand`` (a bitmask), under ``rules``."""
     if state.phase != "play":
         raise ValueError(f"legal moves are worked out here in the play phase, not {state.phase!r}")
-    first = state.first_lead
-    return play_moves(
-        table_for(hand, rules),
-        rules,
-        seat=state.turn,
-        pile=state.pile,
-        locked_out=state.turn in state.locked_out,
-        straight_locked=state.straight_locked,
-        first=first[0] if first else None,
-        lowest=first[1].id if first else -1,
-        opening=state.opening,
-    )
+    # The other hands play no part: they are packed as empty.
+    hands = [hand if seat == state.turn else 0 for seat in range(len(state.hands))]
+    return play_moves(table_for(hand, rules), rules, packed(state, hands))
 
 
-def play_moves(
-    table: MoveTable,
-    rules: Rules,
-    *,
-    seat: int,
-    pile: tuple[Action, ...],
-    locked_out: bool,
-    straight_locked: bool,
-    first: FirstLead | None,
-    lowest: int,
-    opening: tuple[int, ...] | None,
-) -> list[Move]:
-    """:func:`legal_moves` from the parts: ``table`` of the hand of ``seat`` (to act),
-    whether it is locked out, the pending first-lead mode and lowest card id."""
-    if opening:
+def play_moves(table: MoveTable, rules: Rules, state: PackedState) -> list[Move]:
+    """:func:`legal_moves` from a game's record: ``table`` is the move table of the hand of
+    the seat to act."""
+    seat = state.turn
+    pile = state.pile
+    if state.opening:
         moves = [m for m in table.moves if opens(m, rules)]
         if not rules.may_finish_on_two:
             moves = [m for m in moves if not finishes_on_two(m, table.hand)]
         return [*moves, PASS]
     if not pile:
-        moves = leads(table, rules, first, lowest, opening)
-        if first == "holder-may-decline" or (not moves and table.moves):
+        moves = leads(table, rules, state)
+        if state.first_lead == "holder-may-decline" or (not moves and table.moves):
             moves.append(PASS)
         return moves
     last = pile[-1]
     top = last.move
+    locked = state.straight_locked
     if seat == last.seat:  # stacking: the same kind and size only, never a bomb
         same = (top.kind, top.size)
-        moves = [
-            m for m in table.beating(top, rules, locked=straight_locked) if (m.kind, m.size) == same
-        ]
-    elif locked_out:
+        moves = [m for m in table.beating(top, rules, locked=locked) if (m.kind, m.size) == same]
+    elif state.locked_out >> seat & 1:
         ix = index(rules)
         if not twos_under(pile, rules):
             return [PASS]
         moves = [
             m
-            for m in table.beating(top, rules, locked=straight_locked)
+            for m in table.beating(top, rules, locked=locked)
             if ix.is_bomb(m) and any(p.matches(m.kind, m.size, m.top_rank) for p in ix.after_pass)
         ]
     else:
-        moves = table.beating(top, rules, locked=straight_locked)
+        moves = table.beating(top, rules, locked=locked)
     if not rules.may_finish_on_two:
         moves = [m for m in moves if not finishes_on_two(m, table.hand)]
     moves.append(PASS)
@@ -101,16 +83,10 @@ def opens(m: Move, rules: Rules) -> bool:
     return any(p.matches(m.kind, m.size, m.top_rank) for p in index(rules).opening)
 
 
-def leads(
-    table: MoveTable,
-    rules: Rules,
-    first: FirstLead | None,
-    lowest: int,
-    opening: tuple[int, ...] | None,
-) -> list[Move]:
-    """The plays that may lead a fresh pile (the pass aside)."""
-    moves = constrained_leads(table, rules, first, lowest)
-    if opening is not None:
+def leads(table: MoveTable, rules: Rules, state: PackedState) -> list[Move]:
+    """The plays that may lead a fresh pile (the pass aside) in ``state``."""
+    moves = constrained_leads(table, rules, state.first_lead, state.lowest)
+    if state.opening is not None:
         # 004: the game's first play may be an opening bomb "without being the lead or
         # having three of spades", whatever else constrains the leader.
         known = {m.mask for m in moves}

@@ -33,6 +33,8 @@ from .rules import FirstLead, Rules
 
 __all__ = [
     "Action",
+    "Chop",
+    "CountAsk",
     "Entry",
     "Gift",
     "InvalidPositionError",
@@ -66,6 +68,25 @@ class Gift(NamedTuple):
 
 #: An entry of a game's history: a play or pass, or a give.
 Entry = Action | Gift
+
+
+class Chop(NamedTuple):
+    """A bomb played on a play of another kind (``proplay`` pays for these)."""
+
+    seat: int
+    victim: int
+    bomb: Move
+    target: Move
+
+
+class CountAsk(NamedTuple):
+    """``asker`` asked ``seat`` how many cards it holds and was told ``cards``, after the
+    first ``at`` actions of the history (``rules.hidden_counts``; see :meth:`Game.ask_count`)."""
+
+    asker: int
+    seat: int
+    cards: int
+    at: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

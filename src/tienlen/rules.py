@@ -22,13 +22,23 @@ import math
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin
 
 from .cards import Card
+from .codes import Codes
 from .inputs import MAX_NAME, check_keys, fail, load_json, quote_value
+from .knobs import Knob, RulesError, describe_type, knob_schema
 from .patterns import KINDS, parse_pattern
 
-__all__ = ["INSTANT_WINS", "MAX_COMBINATIONS", "RULESETS", "SCORE_EXTRAS", "Rules", "RulesError"]
+__all__ = [
+    "INSTANT_WINS",
+    "KNOBS",
+    "MAX_COMBINATIONS",
+    "RULESETS",
+    "SCORE_EXTRAS",
+    "Rules",
+    "RulesError",
+]
 
 FirstLead = Literal["lowest-single", "must-include-lowest", "holder-free", "holder-may-decline"]
 LaterLeads = Literal["winner", "as-first"]
@@ -53,11 +63,6 @@ INSTANT_WINS = ("four-twos", "six-pairs", "three-triples", "dragon", "five-conse
 SCORE_EXTRAS: tuple[str, ...] = get_args(ScoreExtra)
 #: Combination kinds every rule set has; ``extra_kinds`` adds the others.
 BASE_KINDS = ("single", "pair", "triple", "quad", "straight", "pair_run")
-
-
-class RulesError(ValueError):
-    """A :class:`Rules` value that cannot be played (bad knob value or unknown preset); the
-    message names the knob (``rules.players``) and quotes the bad value."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -225,7 +230,7 @@ class Rules:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_knobs({name: getattr(self, name) for name in _KNOB_TYPES}, "rules", lists=False)
+        _check_knobs({k.name: getattr(self, k.name) for k in KNOBS}, "rules", lists=False)
         most = self.most_combinations
         if most > MAX_COMBINATIONS:
             raise RulesError(
@@ -243,7 +248,9 @@ class Rules:
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         # Rebuild from the knobs, so the cached hash is this process's (str hashes vary).
-        return (Rules.from_dict, (self.to_dict(),))
+        # A module-level function, not the bound classmethod: cloudpickle (Ray's pickler)
+        # copies a classmethod by value and loses its keyword defaults on the way.
+        return (_rules_from_knobs, (self.to_dict(),))
 
     # ----------------------------------------------------------------------------------
     @classmethod
@@ -378,10 +385,10 @@ class Rules:
         :class:`RulesError` naming the knob under ``path`` and quoting the bad value."""
         if not isinstance(data, Mapping):
             fail(RulesError, path, f"must be an object of knobs, not {quote_value(data)}")
-        check_keys(data, path, error=RulesError, optional=_KNOB_TYPES)
+        check_keys(data, path, error=RulesError, optional=_BY_NAME)
         name = _conform(data.get("name", "standard"), str, f"{path}.name", True)
         base = _PRESETS.get(name, _PRESETS["standard"])
-        values = {k: getattr(base, k) for k in _KNOB_TYPES}
+        values = {k.name: getattr(base, k.name) for k in KNOBS}
         values.update(data)
         return cls(**_check_knobs(values, path, lists=True))
 
@@ -403,17 +410,13 @@ class Rules:
         """The rules code: the preset's name, then one dot-separated part per changed knob
         (``"standard.direction-anticlockwise.cong"``); :meth:`from_code` reads it back to an
         equal value. See :mod:`tienlen.codes`."""
-        from .codes import format_code
-
-        return format_code(self)
+        return _CODES.format(self)
 
     @classmethod
     def from_code(cls, code: str) -> Rules:
         """The value a rules code names (:meth:`code`); a :class:`RulesError` names the part
         of the code that could not be read."""
-        from .codes import parse_code
-
-        return parse_code(code)
+        return _CODES.parse(code)
 
 
 def _choose(n: float, k: int) -> float:
@@ -438,7 +441,8 @@ def _cards_per_hand(
 
 
 # --- checking knobs ------------------------------------------------------------------------
-#: Integer knobs' ranges; an integer knob not listed takes ``_INT_RANGE``.
+#: Integer knobs' ranges (the schema's ``range``); an integer knob not listed takes
+#: ``_INT_RANGE``.
 _RANGES = {
     "players": (2, 8),
     "decks": (1, 2),
@@ -452,32 +456,6 @@ _RANGES = {
 _INT_RANGE = (0, 1000)
 #: Most entries in one table knob (proplay's chop table has about forty).
 _MAX_TABLE = 256
-
-
-def _describe(tp: Any, lists: bool) -> str:
-    """A knob type in words: ``"an integer"``, ``"one of 'a', 'b'"``, ``"a list of ..."``."""
-    origin = get_origin(tp)
-    if origin is Literal:
-        return "one of " + ", ".join(repr(a) for a in get_args(tp))
-    if origin in (Union, types.UnionType):
-        return " or ".join(_describe(a, lists) for a in get_args(tp))
-    if origin is tuple:
-        args = get_args(tp)
-        seq = "a list" if lists else "a tuple"
-        if len(args) == 2 and args[1] is Ellipsis:
-            return f"{seq} of {_plural(_describe(args[0], lists))}"
-        if len(set(args)) == 1:
-            return f"{seq} of {len(args)} {_plural(_describe(args[0], lists))}"
-        return f"{seq} ({', '.join(_describe(a, lists) for a in args)})"
-    return {int: "an integer", bool: "true or false", str: "a string", type(None): "null"}.get(
-        tp, str(tp)
-    )
-
-
-def _plural(words: str) -> str:
-    """``"a list of 2 strings"`` -> ``"lists of 2 strings"``."""
-    head, _, rest = words.partition(" ")[2].partition(" ")
-    return f"{head}s {rest}".rstrip()
 
 
 def _conform(value: Any, tp: Any, path: str, lists: bool) -> Any:
@@ -517,7 +495,7 @@ def _conform(value: Any, tp: Any, path: str, lists: bool) -> Any:
             return value
     elif isinstance(tp, type) and isinstance(value, tp) and type(value) is tp:
         return value  # bool, None
-    fail(RulesError, path, f"must be {_describe(tp, lists)}, not {quote_value(value)}")
+    fail(RulesError, path, f"must be {describe_type(tp, lists)}, not {quote_value(value)}")
 
 
 def _predicate(tp: Any) -> Callable[[Any], bool]:
@@ -547,24 +525,25 @@ def _predicate(tp: Any) -> Callable[[Any], bool]:
 def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[str, Any]:
     """Every knob of ``values`` checked: its type, then ranges, allowed names, patterns and
     the knobs that depend on each other. Returns the knobs (lists as tuples)."""
-    for name in _KNOB_TYPES:
-        if name not in values:
-            fail(RulesError, f"{path}.{name}", "missing")
+    for knob in KNOBS:
+        if knob.name not in values:
+            fail(RulesError, f"{path}.{knob.name}", "missing")
     out = {
-        name: value
-        if not lists and _KNOB_TESTS[name](value := values[name])
-        else _conform(values[name], tp, f"{path}.{name}", lists)
-        for name, tp in _KNOB_TYPES.items()
+        knob.name: value
+        if not lists and test(value := values[knob.name])
+        else _conform(values[knob.name], knob.type, f"{path}.{knob.name}", lists)
+        for knob, test in _KNOB_TESTS
     }
 
     def bad(knob: str, message: str) -> None:
         fail(RulesError, f"{path}.{knob}", message)
 
-    for name, value in out.items():
-        if isinstance(value, int) and not isinstance(value, bool):
-            lo, hi = _RANGES.get(name, _INT_RANGE)
+    for k in KNOBS:
+        value = out[k.name]
+        if k.range is not None and isinstance(value, int) and not isinstance(value, bool):
+            lo, hi = k.range
             if not lo <= value <= hi:
-                bad(name, f"must be from {lo} to {hi}, not {quote_value(value)}")
+                bad(k.name, f"must be from {lo} to {hi}, not {quote_value(value)}")
     for i, kind in enumerate(out["extra_kinds"]):
         if kind not in KINDS or kind in BASE_KINDS:
             extra = ", ".join(k for k in KINDS if k not in BASE_KINDS)
@@ -584,11 +563,15 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
         if win not in INSTANT_WINS:
             known = ", ".join(INSTANT_WINS)
             bad(f"instant_wins[{i}]", f"unknown instant win {quote_value(win)}; known: {known}")
-    patterns = [
-        (f"chops[{i}][{j}]", p) for i, pair in enumerate(out["chops"]) for j, p in enumerate(pair)
-    ]
-    for knob in ("bomb_ladder", "after_pass_bombs", "opening_bombs"):
-        patterns += [(f"{knob}[{i}]", p) for i, p in enumerate(out[knob])]
+    patterns: list[tuple[str, str]] = []
+    for k in KNOBS:
+        if k.patterns and k.shape == "pairs":
+            pairs = enumerate(out[k.name])
+            patterns += [
+                (f"{k.name}[{i}][{j}]", p) for i, pair in pairs for j, p in enumerate(pair)
+            ]
+        elif k.patterns:
+            patterns += [(f"{k.name}[{i}]", p) for i, p in enumerate(out[k.name])]
     for where, text in patterns:
         try:
             parse_pattern(text)
@@ -625,11 +608,21 @@ def _check_knobs(values: Mapping[str, Any], path: str, *, lists: bool) -> dict[s
     return out
 
 
-#: Every knob (the dataclass's init fields) and its type, which drives the checks.
-_KNOB_TYPES: dict[str, Any] = {
-    f.name: get_type_hints(Rules)[f.name] for f in dataclasses.fields(Rules) if f.init
-}
-_KNOB_TESTS = {name: _predicate(tp) for name, tp in _KNOB_TYPES.items()}
+#: Every knob of :class:`Rules`, in declaration order: the schema the reader, the codes
+#: (:mod:`tienlen.codes`), the descriptions and the server's table form all read.
+KNOBS: tuple[Knob, ...] = knob_schema(
+    Rules,
+    ranges=_RANGES,
+    default_range=_INT_RANGE,
+    vocabularies={
+        "extra_kinds": ("a combination kind", KINDS),
+        "first_lead_kinds": ("a combination kind", KINDS),
+        "instant_wins": ("an instant win", INSTANT_WINS),
+    },
+    patterns=("chops", "bomb_ladder", "after_pass_bombs", "opening_bombs"),
+)
+_BY_NAME = {k.name: k for k in KNOBS}
+_KNOB_TESTS = [(k, _predicate(k.type)) for k in KNOBS]
 
 
 # --- the presets ------------------------------------------------------------------------
@@ -807,3 +800,10 @@ _PRESETS: dict[str, Rules] = {
 
 #: The names of the twelve presets, ``standard`` (the default) first.
 RULESETS: tuple[str, ...] = tuple(_PRESETS)
+#: Rules codes (:meth:`Rules.code`) over the knobs and the presets.
+_CODES = Codes(KNOBS, RULESETS, Rules.preset)
+
+
+def _rules_from_knobs(knobs: dict[str, Any]) -> Rules:
+    """A :class:`Rules` rebuilt from :meth:`Rules.to_dict` (how a value is unpickled)."""
+    return Rules.from_dict(knobs)

@@ -12,7 +12,10 @@ import tienlen
 from tienlen.text import printable
 
 # Subcommand modules, in the order ``tienlen --help`` lists them.
-COMMANDS = ("play", "rules", "replay", "solve", "arena", "bot", "serve", "train")
+COMMANDS = (
+    *("play", "rules", "replay", "analyse", "solve", "puzzle"),
+    *("arena", "bot", "serve", "train"),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ Examples::
     tienlen arena --bots heuristic,greedy,greedy,greedy --games 2000 --jobs 2 --json out.json
     tienlen arena --bots "cmd:python examples/protocol_bot.py",greedy,greedy,greedy --games 40
     tienlen arena --rules hawaii --players 3 --bots ismcts,heuristic,greedy --budget-ms 50
+    tienlen arena --bots learned,ismcts,ismcts,ismcts --games 4000 --ray auto
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--bots",
         required=True,
-        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, learned, or "
+        help="one bot per seat, comma-separated: random, greedy, heuristic, ismcts, learned, "
+        "each with options after colons (ismcts:playout=learned:roots=learned), or "
         "'cmd:PROGRAM ARGS' for a program speaking the bot protocol",
     )
     p.add_argument(
@@ -68,7 +70,17 @@ def register(subparsers: Any) -> None:
         help="seed of the deals and bots (default: a random one, shown with the results)",
     )
     p.add_argument(
-        "--jobs", type=at_least_one, default=None, help="worker processes (default: every core)"
+        "--jobs",
+        type=at_least_one,
+        default=None,
+        help="worker processes (default: every core); with --ray, not used",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the deals as Ray tasks on the cluster at ADDRESS: 'auto' (the one 'ray "
+        "start' runs on this machine), HOST:PORT, or 'local' (a Ray instance started for "
+        "this run); needs the ray extra; cmd: bots are refused",
     )
     p.add_argument("--budget-ms", type=_milliseconds, help="thinking time per move for search bots")
     p.add_argument("--iterations", type=at_least_one, help="iterations per move for search bots")
@@ -110,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the arena and print the tables."""
     from tienlen.players.arena import run_arena
     from tienlen.players.base import Budget
+    from tienlen.players.executors import RayExecutor
 
     specs = _specs(args.bots)
     rules = rules_arg(args.rules)
@@ -122,9 +135,9 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     console = Console(width=None if sys.stdout.isatty() else 120)
+    cluster = RayExecutor(args.ray) if args.ray is not None else None
     run = functools.partial(
         run_arena,
         rules,
@@ -134,8 +147,27 @@ def run(args: argparse.Namespace) -> int:
         jobs=jobs,
         budget=budget,
         bot_timeout=args.bot_timeout,
+        executor=cluster,
     )
-    if args.quiet:
+    try:
+        result = _play(run, quiet=args.quiet)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    if args.json:  # first: the figures are kept whatever the printing meets
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(result.to_dict(), f, indent=2)
+            f.write("\n")
+    _print(console, result)
+    return 0
+
+
+def _play(run: Any, *, quiet: bool) -> Any:
+    """The arena's result, with a progress bar unless ``quiet``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    if quiet:
         result = run()
     else:
         with Progress(
@@ -152,12 +184,7 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(task, completed=done, total=total)
 
             result = run(progress=progress)
-    if args.json:  # first: the figures are kept whatever the printing meets
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(result.to_dict(), f, indent=2)
-            f.write("\n")
-    _print(console, result)
-    return 0
+    return result
 
 
 def _ci(pair: tuple[float, float], fmt: str) -> str:

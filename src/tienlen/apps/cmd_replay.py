@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from tienlen.cards import cards_of_mask, format_cards
@@ -12,6 +13,7 @@ from tienlen.record import GameRecord, RecordedAction, RecordError, replay
 from tienlen.scoring import payments
 from tienlen.text import NAME_CHARS, printable
 
+from .cmd_analyse import AnalysisError, Mark, read_analysis
 from .files import read_input
 
 
@@ -43,6 +45,12 @@ def register(subparsers: Any) -> None:
         help="step through the game in the terminal game's viewer, every hand visible",
     )
     p.add_argument(
+        "--analysis",
+        metavar="FILE",
+        help="mark each analysed decision with its label and the best choice (a file "
+        "written by tienlen analyse --json)",
+    )
+    p.add_argument(
         "--no-hands",
         dest="hands",
         action="store_false",
@@ -61,17 +69,34 @@ def run(args: argparse.Namespace) -> int:
 
         needs_terminal("the replay viewer (--tui)")
 
-        run_replay(args.file)
+        run_replay(args.file, analysis=args.analysis)
         return 0
     try:
         records = read_games(read_input(args.file))
     except RecordError as e:
         raise RecordError(f"{args.file}: {e}") from None
+    marks: list[dict[int, Mark]] = [{} for _ in records]
+    if args.analysis:
+        try:
+            marks = read_analysis(read_input(args.analysis))
+        except AnalysisError as e:
+            raise AnalysisError(f"{args.analysis}: {e}") from None
+        if len(marks) != len(records):
+            raise ValueError(
+                f"{args.analysis} analyses {len(marks)} games, {args.file} holds {len(records)}"
+            )
     for number, record in enumerate(records, 1):
         if len(records) > 1:
             print(f"{'' if number == 1 else chr(10)}=== Game {number} of {len(records)} ===")
         try:
-            show(record, out=sys.stdout, step=args.step, ascii=args.ascii, hands=args.hands)
+            show(
+                record,
+                out=sys.stdout,
+                step=args.step,
+                ascii=args.ascii,
+                hands=args.hands,
+                marks=marks[number - 1],
+            )
         except ValueError as e:
             where = f"{args.file}: game {number}" if len(records) > 1 else args.file
             raise RecordError(f"{where}: {e}") from None
@@ -85,8 +110,10 @@ def show(
     step: bool = False,
     ascii: bool = False,
     hands: bool = True,
+    marks: Mapping[int, Mark] | None = None,
 ) -> None:
-    """Print ``record`` action by action (the replay raises on an illegal action)."""
+    """Print ``record`` action by action (the replay raises on an illegal action), with the
+    label of each decision ``marks`` holds (by action number)."""
     rules = record.rules
     # names come from the file: escaped, so a record cannot retitle or clear the terminal
     names = tuple(printable(n, limit=NAME_CHARS) for n in record.names or ()) or tuple(
@@ -119,6 +146,9 @@ def show(
             n = g.cards_left(asked)
             words = f"asks {who(asked)}: {n} card{'s' if n != 1 else ''}"
         print(f"{s.number:4}. {who(s.action.seat)} {words}", file=out)
+        mark = (marks or {}).get(s.number)
+        if mark is not None:
+            print(f"        ^ {printable(mark.words(ascii=ascii), limit=300)}", file=out)
         if hands:
             for seat in _involved(s.action):
                 print(f"        {who(seat)} holds {cards(g.hand_masks[seat])}", file=out)

@@ -7,6 +7,7 @@ Examples::
     tienlen train --out runs/b --minutes 60 --method dmc --opponents heuristic --mix 0.75 \
         --explore-top 3 --win-weight 1.0 --candidates 2
     tienlen train --out runs/tiny --steps 2000 --checkpoint-every 1000 --eval-games 8
+    tienlen train --out runs/c --minutes 60 --ray auto     # on the Ray cluster of this machine
     tienlen train --out both.npz --combine runs/a/latest.npz runs/b/latest.npz
 """
 
@@ -16,7 +17,7 @@ import argparse
 import logging
 import os
 from collections import defaultdict
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +122,17 @@ def register(subparsers: Any) -> None:
         "--method", choices=("dmc", "rollouts"), help="training method (default {method})"
     )
     p.add_argument(
-        "--workers", type=at_least_one, help="self-play worker processes (default {workers})"
+        "--workers",
+        type=at_least_one,
+        help="jobs a round is split into: local worker processes, or Ray tasks with --ray "
+        "(default {workers}; with --ray, the cluster's CPUs)",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the rounds and evaluations as Ray tasks on the cluster at ADDRESS: 'auto' "
+        "(the one 'ray start' runs on this machine), HOST:PORT, or 'local' (a Ray instance "
+        "started for this run); needs the ray extra",
     )
     p.add_argument("--steps", type=at_least_one, help="stop after this many frames (decisions)")
     p.add_argument("--minutes", type=float, help="stop after this many minutes")
@@ -217,14 +228,13 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not (args.out / "state.npz").exists():
         raise ValueError(f"nothing to resume in {args.out}")
     cpus = os.cpu_count() or 1
-    if args.workers is not None and args.workers > cpus:
+    if args.ray is None and args.workers is not None and args.workers > cpus:
         raise ValueError(f"--workers {args.workers} is more than the {cpus} cores here")
     try:
-        from tienlen.env.train import TrainConfig, Trainer
+        from tienlen.env.train import TrainConfig
     except ImportError as e:
         raise ValueError(f"training needs the env extra (pip install 'tienlen[env]'): {e}") from e
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from tienlen.players.executors import executor
 
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
     # an option named as a TrainConfig field sets it; one left out keeps the field's default
@@ -236,6 +246,21 @@ def run(args: argparse.Namespace) -> int:
     if given.get("candidates") == 0:
         given["candidates"] = None
     config = TrainConfig(**given)
+    # with --ray and no --workers: as many jobs a round as the cluster has CPUs
+    workers = executor(args.ray, given.get("workers") if args.ray else config.workers)
+    with workers:
+        if config.workers != workers.workers:
+            config = replace(config, workers=workers.workers)
+        return _train(args, config, workers)
+
+
+def _train(args: argparse.Namespace, config: Any, workers: Any) -> int:
+    """Run the training with a progress bar on ``workers`` (an executor)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tienlen.env.train import Trainer
+
     trainer = Trainer(config, args.out)
     console = Console(stderr=True)
     total = args.steps
@@ -262,8 +287,13 @@ def run(args: argparse.Namespace) -> int:
                 + (f"; wins vs 3x {rates}" if rates else "")
             )
 
+        bar.console.print(f"{config.workers} jobs a round on {workers.where}")
         trainer.run(
-            steps=args.steps, minutes=args.minutes, progress=progress, on_checkpoint=on_checkpoint
+            steps=args.steps,
+            minutes=args.minutes,
+            progress=progress,
+            on_checkpoint=on_checkpoint,
+            executor=workers,
         )
     best = args.out / "best.npz"
     print(f"done: {trainer.frames:,} frames, {trainer.games:,} games; best: {best}")

@@ -29,7 +29,11 @@ state (optimiser moments, counters, the generator) is saved beside it so a run r
 where it stopped.
 
 The workers play a round while the learner updates on the one before, so a round's games
-are played with the weights from before the last round's updates.
+are played with the weights from before the last round's updates. The rounds and the
+evaluation games go to an :class:`~tienlen.players.executors.Executor`: ``workers`` local
+processes, or Ray tasks on a cluster (``tienlen train --ray ADDRESS``). A round is split into
+``workers`` jobs, each seeded from the run's generator, so the same seed and the same
+number of workers give the same weights wherever the jobs ran.
 
 Files in the output folder: ``ckpt-FRAMES.npz`` (weights, loadable by
 ``make_bot("learned", weights=PATH)``), ``latest.npz`` and ``best.npz`` (the checkpoint with
@@ -40,7 +44,6 @@ the best win rate against the last bot of the evaluation list), ``state.npz`` an
 from __future__ import annotations
 
 import json
-import multiprocessing
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -58,6 +61,7 @@ from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.bots.learned import CANDIDATES, FEATURE_DIM, RANK_COLUMN, QNet, move_features
 from tienlen.players.encoding import OBS_DIM, encode_observation
+from tienlen.players.executors import Batch, Executor, LocalExecutor
 from tienlen.players.registry import make_bot
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
@@ -85,6 +89,7 @@ class TrainConfig:
     """``dmc`` or ``rollouts`` (see the module docstring)."""
     seed: int = 0
     workers: int = 1
+    """The jobs a round is split into: that many local processes, or Ray tasks."""
     hidden: tuple[int, int] = (256, 128)
     games_per_round: int = 100
     batch: int = 256
@@ -406,11 +411,11 @@ class Trainer:
             for _ in range(cfg.workers)
         ]
 
-    def _start(self, pool: Any) -> tuple[list[_Job], Any]:
-        """The next round's jobs, started on the pool (without one: played now)."""
+    def _start(self, executor: Executor) -> tuple[list[_Job], Batch[Any]]:
+        """The next round's jobs, started on ``executor``."""
         jobs = self._jobs()
-        work = _label if self.config.method == "rollouts" else _play
-        return jobs, pool.map_async(work, jobs) if pool is not None else [work(j) for j in jobs]
+        work: Any = _label if self.config.method == "rollouts" else _play
+        return jobs, executor.start(work, jobs)
 
     def _learn_round(self, jobs: list[_Job], parts: Any) -> tuple[int, int]:
         """Update on a round's results; the frames (decisions) and games it played."""
@@ -457,10 +462,15 @@ class Trainer:
         self.last_loss = float(np.mean(losses)) if losses else float("nan")
         return added
 
-    def evaluate(self, weights: Path) -> dict[str, dict[str, Any]]:
-        """Win rate (95% interval) of the weights against three of each evaluation bot."""
+    def evaluate(
+        self, weights: Path, executor: Executor | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Win rate (95% interval) of the weights against three of each evaluation bot, the
+        games played on ``executor`` (default: in this process)."""
         cfg = self.config
         out = {}
+        # the weights travel with the games (a worker on another machine has no such file)
+        net = QNet.load(weights)
         for bot in cfg.eval_bots:
             specs = ["learned"] + [bot] * (self.rules.players - 1)
             result = run_arena(
@@ -468,7 +478,8 @@ class Trainer:
                 specs,
                 games=cfg.eval_games,
                 seed=cfg.eval_seed,
-                bot_options={"learned": {"weights": str(weights), "candidates": cfg.candidates}},
+                bot_options={"learned": {"weights": net, "candidates": cfg.candidates}},
+                executor=executor,
             )
             s = result.stats()[0]
             out[bot] = {
@@ -479,13 +490,14 @@ class Trainer:
             }
         return out
 
-    def checkpoint(self) -> dict[str, Any]:
-        """Write a checkpoint, evaluate it, log it; returns the log entry."""
+    def checkpoint(self, executor: Executor | None = None) -> dict[str, Any]:
+        """Write a checkpoint, evaluate it (on ``executor``), log it; returns the log
+        entry."""
         path = self.out / f"ckpt-{self.frames:09d}.npz"
         self.net.meta.update({"frames": self.frames, "games": self.games, "seconds": self.seconds})
         self.net.save(path)
         shutil.copyfile(path, self.out / "latest.npz")
-        evaluation = self.evaluate(path) if self.config.eval_bots else {}
+        evaluation = self.evaluate(path, executor) if self.config.eval_bots else {}
         entry = {
             "frames": self.frames,
             "games": self.games,
@@ -512,47 +524,60 @@ class Trainer:
         minutes: float | None = None,
         progress: Callable[[Trainer], None] | None = None,
         on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+        executor: Executor | None = None,
     ) -> None:
         """Train until ``steps`` frames in all (counting a resumed run's) or ``minutes`` of
-        this call, whichever comes first; a checkpoint is written at the end."""
+        this call, whichever comes first; a checkpoint is written at the end. The rounds and
+        evaluations run on ``executor`` (the caller closes it; default: ``workers`` local
+        processes, closed here)."""
         if steps is None and minutes is None:
             raise ValueError("give steps or minutes (or both)")
         start = time.perf_counter()
         deadline = start + minutes * 60 if minutes is not None else float("inf")
-        ctx = multiprocessing.get_context("fork")
-        pool = ctx.Pool(self.config.workers) if self.config.workers > 1 else None
+        ex = LocalExecutor(self.config.workers) if executor is None else executor
         try:
-            # the workers play the next round while the learner updates on this one (with
-            # the weights from before these updates)
-            pending = self._start(pool)
-            while (steps is None or self.frames < steps) and time.perf_counter() < deadline:
-                t0 = time.perf_counter()
-                jobs, handle = pending
-                parts = handle if pool is None else handle.get()
-                pending = self._start(pool)
-                frames, games = self._learn_round(jobs, parts)
-                self.frames += frames
-                self.games += games
-                self.rounds += 1
-                self.seconds += time.perf_counter() - t0
-                if progress is not None:
-                    progress(self)
-                if self.frames >= self.next_checkpoint:
-                    while self.next_checkpoint <= self.frames:
-                        self.next_checkpoint += self.config.checkpoint_every
-                    entry = self.checkpoint()
-                    if on_checkpoint is not None:
-                        on_checkpoint(entry)
-            if pool is not None:
-                # let the round in flight finish: terminating a pool while its task thread
-                # is still writing a round's weights to a worker can hang for ever
-                pending[1].wait()
-        finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
+            self._rounds(ex, steps, deadline, progress, on_checkpoint)
+        except BaseException:
+            if executor is None:
+                ex.terminate()
+            raise
+        if executor is None:
+            ex.close()
+
+    def _rounds(
+        self,
+        executor: Executor,
+        steps: int | None,
+        deadline: float,
+        progress: Callable[[Trainer], None] | None,
+        on_checkpoint: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        # the workers play the next round while the learner updates on this one (with the
+        # weights from before these updates)
+        pending = self._start(executor)
+        while (steps is None or self.frames < steps) and time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            jobs, batch = pending
+            parts = batch.results()
+            pending = self._start(executor)
+            frames, games = self._learn_round(jobs, parts)
+            self.frames += frames
+            self.games += games
+            self.rounds += 1
+            self.seconds += time.perf_counter() - t0
+            if progress is not None:
+                progress(self)
+            if self.frames >= self.next_checkpoint:
+                while self.next_checkpoint <= self.frames:
+                    self.next_checkpoint += self.config.checkpoint_every
+                entry = self.checkpoint(executor)
+                if on_checkpoint is not None:
+                    on_checkpoint(entry)
+        # let the round in flight finish: stopping a local pool while its task thread is
+        # still sending a round's weights to a worker can hang for ever
+        pending[1].results()
         if not (self.out / f"ckpt-{self.frames:09d}.npz").exists():
-            entry = self.checkpoint()
+            entry = self.checkpoint(executor)
             if on_checkpoint is not None:
                 on_checkpoint(entry)
 
@@ -565,8 +590,16 @@ def train(
     minutes: float | None = None,
     progress: Callable[[Trainer], None] | None = None,
     on_checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    executor: Executor | None = None,
 ) -> Trainer:
-    """Train (or resume) a run in ``out``; returns the trainer when done."""
+    """Train (or resume) a run in ``out`` (on ``executor``, see :meth:`Trainer.run`);
+    returns the trainer when done."""
     trainer = Trainer(config or TrainConfig(), Path(out))
-    trainer.run(steps=steps, minutes=minutes, progress=progress, on_checkpoint=on_checkpoint)
+    trainer.run(
+        steps=steps,
+        minutes=minutes,
+        progress=progress,
+        on_checkpoint=on_checkpoint,
+        executor=executor,
+    )
     return trainer

@@ -3,7 +3,8 @@
 A run plays ``deals`` deals; every deal is replayed once per seat rotation, so each entry
 plays each hand of the deal from each seat (``games = deals × players``). Deals and bots
 are seeded from the run's seed, the deal number and the rotation, so the figures do not
-depend on how many worker processes shared the work.
+depend on how many worker processes shared the work, nor on where they ran: the deals go
+to an :class:`~tienlen.players.executors.Executor` (local processes, or Ray tasks).
 
 Statistics per entry (see :func:`entry_stats`):
 
@@ -22,7 +23,6 @@ conservative ordinal mu − 3·sigma. Skipped when openskill is not installed.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import multiprocessing.util
 import os
 import secrets
@@ -39,6 +39,7 @@ from tienlen.game import Game
 from tienlen.inputs import quote_value
 from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
+from tienlen.players.executors import Executor, LocalExecutor, RayExecutor
 from tienlen.players.protocol import ProtocolError, ProtocolPlayer
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
@@ -176,9 +177,10 @@ def _player(entry: int, spec: str, seed: int, options: dict[str, Any], timeout: 
                 player = _Broken(name, f"did not start: {e}")
             _CMD_PLAYERS[entry] = player
         return player
-    from tienlen.players.registry import make_bot
+    from tienlen.players.registry import make_bot, parse_spec
 
-    return make_bot(spec, seed=seed, **options.get(spec, {}))
+    name, given = parse_spec(spec)
+    return make_bot(name, seed=seed, **(options.get(name, {}) | given))
 
 
 def _worker_start() -> None:
@@ -418,23 +420,34 @@ def run_arena(
     bot_options: dict[str, dict[str, Any]] | None = None,
     bot_timeout: float = 10.0,
     progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> ArenaResult:
     """Play at least ``games`` games (rounded up to whole deals: every deal is played once
     per seat rotation) between the bots ``specs`` (registry names or ``cmd:COMMAND``), one
     per seat. ``seed`` makes the run reproducible (``None``: a random seed, kept in the
     result). ``jobs`` worker processes share the deals; ``progress(done, total)`` is
     called as games finish. ``bot_timeout`` is a ``cmd:`` bot's time for its greeting and,
-    beyond ``budget``, for each answer (:class:`~tienlen.players.protocol.ProtocolPlayer`)."""
+    beyond ``budget``, for each answer (:class:`~tienlen.players.protocol.ProtocolPlayer`).
+    ``executor``: where the deals are played instead (such as a
+    :class:`~tienlen.players.executors.RayExecutor`; the caller closes it), ``jobs`` then
+    unused; ``cmd:`` bots play only in local processes."""
     import time
 
     n = rules.players
     if len(specs) != n:
         raise ValueError(f"{len(specs)} bots given for {n} players: name one bot per seat")
-    from tienlen.players.registry import BOTS
+    from tienlen.players.registry import BOTS, make_bot, parse_spec
 
     for spec in specs:
-        if not spec.startswith("cmd:") and spec not in BOTS:
+        if spec.startswith("cmd:"):
+            continue
+        if spec.split(":")[0] not in BOTS:
             raise ValueError(f"unknown bot {spec!r}; use one of {', '.join(BOTS)} or 'cmd:PROGRAM'")
+        name, given = parse_spec(spec)
+        try:  # a bad option is refused here, not in every worker
+            make_bot(name, **((bot_options or {}).get(name, {}) | given))
+        except TypeError as e:
+            raise ValueError(f"bad options in bot spec {spec!r}: {e}") from None
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games!r}")
     if jobs < 1:
@@ -442,6 +455,10 @@ def run_arena(
     for spec in specs:
         if spec.startswith("cmd:"):
             _check_command(spec[4:])
+            if isinstance(executor, RayExecutor):
+                raise ValueError(
+                    f"{quote_value(spec)}: a cmd: bot runs on this machine only, not on Ray"
+                )
     if seed is None:
         seed = secrets.randbelow(1 << 32)
     deals = -(-games // n)
@@ -450,35 +467,28 @@ def run_arena(
     if not 0 < bot_timeout < math.inf:
         raise ValueError(f"bot_timeout must be a positive number of seconds, not {bot_timeout!r}")
     work = [_Job(rules, tuple(specs), seed, d, budget, options, bot_timeout) for d in range(deals)]
-    result = ArenaResult(rules, tuple(specs), tuple(entry_labels(specs)), seed, budget, jobs=jobs)
+    own = executor is None
+    ex = LocalExecutor(jobs, initializer=_worker_start) if executor is None else executor
+    labels = tuple(entry_labels(specs))
+    result = ArenaResult(rules, tuple(specs), labels, seed, budget, jobs=ex.workers)
     start = time.perf_counter()
     done = 0
     if progress is not None:
         progress(0, total)
-    if jobs <= 1:
-        try:
-            for job in work:
-                result.outcomes.extend(_play_deal(job))
-                done += n
-                if progress is not None:
-                    progress(done, total)
-        finally:
-            _close_cmd_players()
-    else:
-        ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-        pool = ctx.Pool(jobs, initializer=_worker_start)
-        try:
-            for outcomes in pool.imap_unordered(_play_deal, work, chunksize=1):
-                result.outcomes.extend(outcomes)
-                done += n
-                if progress is not None:
-                    progress(done, total)
-        except BaseException:
-            pool.terminate()  # SIGTERM: a worker still closes its bots on the way out
-            pool.join()
-            raise
-        pool.close()  # the workers end normally and close their bots
-        pool.join()
+    try:
+        for outcomes in ex.start(_play_deal, work).as_finished():
+            result.outcomes.extend(outcomes)
+            done += n
+            if progress is not None:
+                progress(done, total)
+    except BaseException:
+        if own:
+            ex.terminate()  # SIGTERM: a worker still closes its bots on the way out
+        raise
+    finally:
+        _close_cmd_players()  # those of this process (one job plays here)
+    if own:
+        ex.close()  # the workers end normally and close their bots
     result.outcomes.sort(key=lambda o: (o.deal, o.rotation))
     result.seconds = time.perf_counter() - start
     return result

@@ -15,7 +15,7 @@ from typing import Any
 
 from tienlen.players.base import Player
 
-__all__ = ["BOTS", "BotInfo", "make_bot"]
+__all__ = ["BOTS", "BotInfo", "make_bot", "parse_spec"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +104,32 @@ def make_bot(name: str, *, seed: int | None = None, **options: Any) -> Player:
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; valid names: {', '.join(BOTS)}") from None
     return info.factory(seed=seed, **options)
+
+
+def _option_value(text: str) -> Any:
+    """An option's value: an int, else a float, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """A bot spec, a registry name with options after colons (``NAME:KEY=VALUE:...``), as
+    the name and the options (numbers read as numbers).
+
+    >>> parse_spec("ismcts:playout=learned:root_moves=4")
+    ('ismcts', {'playout': 'learned', 'root_moves': 4})
+    """
+    name, *parts = spec.split(":")
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; valid names: {', '.join(BOTS)}")
+    options: dict[str, Any] = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or not key.isidentifier() or not value:
+            raise ValueError(f"bad option {part!r} in bot spec {spec!r}: write KEY=VALUE")
+        options[key] = _option_value(value)
+    return name, options

@@ -11,16 +11,21 @@ from typing import TYPE_CHECKING, Any
 from .config import Settings
 
 if TYPE_CHECKING:
-    from .app import Server, create_app
+    from .app import create_app
+    from .node import Server
 
 
 def __getattr__(name: str) -> Any:
     # The app (FastAPI, SQLAlchemy, Redis, Prometheus) loads on first use: every command's
     # parser reads the settings' defaults, and `tienlen play` should not import a server.
-    if name in ("Server", "create_app"):
-        from . import app
+    if name == "Server":
+        from .node import Server
 
-        return getattr(app, name)
+        return Server
+    if name == "create_app":
+        from .app import create_app
+
+        return create_app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

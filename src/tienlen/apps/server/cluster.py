@@ -41,19 +41,17 @@ import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy import func, select, update
 
 from .db import EventRow, TableRow
+from .hub import Actor, TableHost
 from .limits import TokenBucket
 from .messages import ClientMessage, parse_client
 from .tables import Pending, Refused, Table, merged
-
-if TYPE_CHECKING:
-    from .app import Actor, Server
 
 __all__ = ["Cluster", "NotOwner", "RemoteActor"]
 
@@ -114,9 +112,10 @@ class RemoteActor:
 class Cluster:
     """One node's side of the cluster (see the module's description)."""
 
-    def __init__(self, server: Server, url: str) -> None:
-        s = server.settings
-        self.server = server
+    def __init__(self, host: TableHost, url: str) -> None:
+        s = host.settings
+        self.host = host
+        """The server this node's tables live in."""
         self.node = secrets.token_hex(8)
         """This node's id (its leases' value, its channel's name)."""
         self.prefix = s.redis_prefix
@@ -164,27 +163,27 @@ class Cluster:
             loop.create_task(self._leases()),
         ]
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.subscribed.wait(), self.server.settings.redis_timeout)
+            await asyncio.wait_for(self.subscribed.wait(), self.host.settings.redis_timeout)
 
     async def stop(self) -> None:
         """Publish what is waiting, give back the leases this node holds and close the
         connections: each step within ``redis_timeout`` (a Redis that accepts connections
         but no longer answers held a node's stop up: a command is tried again on a timeout,
         and a cancelled subscription waits for its connection's teardown)."""
-        wait = self.server.settings.redis_timeout
+        wait = self.host.settings.redis_timeout
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.outbox.join(), wait)
         for task in self.tasks:
             task.cancel()
         if self.tasks:
             await asyncio.wait(self.tasks, timeout=wait)
-        owned = [self.owner_key(t.id) for t in self.server.tables.values() if t.fence is not None]
+        owned = [self.owner_key(t.id) for t in self.host.hub.tables.values() if t.fence is not None]
         if owned:
             with contextlib.suppress(*_DOWN):  # (a timeout is an OSError)
                 await asyncio.wait_for(
                     self.redis.eval(_RELEASE, len(owned), *owned, self.node), wait
                 )
-        for table in self.server.tables.values():
+        for table in self.host.hub.tables.values():
             table.fence = None
         for client in (self.redis, self.bus):
             with contextlib.suppress(*_DOWN):
@@ -198,14 +197,14 @@ class Cluster:
     async def acquire(self, table_id: str) -> bool:
         """Take the table over if no node holds its lease: raise its fencing token, read
         what its log has that this replica lacks, start its bots and timer."""
-        s = self.server.settings
+        s = self.host.settings
         taken = await self.redis.set(
             self.owner_key(table_id), self.node, nx=True, px=int(s.lease_ttl * 1000)
         )
         if not taken:
             return False
         try:
-            async with self.server.engine.begin() as conn:
+            async with self.host.engine.begin() as conn:
                 token = await conn.scalar(
                     update(TableRow)
                     .where(TableRow.id == table_id)
@@ -214,12 +213,12 @@ class Cluster:
                 )
             if token is None:
                 raise LookupError(f"no table {table_id}")
-            async with self.server._lock(table_id):
-                table = self.server.tables.get(table_id) or await self._load_locked(table_id)
+            async with self.host.hub.lock(table_id):
+                table = self.host.hub.tables.get(table_id) or await self._load_locked(table_id)
                 table.fence = None  # (a lease this node had lost: what was written since)
                 missed = await self.refresh(table)
                 table.fence = token
-                self.server._schedule(table)
+                self.host.schedule(table)
                 self._absent(table)
             if missed:  # a dead owner's last events may not have reached the others
                 self.publish(table_id, missed)
@@ -241,7 +240,7 @@ class Cluster:
         if last is not None:
             table.remote_viewers.pop(last, None)
             self.heard.pop((table.id, last), None)
-        self.server._start_graces(table)
+        self.host.start_graces(table)
 
     def lost(self, table: Table) -> None:
         """This node no longer owns ``table``: stop its bots and timer, free its lease if
@@ -249,18 +248,18 @@ class Cluster:
         if table.fence is not None:
             log.warning("table %s: node %s lost it to another node", table.id, self.node)
         table.fence = None
-        self.server._schedule(table)  # cancels the timer; schedules nothing on a replica
-        self.server._spawn(self._catch_up(table))  # what the new owner wrote meanwhile
+        self.host.schedule(table)  # cancels the timer; schedules nothing on a replica
+        self.host.hub.spawn(self._catch_up(table))  # what the new owner wrote meanwhile
 
     async def _catch_up(self, table: Table) -> None:
         with contextlib.suppress(*_DOWN):  # a lease retaken after Redis lost it: free it
             await self.redis.eval(_RELEASE, 1, self.owner_key(table.id), self.node)
-        async with self.server._lock(table.id):
-            await self.refresh(self.server.tables[table.id])
+        async with self.host.hub.lock(table.id):
+            await self.refresh(self.host.hub.tables[table.id])
 
     async def _leases(self) -> None:
         """Renew the leases held; take over the tables whose owner is gone."""
-        s = self.server.settings
+        s = self.host.settings
         beat = 0
         while True:
             beat += 1
@@ -277,30 +276,32 @@ class Cluster:
             await asyncio.sleep(s.lease_renew)
 
     async def _renew(self) -> None:
-        owned = [t for t in self.server.tables.values() if t.fence is not None]
+        owned = [t for t in self.host.hub.tables.values() if t.fence is not None]
         if not owned:
             return
-        ttl = int(self.server.settings.lease_ttl * 1000)
+        ttl = int(self.host.settings.lease_ttl * 1000)
         keys = [self.owner_key(t.id) for t in owned]
         kept = await self.redis.eval(_RENEW, len(keys), *keys, self.node, ttl)
         for table, ok in zip(owned, kept, strict=True):
             if not ok:
-                async with self.server._lock(table.id):
-                    self.lost(self.server.tables[table.id])  # (rebuilt since, perhaps)
+                async with self.host.hub.lock(table.id):
+                    self.lost(self.host.hub.tables[table.id])  # (rebuilt since, perhaps)
 
     async def _orphans(self) -> None:
         """Take over the unfinished tables that no node holds (a finished one is taken when
         someone acts there), a few at a time, for at most half a renewal interval: after a
         node with many tables died, this node's own leases are still renewed in time."""
         waiting = [
-            t.id for t in self.server.tables.values() if t.fence is None and t.status != "finished"
+            t.id
+            for t in self.host.hub.tables.values()
+            if t.fence is None and t.status != "finished"
         ]
         if not waiting:
             return
         owners = await self.redis.mget([self.owner_key(t) for t in waiting])
         orphans = [t for t, owner in zip(waiting, owners, strict=True) if owner is None]
         random.shuffle(orphans)  # nodes looking at once spread the tables between them
-        budget = time.monotonic() + self.server.settings.lease_renew / 2
+        budget = time.monotonic() + self.host.settings.lease_renew / 2
         for i in range(0, len(orphans), TAKEOVERS_AT_ONCE):
             if time.monotonic() > budget:
                 break  # the rest at the next look
@@ -324,19 +325,19 @@ class Cluster:
 
     def _viewers_beat(self) -> None:
         """Publish every table's viewers here; forget those of nodes not heard of lately."""
-        for table in self.server.tables.values():
+        for table in self.host.hub.tables.values():
             if table.viewers:
                 self.viewing(table)
-        period = VIEWERS_EVERY * self.server.settings.lease_renew
+        period = VIEWERS_EVERY * self.host.settings.lease_renew
         stale = time.monotonic() - 3 * period
         for (table_id, node), when in list(self.heard.items()):
             if when < stale:
                 del self.heard[table_id, node]
-                if table_id in self.server.tables:
-                    self.server.tables[table_id].remote_viewers.pop(node, None)
+                if table_id in self.host.hub.tables:
+                    self.host.hub.tables[table_id].remote_viewers.pop(node, None)
 
     def _viewers(self, m: Mapping[str, Any]) -> None:
-        table = self.server.tables.get(m["table"])
+        table = self.host.hub.tables.get(m["table"])
         if table is None or m["node"] == self.node:
             return
         if m["players"]:
@@ -355,21 +356,21 @@ class Cluster:
     async def load(self, table_id: str) -> None:
         """Load a table another node created, if it exists (a name that is no table's
         costs one read, and no lock is made for it)."""
-        async with self.server.sessions() as s:
+        async with self.host.sessions() as s:
             if await s.get(TableRow, table_id) is None:
                 return
-        async with self.server._lock(table_id):
-            if table_id not in self.server.tables:
+        async with self.host.hub.lock(table_id):
+            if table_id not in self.host.hub.tables:
                 await self._load_locked(table_id)
 
     async def _load_locked(self, table_id: str) -> Table:
-        async with self.server.sessions() as s:
+        async with self.host.sessions() as s:
             row = await s.get(TableRow, table_id)
         if row is None:
             raise Refused("not_found", f"no open table {table_id[:40]!r}")
-        table = await self.server._load(row)
-        self.server.tables[table_id] = table
-        self.server._lobby_update(table)
+        table = await self.host.load(row)
+        self.host.hub.tables[table_id] = table
+        self.host.hub.lobby_update(table)
         return table
 
     async def refresh(self, table: Table) -> list[dict[str, Any]]:
@@ -377,7 +378,7 @@ class Cluster:
         clients the events it lacks; returns them."""
         if table.fence is not None:
             return []  # the owner is the log's writer: nothing is missing
-        events = await self.server.events_since(table.id, table.version)
+        events = await self.host.events_since(table.id, table.version)
         rows = [{k: getattr(e, k) for k in _ROW_FIELDS} for e in events]
         self._apply(table, rows)
         return rows
@@ -391,14 +392,14 @@ class Cluster:
             )
         if not pending:
             return
-        self.server._announce(table, pending)
+        self.host.announce(table, pending)
 
     async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        if table_id not in self.server.tables:
+        if table_id not in self.host.hub.tables:
             await self.load(table_id)  # read whole from the log
             return
-        async with self.server._lock(table_id):
-            table = self.server.tables[table_id]
+        async with self.host.hub.lock(table_id):
+            table = self.host.hub.tables[table_id]
             if table.fence is not None:
                 return  # this node's own events (or an old owner's, already in the log)
             fresh = [r for r in rows if r["version"] > table.version]
@@ -411,7 +412,7 @@ class Cluster:
 
     async def _resync(self) -> None:
         """After Redis came back: load the tables made meanwhile, catch every replica up."""
-        async with self.server.sessions() as s:
+        async with self.host.sessions() as s:
             latest = dict(
                 (
                     await s.execute(
@@ -423,12 +424,12 @@ class Cluster:
             )
             ids = (await s.scalars(select(TableRow.id))).all()
         for table_id in ids:
-            table = self.server.tables.get(table_id)
+            table = self.host.hub.tables.get(table_id)
             if table is None:
                 await self.load(table_id)
             elif latest.get(table_id, 0) > table.version and table.fence is None:
-                async with self.server._lock(table_id):
-                    await self.refresh(self.server.tables[table_id])
+                async with self.host.hub.lock(table_id):
+                    await self.refresh(self.host.hub.tables[table_id])
 
     # --- forwarding -----------------------------------------------------------------------
     async def dispatch(
@@ -440,16 +441,16 @@ class Cluster:
         While the table changes hands (its owner died and its lease has not run out yet),
         this waits for the new owner, up to a lease and two renewals, so that a failover
         only delays the client's action."""
-        server = self.server
-        s = server.settings
+        host = self.host
+        s = host.settings
         deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
         while time.monotonic() < deadline:
-            table = server.tables.get(table_id)
+            table = host.hub.tables.get(table_id)
             if table is None:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
             if table.fence is not None:
                 try:
-                    await server.perform(actor, table_id, op, msg)
+                    await host.perform(actor, table_id, op, msg)
                     return
                 except NotOwner:
                     continue
@@ -507,7 +508,7 @@ class Cluster:
             if not heard:  # the owner is gone; its lease has not run out yet
                 await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
-            timeout = self.server.settings.forward_timeout
+            timeout = self.host.settings.forward_timeout
             try:
                 return await asyncio.wait_for(done, timeout)
             except TimeoutError:
@@ -520,12 +521,12 @@ class Cluster:
 
     async def _serve(self, req: Mapping[str, Any]) -> None:
         """Do a request another node forwarded, and answer it."""
-        chat = self.chat.setdefault(req["player"], TokenBucket(self.server.settings.chat))
+        chat = self.chat.setdefault(req["player"], TokenBucket(self.host.settings.chat))
         actor = RemoteActor(req["player"], req["name"], chat)
         reply: dict[str, Any] = {"op": "reply", "id": req["id"], "ok": True}
         try:
             msg = parse_client(req["text"]) if req["act"] == "msg" else None
-            await self.server.perform(actor, req["table"], req["act"], msg)
+            await self.host.perform(actor, req["table"], req["act"], msg)
         except NotOwner:
             reply.update(ok=False, code="not_owner")
         except Refused as e:
@@ -584,7 +585,7 @@ class Cluster:
                         self.subscribed.set()
                         if not first:
                             log.info("Redis is back: catching the replicas up from the log")
-                            self.server._spawn(self._resync())
+                            self.host.hub.spawn(self._resync())
                         first = False
             except _DOWN as e:
                 if self.subscribed.is_set():
@@ -598,7 +599,7 @@ class Cluster:
             finally:
                 with contextlib.suppress(*_DOWN):
                     await pubsub.aclose()
-            await asyncio.sleep(self.server.settings.lease_renew / 2)
+            await asyncio.sleep(self.host.settings.lease_renew / 2)
 
     async def _receive(self, channel: str, data: str) -> None:
         try:
@@ -611,9 +612,9 @@ class Cluster:
             elif m["op"] == "viewers":
                 self._viewers(m)
             elif m["op"] == "resync":
-                self.server._spawn(self._resync())
+                self.host.hub.spawn(self._resync())
             elif m["op"] == "request":
-                self.server._spawn(self._serve(m))
+                self.host.hub.spawn(self._serve(m))
             elif m["op"] == "reply":
                 done = self.replies.get(m["id"])
                 if done is not None and not done.done():

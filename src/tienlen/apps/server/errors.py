@@ -4,7 +4,9 @@ of 4000 + that status."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -19,6 +21,7 @@ from .tables import Refused
 __all__ = [
     "HTTP_STATUS",
     "TRY_AGAIN",
+    "database_needed",
     "error_response",
     "install",
     "refuse_socket",
@@ -54,15 +57,26 @@ def error_response(e: Refused) -> JSONResponse:
     return JSONResponse({"code": e.code, "message": str(e)}, status_code=status_of(e.code))
 
 
-def validation_words(e: ValidationError | RequestValidationError) -> str:
-    """The first problem a validation found, where it is and how many more there are."""
+def validation_words(e: ValidationError | RequestValidationError, *, whole: str = "message") -> str:
+    """The first problem a validation found, where it is (``whole``: the whole input) and
+    how many more there are."""
     errors = e.errors()
     if not errors:
         return "the request is not valid"
     first = errors[0]
-    where = ".".join(str(p) for p in first["loc"]) or "message"
+    where = ".".join(str(p) for p in first["loc"]) or whole
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {first['msg']}{more}"[:300]
+
+
+@contextlib.contextmanager
+def database_needed() -> Iterator[None]:
+    """Database errors (unreachable, connection lost) as a "try again" refusal."""
+    try:
+        yield
+    except UNREACHABLE:
+        log.warning("the database did not answer", exc_info=True)
+        raise Refused("try_again", TRY_AGAIN) from None
 
 
 async def refuse_socket(ws: WebSocket, e: Refused) -> None:

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-if TYPE_CHECKING:
-    from .app import Server
-
-__all__ = ["PROBE_TIMEOUT", "Probe", "readiness"]
+__all__ = ["PROBE_TIMEOUT", "Probe", "Ready", "readiness"]
 
 #: Seconds one probe may take before it counts as failed (a balancer's check is short).
 PROBE_TIMEOUT = 2.0
@@ -28,7 +26,27 @@ PROBE_TIMEOUT = 2.0
 Probe = Callable[[], Awaitable[None]]
 
 
-async def readiness(server: Server) -> tuple[bool, dict[str, str]]:
+class Ready(Protocol):
+    """What readiness reads of a server."""
+
+    @property
+    def stopping(self) -> bool:
+        """Shutting down."""
+
+    @property
+    def schema(self) -> str | None:
+        """The schema revision migrated to (``None`` while starting)."""
+
+    @property
+    def probes(self) -> dict[str, Probe]:
+        """Readiness probes besides the database's, by name."""
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The database."""
+
+
+async def readiness(server: Ready) -> tuple[bool, dict[str, str]]:
     """Whether ``server`` is ready, and each check's result ("ok" or what is wrong)."""
     checks: dict[str, str] = {}
     if server.stopping:
@@ -54,7 +72,7 @@ async def _run(probe: Probe) -> str:
     return "ok"
 
 
-async def _database(server: Server) -> None:
+async def _database(server: Ready) -> None:
     """The database answers, at the schema revision this server migrated to."""
     async with server.engine.connect() as conn:
         got: Any = await conn.scalar(text("SELECT version_num FROM alembic_version"))

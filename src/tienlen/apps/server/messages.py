@@ -231,7 +231,9 @@ class Trade(_Msg):
 
 
 class GameView(_Msg):
-    """One seat's (or a spectator's) view of the current game, from the engine's observation."""
+    """One seat's (or a spectator's) view of the current game, from the engine's observation:
+    every field of its play state (``tienlen.position.PlayState``, built in ``views.py``),
+    the seat's own hand only, and the table's and the seat's own fields."""
 
     seat: int | None = None
     """Whose view; ``None`` for a spectator."""
@@ -255,6 +257,10 @@ class GameView(_Msg):
     stuck: list[int]
     finish_order: list[int]
     leader: int
+    opening: list[int] | None = None
+    """Under rules with ``opening_bombs``, before the game's first play: the seats still to
+    be asked whether they open out of turn, in order (``[]``: the leader's turn); absent
+    after it. While a seat is asked, its ``legal`` holds the opening bombs and the pass."""
     history: list[Play] | None = None
     """Every action of the game so far, in ``state`` frames only (an event's view leaves it
     out: the events themselves extend it)."""

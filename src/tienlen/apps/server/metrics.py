@@ -1,6 +1,6 @@
 """Prometheus metrics, served at ``GET /metrics`` in the text exposition format.
 
-Each :class:`~.app.Server` has its own registry (not the library's global one), so several
+Each :class:`~.node.Server` has its own registry (not the library's global one), so several
 servers in one process (the tests) count apart. Counts that the server keeps anyway (tables
 by status, open sockets, commits) are read when scraped; events are counted and timed where
 they happen.
@@ -12,16 +12,16 @@ port, and sum over the instances in queries.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-if TYPE_CHECKING:
-    from .app import Server
+from .hub import Hub
+from .writer import Writer
 
-__all__ = ["CONTENT_TYPE", "Metrics"]
+__all__ = ["CONTENT_TYPE", "Counted", "Metrics"]
 
 #: The text exposition format's media type.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -30,10 +30,26 @@ _BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5
 _STATUSES = ("waiting", "playing", "finished")
 
 
+class Counted(Protocol):
+    """What a server holds that its metrics read at scrape time."""
+
+    @property
+    def hub(self) -> Hub:
+        """The live tables and their clients."""
+
+    @property
+    def writer(self) -> Writer:
+        """The database writer (its commit counts)."""
+
+    @property
+    def pool_restarts(self) -> int:
+        """Times the bot pool was replaced."""
+
+
 class Metrics:
     """A server's instruments and the registry they are exposed from."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Counted) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.actions = Counter(
@@ -77,14 +93,14 @@ class Metrics:
 class _Live(Collector):
     """What the server holds now, read at scrape time."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Counted) -> None:
         self._server = server
 
     def collect(self) -> Iterator[Metric]:
         srv = self._server
         tables = GaugeMetricFamily("tienlen_tables", "Tables held, by status", labels=["status"])
         counts = dict.fromkeys(_STATUSES, 0)
-        for t in srv.tables.values():
+        for t in srv.hub.tables.values():
             counts[t.status] = counts.get(t.status, 0) + 1
         for status, n in counts.items():
             tables.add_metric([status], n)
@@ -92,8 +108,8 @@ class _Live(Collector):
         conns = GaugeMetricFamily(
             "tienlen_connections", "Open WebSockets, by kind", labels=["kind"]
         )
-        conns.add_metric(["table"], sum(len(c) for c in srv.conns.values()))
-        conns.add_metric(["lobby"], len(srv.lobby))
+        conns.add_metric(["table"], sum(len(c) for c in srv.hub.conns.values()))
+        conns.add_metric(["lobby"], len(srv.hub.lobby))
         yield conns
         yield CounterMetricFamily(
             "tienlen_db_commits", "Database transactions committed", value=srv.writer.commits

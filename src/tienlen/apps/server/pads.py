@@ -12,14 +12,9 @@ games (a pad is shared by the people at one table).
 
 from __future__ import annotations
 
-import asyncio
-import secrets
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import RULESETS, Rules, RulesError, parse_cards
 from tienlen.cards import mask_of
@@ -33,8 +28,8 @@ from tienlen.scoring import (
     uncounted_fields,
 )
 
-from .db import PadRow, now
-from .limits import TokenBucket
+from .db import PadRow
+from .errors import validation_words
 from .tables import Refused
 
 __all__ = [
@@ -44,16 +39,16 @@ __all__ = [
     "PadChop",
     "PadGame",
     "PadGuarantee",
+    "entry_payments",
+    "pad_rules",
     "pad_view",
-    "router",
+    "read_body",
 ]
 
 #: The largest request body a pad endpoint reads, in bytes.
 MAX_BODY = 8192
 #: Games one pad may hold.
 MAX_GAMES = 500
-
-router = APIRouter()
 
 _Seat = Annotated[int, Field(ge=0, le=7)]
 _Name = Annotated[str, Field(min_length=1, max_length=24, pattern=r"^[^\x00-\x1f\x7f]+$")]
@@ -116,16 +111,14 @@ class PadGame(BaseModel):
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def _read(model: type[_M], body: bytes) -> _M:
+def read_body(model: type[_M], body: bytes) -> _M:
+    """A pad request's body read strictly by ``model``; :class:`Refused` if it is not."""
     if len(body) > MAX_BODY:
         raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
     try:
         return model.model_validate_json(body)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-        raise Refused("bad_pad", f"{where}: {first['msg']}{more}"[:300]) from None
+        raise Refused("bad_pad", validation_words(e, whole="body")) from None
 
 
 def pad_rules(spec: NewPad) -> Rules:
@@ -211,122 +204,3 @@ def pad_view(row: PadRow) -> dict[str, Any]:
         "standings": [{"seat": s, "name": row.names[s], "points": totals[s]} for s in standings],
         "over": row.target is not None and max(totals) >= row.target,
     }
-
-
-async def _body(request: Request) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > MAX_BODY:
-        raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
-    return await request.body()
-
-
-def _limit(request: Request, player: str, kind: str) -> None:
-    from .app import Server
-
-    server: Server = request.app.state.server
-    rate = server.settings.pads if kind == "create" else server.settings.pad_edits
-    bucket = server.pad_buckets.setdefault((kind, player), TokenBucket(rate))
-    if not bucket.take():
-        raise Refused("rate_limited", "too many score pad changes: wait a minute")
-
-
-async def _row(request: Request, pad_id: str) -> PadRow:
-    from .app import Server
-
-    server: Server = request.app.state.server
-    async with server.sessions() as s:
-        row: PadRow | None = await s.get(PadRow, pad_id[:40])
-    if row is None:
-        raise Refused("not_found", f"no score pad {pad_id[:40]!r}")
-    return row
-
-
-@router.post("/api/pads", status_code=201)
-async def new_pad(request: Request) -> dict[str, Any]:
-    """A new score pad; its id is the shareable link's key."""
-    from .app import Server, _me
-
-    player = await _me(request)
-    server: Server = request.app.state.server
-    _limit(request, player.id, "create")
-    spec = _read(NewPad, await _body(request))
-    rules = pad_rules(spec)
-    row = PadRow(
-        id=secrets.token_urlsafe(16),
-        creator_id=player.id,
-        rules=rules.code(),
-        names=list(spec.names),
-        target=spec.target,
-        games=[],
-    )
-
-    async def store(s: AsyncSession) -> None:
-        s.add(
-            PadRow(
-                id=row.id,
-                creator_id=row.creator_id,
-                rules=row.rules,
-                names=row.names,
-                target=row.target,
-                games=[],
-            )
-        )
-        await s.flush()
-
-    await server.writer.write(store)
-    return pad_view(row)
-
-
-@router.get("/api/pads/{pad_id}")
-async def one_pad(pad_id: str, request: Request) -> dict[str, Any]:
-    """A pad with every game scored by the engine (the link is all one needs)."""
-    return pad_view(await _row(request, pad_id))
-
-
-async def _change(request: Request, pad_id: str, edit: Any) -> dict[str, Any]:
-    """Apply ``edit`` (games -> games) to the pad under its lock, after the limits."""
-    from .app import Server, _me
-
-    player = await _me(request)
-    server: Server = request.app.state.server
-    _limit(request, player.id, "edit")
-    lock = server.pad_locks.setdefault(pad_id[:40], asyncio.Lock())
-    async with lock:
-        row = await _row(request, pad_id)
-        games = edit(Rules.from_code(row.rules), list(row.games))
-
-        async def store(s: AsyncSession) -> None:
-            await s.execute(
-                update(PadRow).where(PadRow.id == row.id).values(games=games, updated=now())
-            )
-
-        await server.writer.write(store)
-        row.games = games
-    return pad_view(row)
-
-
-@router.post("/api/pads/{pad_id}/games", status_code=201)
-async def add_game(pad_id: str, request: Request) -> dict[str, Any]:
-    """Add a game to the pad; the engine checks it against the pad's rules first."""
-    body = await _body(request)
-
-    def edit(rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if len(games) >= MAX_GAMES:
-            raise Refused("too_large", f"a score pad holds at most {MAX_GAMES} games")
-        entry = _read(PadGame, body)
-        entry_payments(rules, entry)
-        return [*games, entry.model_dump(exclude_defaults=True)]
-
-    return await _change(request, pad_id, edit)
-
-
-@router.delete("/api/pads/{pad_id}/games/{number}")
-async def delete_game(pad_id: str, number: int, request: Request) -> dict[str, Any]:
-    """Delete game ``number`` (from 1) from the pad, e.g. one entered by mistake."""
-
-    def edit(_rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if not 1 <= number <= len(games):
-            raise Refused("not_found", f"the pad has no game {number}: it has {len(games)}")
-        return games[: number - 1] + games[number:]
-
-    return await _change(request, pad_id, edit)

@@ -10,26 +10,23 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import hmac
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, get_args
+from typing import Any
 
-from tienlen import Game, GameRecord, Match, Move, Rules
-from tienlen.cards import Card, ids_of_mask
-from tienlen.combos import Choice, Give
+from tienlen import Game, GameRecord, Rules
 from tienlen.game import why_refused
-from tienlen.observation import Observation, observe
 from tienlen.players.base import fallback_move
-from tienlen.position import Action, Gift
 from tienlen.reasons import Reason
-from tienlen.record import ActionKind, RecordedAction, apply_action
 
-from .messages import GameView, Play, SeatInfo, TableEvent, TableInfo, Trade
+from .actions import act, move_action
+from .deals import ServerMatch, commitment_of
+from .messages import GameView, SeatInfo, TableEvent, TableInfo
+from .options import TableConfig
+from .views import game_view
 
-__all__ = ["Refused", "Seat", "ServerMatch", "Table", "TableConfig", "bot_name", "rules_key"]
+__all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
 #: Events that change a table (the others are announcements: chat, timeouts, and a card
 #: count asked, which no move depends on).
@@ -61,95 +58,6 @@ def rules_key(rules: Rules) -> str:
     if rules.is_preset:
         return rules.name
     return f"{rules.name}+{hashlib.sha256(rules.to_json().encode()).hexdigest()[:10]}"
-
-
-def _ids(cards: Iterable[Any]) -> list[str]:
-    return [c.ascii() for c in cards]
-
-
-@functools.cache
-def _card_id(card: int) -> str:
-    return Card.from_id(card).ascii()
-
-
-def _mask_ids(mask: int) -> list[str]:
-    """The cards of a mask as identifiers (each card's text made once: views list every
-    hand and legal move on each action)."""
-    return [_card_id(i) for i in ids_of_mask(mask)]
-
-
-@functools.lru_cache(maxsize=4096)  # a view repeats it on every action of the game
-def commitment_of(seed: str) -> str:
-    """The published commitment to a deal's seed: its SHA-256 in hex."""
-    return hashlib.sha256(seed.encode()).hexdigest()
-
-
-class ServerMatch(Match):
-    """A :class:`~tienlen.Match` whose game seeds are independent secrets.
-
-    Each game's seed is an HMAC of the table's secret, so revealing one game's seed (in its
-    record, after the game) tells nothing about the next deal, while the whole match stays
-    reproducible from the secret (which never leaves the server).
-    """
-
-    def __init__(
-        self, rules: Rules, *, games: int | None, target: int | None, secret: str, match: int
-    ) -> None:
-        self._secret = f"{secret}/match{match}"
-        super().__init__(rules, games=games, target=target, seed=self._secret)
-
-    def seed_of(self, number: int) -> str:
-        """Game ``number``'s seed (secret until that game is over)."""
-        digest = hmac.new(self._secret.encode(), f"game{number}".encode(), hashlib.sha256)
-        return digest.hexdigest()
-
-    @property
-    def deal_seed(self) -> str:
-        """The seed the current game's cards came from (a two-player game dealt from a
-        four-hand deal's spare hands shares the previous game's seed)."""
-        seed = self.game_seed
-        return seed if isinstance(seed, str) else self.seed_of(self.number - 1)
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """What the host chose when creating the table."""
-
-    rules: Rules
-    preset: str
-    options: Mapping[str, Any]
-    bots: tuple[str, ...]
-    turn_timer: float | None = None
-    games: int | None = 1
-    target: int | None = None
-    private: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, for the tables row."""
-        return {
-            "preset": self.preset,
-            "options": dict(self.options),
-            "rules": self.rules.to_dict(),
-            "bots": list(self.bots),
-            "turn_timer": self.turn_timer,
-            "games": self.games,
-            "target": self.target,
-            "private": self.private,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TableConfig:
-        """Read :meth:`to_dict`'s output."""
-        return cls(
-            rules=Rules.from_dict(data["rules"]),
-            preset=data["preset"],
-            options=dict(data["options"]),
-            bots=tuple(data["bots"]),
-            turn_timer=data["turn_timer"],
-            games=data["games"],
-            target=data["target"],
-            private=data["private"],
-        )
 
 
 @dataclass
@@ -306,41 +214,13 @@ class Table:
         m = self.match
         if m is None:
             return None
-        game = m.game
-        obs = observe(game, 0 if seat is None else seat)
-        over = game.is_over
-        legal = None
-        if seat is not None and obs.is_my_turn():
-            legal = [_mask_ids(mv.mask) for mv in game.legal_moves()]
-        return GameView(
-            seat=seat,
-            game=m.number,
+        return game_view(
+            m.game,
+            seat,
+            number=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),
-            phase=obs.phase,
-            turn=obs.turn,
-            hand=None if seat is None else _mask_ids(obs.hand_mask),
-            card_counts=list(obs.card_counts if seat is not None else game.shown_counts(None)),
-            pile=[_play(a.seat, a.move) for a in obs.pile],
-            passed=sorted(obs.passed),
-            locked_out=sorted(obs.locked_out),
-            straight_locked=obs.straight_locked,
-            first_lead=f"{obs.first_lead[0]} {obs.first_lead[1].ascii()}"
-            if obs.first_lead
-            else None,
-            stuck=sorted(obs.stuck),
-            finish_order=list(obs.finish_order),
-            leader=obs.leader,
-            history=[
-                _play(a.seat, a.move) if isinstance(a, Action) else _give(a)
-                for a in obs.history
-                if seat is not None or isinstance(a, Action)
-            ]
-            if history
-            else None,
-            trades=_trades(obs, seat),
-            legal=legal,
-            hands=[_ids(h) for h in game.dealt] if over else None,
+            history=history,
         )
 
     # --- changing -------------------------------------------------------------------------
@@ -494,34 +374,6 @@ class Table:
         return move_action(game, fallback_move(game.legal_moves()))
 
 
-def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
-    """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
-    (kind, fields) in ``game``'s phase."""
-    if isinstance(move, Give):
-        return "give", {"cards": _ids(move.cards)}
-    if move.is_pass:
-        return ("refuse" if game.pending_trade is not None else "pass"), {}
-    return "play", {"cards": _ids(move.cards)}
-
-
-def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
-    """Make one action (a client's or a stored event's fields) in ``game`` with the record
-    module's step; the engine raises (a ``ValueError``) and changes nothing when it is
-    illegal."""
-    if kind not in get_args(ActionKind):
-        raise ValueError(f"unknown action {kind!r}")
-    apply_action(
-        game,
-        RecordedAction(
-            seat=data["seat"],
-            kind=kind,  # type: ignore[arg-type]
-            cards=" ".join(data.get("cards") or ()),
-            partner=data.get("partner", -1),
-            take=" ".join(data.get("take") or ()),
-        ),
-    )
-
-
 @dataclass(frozen=True)
 class _Checkpoint:
     """A table's state at one version (the match object as it was then)."""
@@ -546,28 +398,3 @@ def merged(public: Mapping[str, Any], private: Mapping[str, Any] | None) -> dict
 def event_model(kind: str, public: Mapping[str, Any], private: Mapping[str, Any]) -> TableEvent:
     """The event as one recipient sees it (``private``: that recipient's share, or empty)."""
     return TableEvent(kind=kind, **{**public, **private})  # type: ignore[arg-type]
-
-
-@functools.lru_cache(maxsize=8192)  # the pile's plays repeat in every seat's view
-def _play(seat: int, move: Move) -> Play:
-    return Play(seat=seat, kind=move.kind, cards=_mask_ids(move.mask))
-
-
-def _give(gift: Gift) -> Play:
-    return Play(seat=gift.seat, kind="give", cards=_mask_ids(gift.give.mask))
-
-
-def _trades(obs: Observation, seat: int | None) -> list[Trade]:
-    out = []
-    for t in obs.trades:
-        mine = seat is not None and seat in (t.proposer, t.partner)
-        out.append(
-            Trade(
-                proposer=t.proposer,
-                partner=t.partner,
-                give=_mask_ids(t.give) if mine else None,
-                take=_mask_ids(t.take) if mine else None,
-                accepted=t.accepted,
-            )
-        )
-    return out

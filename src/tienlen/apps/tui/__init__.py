@@ -26,9 +26,10 @@ def run_play(
     TienLenApp(settings=settings, controller=controller, setup=setup, save_path=save_path).run()
 
 
-def run_replay(path: str | Path) -> None:
-    """Step through the game record (or saved match) at ``path`` with every hand visible."""
+def run_replay(path: str | Path, *, analysis: str | Path | None = None) -> None:
+    """Step through the game record (or saved match) at ``path`` with every hand visible,
+    each analysed decision marked when an ``analysis`` file is given."""
     from .app import TienLenApp
     from .replay import ReplayModel
 
-    TienLenApp(replay=ReplayModel.open(path)).run()
+    TienLenApp(replay=ReplayModel.open(path, analysis=analysis)).run()

@@ -14,6 +14,7 @@ from tienlen.match_record import read_games
 from tienlen.record import GameRecord, RecordError, replay
 from tienlen.text import NAME_CHARS, printable
 
+from ..cmd_analyse import AnalysisError, Mark, read_analysis
 from ..controller import PileEntry, SeatView, TableView, describe_move
 from ..files import read_input
 from ..observable import Observable
@@ -25,31 +26,50 @@ __all__ = ["ReplayModel"]
 class ReplayModel(Observable):
     """Which game and which action of a recording is shown; every state precomputed."""
 
-    def __init__(self, records: list[GameRecord]) -> None:
+    def __init__(
+        self, records: list[GameRecord], marks: list[dict[int, Mark]] | None = None
+    ) -> None:
         if not records:
             raise ValueError("nothing to replay")
+        if marks is not None and len(marks) != len(records):
+            raise ValueError(f"an analysis of {len(marks)} games for {len(records)} games")
         self.records = records
+        #: Each game's analysed decisions by action number (``tienlen analyse --json``).
+        self.marks = marks or [{} for _ in records]
         self.index = 0
         self.step = 0
         super().__init__()
         self._load()
 
     @classmethod
-    def open(cls, path: str | Path) -> ReplayModel:
-        """A model of the file at ``path`` (a game record or a saved match)."""
+    def open(cls, path: str | Path, *, analysis: str | Path | None = None) -> ReplayModel:
+        """A model of the file at ``path`` (a game record or a saved match), its decisions
+        marked from the ``analysis`` file if given."""
         try:
-            return cls(read_games(read_input(path)))
+            records = read_games(read_input(path))
         except RecordError as e:
             raise RecordError(f"{path}: {e}") from None
+        marks = None
+        if analysis is not None:
+            try:
+                marks = read_analysis(read_input(analysis))
+            except AnalysisError as e:
+                raise AnalysisError(f"{analysis}: {e}") from None
+        return cls(records, marks)
 
     def _load(self) -> None:
         rec = self.records[self.index]
         self.states: list[Game] = [rec.new_game()]
         self.words: list[str] = []
         self.leads: list[bool] = []
+        marks = self.marks[self.index]
         for step in replay(rec):
             self.states.append(step.game.copy())
-            self.words.append(self._words(step.action.seat, step.game, len(self.states) - 1))
+            words = self._words(step.action.seat, step.game, len(self.states) - 1)
+            mark = marks.get(step.number)
+            if mark is not None:
+                words += f" · {printable(mark.words(), limit=200)}"
+            self.words.append(words)
             self.leads.append(step.leads)
         self.step = 0
 

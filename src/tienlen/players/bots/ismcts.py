@@ -13,14 +13,17 @@ One tree is grown over the bot's information set. Each iteration
    exploration term counts the visits in which its move was legal, as the
    information-set version requires), with progressive widening: a node offers the model's
    own choice first and more moves as it is visited more often; one node is added;
-4. plays the game out with the ``heuristic`` scoring for every seat (or ``greedy``, cheaper)
-   and backs the result up: every node is credited with the reward of the seat that made
-   its move.
+4. plays the game out with the ``heuristic`` scoring for every seat (or ``greedy``, cheaper,
+   or ``learned``: the ``learned`` bot's network for every seat, from that seat's view of the
+   determinization) and backs the result up: every node is credited with the reward of the
+   seat that made its move.
 
 The moves considered are pruned: at the root the ``heuristic`` bot's best ``root_moves``
 moves and the pass; deeper, for every seat, the lowest play of each kind and size, the
-lowest bomb and the pass. The answer is the heuristic's first choice unless another root
-move did better on the same determinizations by more than ``margin`` standard errors.
+lowest bomb and the pass. The answer is the first root move (the heuristic's first choice,
+or with ``roots="learned"`` the root move the ``learned`` bot's network values most: its
+prior) unless another root move did better on the same determinizations by more than
+``margin`` standard errors.
 
 The budget is a number of iterations or seconds (:class:`~tienlen.players.base.Budget`);
 with an iteration budget and a seed the bot is deterministic.
@@ -34,24 +37,25 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 from tienlen.cards import bits_of_mask
 from tienlen.combos import PASS, Choice, Move, RulesIndex, index
 from tienlen.game import Game
-from tienlen.observation import Observation
+from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.greedy import greedy_pick
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.bots.inference import Inference
 from tienlen.players.toolkit import play_out, sample_hands, unseen_mask
 
-__all__ = ["IsmctsBot", "PolicyMemo", "heuristic_policy", "rollout_heuristic"]
+__all__ = ["Determinizer", "IsmctsBot", "PolicyMemo", "heuristic_policy", "rollout_heuristic"]
 
 #: Memo of the model's choices during one search: (seat, hands, pile top, legal moves) ->
 #: the chosen move. Playouts from the root moves of one determinization meet the same
 #: positions again and again.
 PolicyMemo = dict[tuple[object, ...], Move]
+_FREE = Budget()
 
 
 class _Node:
@@ -94,6 +98,36 @@ def _candidates(legal: Sequence[Move], ix: RulesIndex) -> list[Move]:
     return out
 
 
+class Determinizer:
+    """The search's guesses at the hidden hands of one observation (step 1 of the module
+    docstring): each :meth:`sample` deals the unseen cards at random to the other seats in
+    their card counts, ``guesses`` times, and keeps the deal that best explains the
+    opponents' ``recent`` last plays under the model opponent (:mod:`.inference`). It reads
+    the observation only: it never sees a hidden card."""
+
+    def __init__(self, obs: Observation, *, guesses: int = 3, recent: int = 2) -> None:
+        self.obs = obs
+        self.guesses = guesses
+        self._pool = bits_of_mask(unseen_mask(obs))
+        self._inference = Inference(obs, per_seat=recent) if guesses > 1 else None
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """One determinization: a hand (bitmask) for every seat, the observer's own."""
+        obs, pool, inference = self.obs, self._pool, self._inference
+        hands = sample_hands(obs, rng, pool)
+        if inference is None or not inference.decisions:
+            return hands
+        best = inference.mismatches(hands)
+        for _ in range(self.guesses - 1):
+            if not best:
+                break
+            other = sample_hands(obs, rng, pool)
+            wrong = inference.mismatches(other, best)
+            if wrong < best:
+                hands, best = other, wrong
+        return hands
+
+
 class IsmctsBot:
     """The ``ismcts`` bot (see the module docstring)."""
 
@@ -107,6 +141,7 @@ class IsmctsBot:
         root_moves: int = 3,
         prior: float = 0.01,
         playout: str = "heuristic",
+        roots: str = "heuristic",
         guesses: int = 3,
         recent: int = 2,
         margin: float = 1.0,
@@ -129,9 +164,21 @@ class IsmctsBot:
         self.margin = margin
         self.widening = widening
         self.win_weight = win_weight
-        if playout not in ("greedy", "heuristic"):
-            raise ValueError(f"playout must be 'greedy' or 'heuristic', not {playout!r}")
-        self._playout = _rollout if playout == "greedy" else rollout_heuristic
+        if playout not in ("greedy", "heuristic", "learned"):
+            raise ValueError(f"playout must be 'greedy', 'heuristic' or 'learned', not {playout!r}")
+        if roots not in ("heuristic", "learned"):
+            raise ValueError(f"roots must be 'heuristic' or 'learned', not {roots!r}")
+        self._learned: Any = None
+        if "learned" in (playout, roots):
+            from tienlen.players.bots.learned import LearnedBot  # numpy: only when asked
+
+            self._learned = LearnedBot()
+        self._order_roots = roots == "learned"
+        self._playout = {
+            "greedy": _rollout,
+            "heuristic": rollout_heuristic,
+            "learned": self._rollout_learned,
+        }[playout]
         self._heuristic = HeuristicBot()
         #: Iterations run by the last search (for benchmarks).
         self.last_iterations = 0
@@ -147,6 +194,8 @@ class IsmctsBot:
         roots = [s.move for s in ranked[: self.root_moves] if isinstance(s.move, Move)]
         if PASS in legal and PASS not in roots:
             roots.append(PASS)
+        if self._order_roots and len(roots) > 1:
+            roots = self._learned_order(obs, legal, roots)
         if len(roots) == 1:
             return roots[0]
         iterations = budget.iterations
@@ -163,22 +212,24 @@ class IsmctsBot:
             if collecting:
                 gc.enable()
 
-    def _sample(
-        self, obs: Observation, rng: random.Random, pool: list[int], inference: Inference | None
-    ) -> list[int]:
-        """A determinization: the best explaining of ``guesses`` random ones."""
-        hands = sample_hands(obs, rng, pool)
-        if inference is None or not inference.decisions:
-            return hands
-        best = inference.mismatches(hands)
-        for _ in range(self.guesses - 1):
-            if not best:
-                break
-            other = sample_hands(obs, rng, pool)
-            wrong = inference.mismatches(other, best)
-            if wrong < best:
-                hands, best = other, wrong
-        return hands
+    def _learned_order(
+        self, obs: Observation, legal: Sequence[Choice], roots: list[Move]
+    ) -> list[Move]:
+        """``roots`` by the ``learned`` network's values, highest first (the features of
+        every legal move, as the ``learned`` bot computes them, then the roots' rows)."""
+        from tienlen.players.bots.learned import move_features
+        from tienlen.players.encoding import encode_observation
+
+        features = move_features(obs, legal)[[legal.index(m) for m in roots]]
+        values = self._learned.net.values(encode_observation(obs), features)
+        order = sorted(range(len(roots)), key=lambda i: -float(values[i]))
+        return [roots[i] for i in order]
+
+    def _rollout_learned(self, game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
+        """Play ``game`` to its end with the ``learned`` bot at every seat, each seeing its
+        own view of the determinization."""
+        bot = self._learned
+        play_out(game, lambda game, legal: bot.choose(observe(game, game.turn), legal, _FREE))
 
     def _search(
         self,
@@ -189,10 +240,9 @@ class IsmctsBot:
     ) -> Move:
         rng = self._rng
         ix = index(obs.rules)
-        pool = bits_of_mask(unseen_mask(obs))
         root = _Node()
         c = self.exploration
-        inference = Inference(obs, per_seat=self.recent) if self.guesses > 1 else None
+        deals = Determinizer(obs, guesses=self.guesses, recent=self.recent)
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
         game0: Game | None = None
@@ -208,9 +258,7 @@ class IsmctsBot:
             # Root moves take turns on a shared determinization (paired comparisons:
             # the luck of the deal cancels out between them).
             if turn == 0:
-                game0 = Game.from_state(
-                    obs, rules=obs.rules, hands=self._sample(obs, rng, pool, inference)
-                )
+                game0 = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng))
             assert game0 is not None
             first = roots[turn]
             slot = turn

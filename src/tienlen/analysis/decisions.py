@@ -1,0 +1,240 @@
+"""The value of every choice of one decision, from the deciding seat's own information.
+
+:func:`analyse_decision` takes an :class:`~tienlen.observation.Observation` (what the seat
+saw, never the other hands) and values each legal choice by three figures, each a mean over
+sampled deals with its standard error:
+
+- ``win``: the probability of the best finish still open to the seat, the decision's
+  *stake*: going out first while nobody is out; once a seat is out, not finishing last;
+- ``place``: the expected finishing place (1 is first);
+- ``points``: the expected points of the seat under the game's scoring
+  (:func:`tienlen.scoring.score_outcome`).
+
+A sample deals the cards the seat has not seen to the other seats exactly as the ``ismcts``
+bot does (:class:`~tienlen.players.bots.ismcts.Determinizer`: random deals in the known card
+counts, the one of three that best explains the opponents' last plays kept), builds that
+game, makes the choice and plays the game out with the ``heuristic`` bot's scoring for every
+seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every choice is played on the
+same deals (paired samples), so the difference between two choices is measured far more
+precisely than either value: :meth:`DecisionValues.loss` gives it with its own error.
+
+The samples are spent by successive halving: every choice gets the first ``first``
+deals; then the better half (and the choices in ``keep``) go on to twice as many, and so on
+up to ``samples``. A choice dropped early keeps its value, with a larger error.
+
+Points count what the sampled games hold from the decision on, plus the public facts
+before it (who had played a card, the cards held when the first seat went out): chops made
+before the decision are left out (they are the same for every choice).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from tienlen.combos import Move, index
+from tienlen.game import Game
+from tienlen.observation import Observation
+from tienlen.play import legal_moves
+from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
+from tienlen.position import Action
+from tienlen.scoring import Outcome, outcome_of, score_outcome
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "ChoiceValue",
+    "DecisionValues",
+    "Estimate",
+    "analyse_decision",
+]
+
+#: Deals the best choices of a decision are played out on by default.
+DEFAULT_SAMPLES = 48
+#: Deals every choice is played out on before the worse half is dropped.
+FIRST_SAMPLES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A mean over samples and its standard error."""
+
+    mean: float
+    error: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Estimate:
+        """The mean of ``values`` and its standard error (0 for fewer than two)."""
+        n = len(values)
+        mean = math.fsum(values) / n
+        if n < 2:
+            return cls(mean, 0.0)
+        var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+        return cls(mean, math.sqrt(var / n))
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceValue:
+    """What one choice is worth to the deciding seat."""
+
+    choice: Move
+    win: Estimate
+    """The probability of the decision's stake (first place, or not last)."""
+    place: Estimate
+    """The expected finishing place (1 is first)."""
+    points: Estimate
+    """The expected points under the game's scoring."""
+    samples: int
+    """Deals it was played out on."""
+    wins: tuple[float, ...] = field(repr=False, compare=False)
+    """The stake won (1) or not (0) on each deal, in deal order (for paired differences)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionValues:
+    """Every legal choice of one decision, valued, the best first."""
+
+    seat: int
+    stake: str
+    """``"first"`` (nobody is out yet) or ``"not last"``."""
+    choices: tuple[ChoiceValue, ...]
+
+    @property
+    def best(self) -> ChoiceValue:
+        """The choice with the highest stake probability (then the most points)."""
+        return self.choices[0]
+
+    def value_of(self, choice: Move) -> ChoiceValue:
+        """The value of ``choice`` (one of the legal choices, matched by its cards)."""
+        for value in self.choices:
+            if value.choice.mask == choice.mask:
+                return value
+        raise ValueError(f"{str(choice)!r} is not one of the choices analysed")
+
+    def loss(self, choice: Move) -> Estimate:
+        """How much stake probability ``choice`` gives up against the best choice, measured
+        on the deals both were played out on, with its standard error (0 for the best)."""
+        best = self.best
+        mine = self.value_of(choice)
+        if mine is best:
+            return Estimate(0.0, 0.0)
+        n = min(len(best.wins), len(mine.wins))
+        diffs = [a - b for a, b in zip(best.wins[:n], mine.wins[:n], strict=True)]
+        return Estimate.of(diffs)
+
+
+class _Scorer:
+    """The seat's stake, place and points in a game played out from an observation, with
+    the facts before it that the game built from the observation does not hold."""
+
+    def __init__(self, obs: Observation) -> None:
+        self.seat = obs.seat
+        self.rules = obs.rules
+        self.out = len(obs.finish_order)
+        counts = list(obs.tracked_counts())
+        plays = [a for a in obs.history if isinstance(a, Action) and a.move.mask]
+        self.snapshot: tuple[tuple[int, ...], frozenset[int]] | None = None
+        if obs.finish_order:
+            winner = obs.finish_order[0]
+            # Walk back from now to the play that emptied the winner's hand: the cards
+            # played since were still held when it went out.
+            while plays[-1].seat != winner:
+                last = plays.pop()
+                counts[last.seat] += last.move.mask.bit_count()
+            before = {a.seat for a in plays}
+            cong = frozenset(s for s in range(len(counts)) if s != winner and s not in before)
+            self.snapshot = (tuple(counts), cong)
+        self.played = frozenset(a.seat for a in plays)
+
+    def outcome(self, game: Game) -> Outcome:
+        """``game``'s outcome with the cards held at the first going-out and cóng put
+        right from the observation."""
+        outcome = outcome_of(game)
+        if self.snapshot is not None:
+            cards, cong = self.snapshot
+            return replace(outcome, cards_left=cards, cong=cong)
+        return replace(outcome, cong=outcome.cong - self.played)
+
+    def result(self, game: Game) -> tuple[float, float, float]:
+        """(stake won, place, points) of the seat in the finished ``game``."""
+        order = game.finish_order
+        place = order.index(self.seat) + 1
+        # the stake: first place while nobody is out, else not the last place
+        won = place == 1 if self.out == 0 else place < len(order)
+        points = score_outcome(self.rules, self.outcome(game))[self.seat]
+        return (1.0 if won else 0.0, float(place), float(points))
+
+
+def _order(values: list[ChoiceValue]) -> list[ChoiceValue]:
+    return sorted(values, key=lambda v: (-v.win.mean, -v.points.mean, v.place.mean))
+
+
+def analyse_decision(
+    obs: Observation,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | str = 0,
+    keep: Sequence[Move] = (),
+    first: int = FIRST_SAMPLES,
+    choices: Sequence[Move] | None = None,
+) -> DecisionValues:
+    """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
+    play phase) on sampled deals of the cards it has not seen (see the module docstring).
+    The choices in ``keep`` are played out on every sample (a review keeps the choice
+    made); ``choices`` (legal ones) values those alone. The same observation, ``samples``
+    and ``seed`` give the same values."""
+    if obs.phase != "play":
+        raise ValueError(f"choices are valued in the play phase, not {obs.phase!r}")
+    if not obs.is_my_turn():
+        raise ValueError(f"seat {obs.seat} is not to act (seat {obs.turn} is)")
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1, not {samples!r}")
+    legal = legal_moves(obs, obs.hand_mask, obs.rules)
+    if choices is not None:
+        masks = {m.mask for m in legal}
+        for m in choices:
+            if m.mask not in masks:
+                raise ValueError(f"{str(m)!r} is not a legal choice of seat {obs.seat} now")
+        legal = list(choices)
+    rng = random.Random(f"analysis {seed}")
+    deals = Determinizer(obs)
+    scorer = _Scorer(obs)
+    ix = index(obs.rules)
+    memo: PolicyMemo = {}
+    kept = {m.mask for m in keep}
+    results: dict[int, list[tuple[float, float, float]]] = {m.mask: [] for m in legal}
+    active = list(legal)
+    done = 0
+    target = min(first, samples)
+    while True:
+        for _ in range(done, target):
+            base = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng))
+            for move in active:
+                game = base.copy()
+                game.apply_unchecked(move)
+                rollout_heuristic(game, ix, memo)
+                results[move.mask].append(scorer.result(game))
+        done = target
+        if done >= samples:
+            break
+        target = min(samples, done * 2)
+        ranked = _order([_value(m, results[m.mask]) for m in active])
+        half = max(2, (len(ranked) + 1) // 2)
+        survivors = {v.choice.mask for v in ranked[:half]} | kept
+        active = [m for m in active if m.mask in survivors]
+    values = _order([_value(m, results[m.mask]) for m in legal])
+    stake = "first" if not obs.finish_order else "not last"
+    return DecisionValues(obs.seat, stake, tuple(values))
+
+
+def _value(move: Move, results: list[tuple[float, float, float]]) -> ChoiceValue:
+    wins = [r[0] for r in results]
+    return ChoiceValue(
+        choice=move,
+        win=Estimate.of(wins),
+        place=Estimate.of([r[1] for r in results]),
+        points=Estimate.of([r[2] for r in results]),
+        samples=len(results),
+        wins=tuple(wins),
+    )

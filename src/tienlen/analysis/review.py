@@ -1,0 +1,257 @@
+"""The review of a whole game: every decision of the chosen seats valued and labelled.
+
+:func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each decision of
+the play phase with more than one legal choice, values every choice from the deciding
+seat's own observation (:func:`~tienlen.analysis.decisions.analyse_decision`). The choice
+made is labelled by its *loss*: how much probability of the decision's stake (first place;
+once a seat is out, not finishing last) it gives up against the best choice, measured on
+the same sampled deals.
+
+Labels (:func:`label`) go by the loss less two standard errors, so that a label is never
+worse than the samples show with about 97.5% confidence:
+
+========== ==================================
+best       the best choice (no loss)
+good       under 5 points of probability lost
+inaccuracy 5 to 10 points
+mistake    10 to 20 points
+blunder    20 points or more
+========== ==================================
+
+A card game is noisier than chess: a fair share of the game is the deal, and a 5-point
+swing in one decision is already what separates a strong player's choice from a weak one's
+(docs/analysis.md gives the measurements behind these numbers).
+
+With every hand known (a record holds them all), positions small enough for the open-hands
+solver also get its exact verdict on each choice: whether the seat could force its stake
+whatever the others held and played (hindsight: the seat itself did not see the hands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tienlen.combos import Move, format_move
+from tienlen.game import Game
+from tienlen.observation import observe
+from tienlen.position import Action
+from tienlen.record import GameRecord, apply_action
+
+from .decisions import DEFAULT_SAMPLES, DecisionValues, Estimate, analyse_decision
+from .solver import Solver, TooLargeError
+
+__all__ = [
+    "LABELS",
+    "SOLVER_CARDS",
+    "THRESHOLDS",
+    "GameReview",
+    "ReviewedDecision",
+    "label",
+    "review_game",
+]
+
+#: The labels, best first.
+LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
+#: The least loss (probability of the stake, less two standard errors) of each label
+#: after ``good``.
+THRESHOLDS = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
+#: Positions with at most this many cards in hand in total get the solver's exact verdict.
+SOLVER_CARDS = 20
+#: The solver's node budget per position in a review.
+SOLVER_NODES = 5_000
+
+
+def label(loss: Estimate) -> str:
+    """The label of a choice that loses ``loss`` against the best one (see the module
+    docstring)."""
+    if loss.mean <= 0.0:
+        return "best"
+    sure = loss.mean - 2.0 * loss.error
+    for name in ("blunder", "mistake", "inaccuracy"):
+        if sure >= THRESHOLDS[name]:
+            return name
+    return "good"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewedDecision:
+    """One decision of a reviewed game."""
+
+    number: int
+    """The action's number in the record (from 1)."""
+    seat: int
+    played: Move
+    values: DecisionValues
+    loss: Estimate
+    """The loss of the choice made against the best one."""
+    label: str
+    exact: dict[int, bool] | None
+    """Where the solver reached: for each choice (by its card mask) whether the seat could
+    force its stake with open hands after it."""
+
+    @property
+    def best(self) -> Move:
+        """The best choice."""
+        return self.values.best.choice
+
+    def to_dict(self) -> dict[str, Any]:
+        """The decision as JSON data."""
+        exact = self.exact
+
+        def choice(v: Any) -> dict[str, Any]:
+            out = {
+                "choice": format_move(v.choice, ascii=True),
+                "win": _est(v.win),
+                "place": _est(v.place),
+                "points": _est(v.points),
+                "samples": v.samples,
+            }
+            if exact is not None:
+                out["exact"] = exact.get(v.choice.mask)
+            return out
+
+        return {
+            "number": self.number,
+            "seat": self.seat,
+            "stake": self.values.stake,
+            "choice": format_move(self.played, ascii=True),
+            "best": format_move(self.best, ascii=True),
+            "loss": _est(self.loss),
+            "label": self.label,
+            "choices": [choice(v) for v in self.values.choices],
+        }
+
+
+def _est(e: Estimate) -> dict[str, float]:
+    return {"mean": round(e.mean, 4), "error": round(e.error, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class GameReview:
+    """Every analysed decision of one game."""
+
+    record: GameRecord
+    seats: tuple[int, ...]
+    samples: int
+    decisions: tuple[ReviewedDecision, ...]
+    skipped: int
+    """Decisions of the chosen seats outside the play phase (trades, gives): not valued."""
+
+    def of(self, seat: int) -> list[ReviewedDecision]:
+        """The decisions of ``seat``."""
+        return [d for d in self.decisions if d.seat == seat]
+
+    def accuracy(self, seat: int) -> float | None:
+        """100 × (1 − the mean loss) over ``seat``'s decisions (``None`` with none)."""
+        mine = self.of(seat)
+        if not mine:
+            return None
+        return 100.0 * (1.0 - sum(max(0.0, d.loss.mean) for d in mine) / len(mine))
+
+    def counts(self, seat: int) -> dict[str, int]:
+        """How many of ``seat``'s decisions got each label."""
+        out = dict.fromkeys(LABELS, 0)
+        for d in self.of(seat):
+            out[d.label] += 1
+        return out
+
+    def curve(self, seat: int) -> list[tuple[int, float]]:
+        """(action number, probability of the stake after the choice made) at each of
+        ``seat``'s decisions: its win-probability curve over the game."""
+        return [(d.number, d.values.value_of(d.played).win.mean) for d in self.of(seat)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The review as JSON data (docs/analysis.md)."""
+        rules = self.record.rules
+        return {
+            "rules": rules.code(),
+            "samples": self.samples,
+            "seats": list(self.seats),
+            "players": [
+                {
+                    "seat": s,
+                    "accuracy": None if (a := self.accuracy(s)) is None else round(a, 1),
+                    "labels": self.counts(s),
+                    "curve": [[n, round(w, 4)] for n, w in self.curve(s)],
+                }
+                for s in self.seats
+            ],
+            "decisions": [d.to_dict() for d in self.decisions],
+            "skipped": self.skipped,
+        }
+
+
+def _exact(game: Game, seat: int, solver: Solver) -> dict[int, bool] | None:
+    """The solver's verdict on each choice, where the position is small enough and the
+    question it answers (the next seat out) is the stake: nobody out, or two seats left."""
+    n = game.rules.players
+    left = [s for s in range(n) if game.cards_left(s)]
+    if game.finish_order and len(left) != 2:
+        return None
+    if sum(game.cards_left(s) for s in left) > SOLVER_CARDS:
+        return None
+    try:
+        solution = solver.solve(game, seat)
+    except TooLargeError:
+        return None
+    return {m.mask: won for m, won in solution.choices}
+
+
+def review_game(
+    record: GameRecord,
+    *,
+    seats: Iterable[int] | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | str = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> GameReview:
+    """Review ``record``: value and label every play-phase decision of ``seats`` (default:
+    every seat). ``progress(done, total)`` is called as the decisions are analysed."""
+    rules = record.rules
+    chosen = tuple(sorted(set(range(rules.players) if seats is None else seats)))
+    for s in chosen:
+        if not 0 <= s < rules.players:
+            raise ValueError(f"seat must be 0-{rules.players - 1}, not {s!r}")
+    # First pass: find the decisions (cheap), so that progress can say how many.
+    game = record.new_game()
+    todo: list[tuple[int, Game]] = []
+    skipped = 0
+    for number, action in enumerate(record.actions, 1):
+        if action.seat in chosen and action.kind != "ask":
+            if game.phase == "play" and action.kind in ("play", "pass"):
+                if len(game.legal_plays()) > 1:
+                    todo.append((number, game.copy()))
+            elif game.phase in ("trading", "exchange"):
+                skipped += 1
+        apply_action(game, action)
+    solver = Solver(nodes=SOLVER_NODES)
+    out = []
+    for done, (number, before) in enumerate(todo):
+        if progress is not None:
+            progress(done, len(todo))
+        after = before.copy()
+        apply_action(after, record.actions[number - 1])
+        entry = after.history[-1]
+        assert isinstance(entry, Action), "a play-phase action is a play or a pass"
+        played = entry.move
+        seat = before.turn
+        values = analyse_decision(
+            observe(before, seat), samples=samples, seed=f"{seed} {number}", keep=(played,)
+        )
+        loss = values.loss(played)
+        out.append(
+            ReviewedDecision(
+                number=number,
+                seat=seat,
+                played=played,
+                values=values,
+                loss=loss,
+                label=label(loss),
+                exact=_exact(before, seat, solver),
+            )
+        )
+    if progress is not None:
+        progress(len(todo), len(todo))
+    return GameReview(record, chosen, samples, tuple(out), skipped)

@@ -1,0 +1,44 @@
+"""Game actions as the server writes them: a bot's (or the timer's) choice as an action's
+kind and fields, and an action's fields made in a game by the record module's step (the
+same step a stored record replays with)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, get_args
+
+from tienlen import Game
+from tienlen.combos import Choice, Give
+from tienlen.record import ActionKind, RecordedAction, apply_action
+
+from .views import card_ids
+
+__all__ = ["act", "move_action"]
+
+
+def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
+    """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
+    (kind, fields) in ``game``'s phase."""
+    if isinstance(move, Give):
+        return "give", {"cards": card_ids(move.cards)}
+    if move.is_pass:
+        return ("refuse" if game.pending_trade is not None else "pass"), {}
+    return "play", {"cards": card_ids(move.cards)}
+
+
+def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
+    """Make one action (a client's or a stored event's fields) in ``game`` with the record
+    module's step; the engine raises (a ``ValueError``) and changes nothing when it is
+    illegal."""
+    if kind not in get_args(ActionKind):
+        raise ValueError(f"unknown action {kind!r}")
+    apply_action(
+        game,
+        RecordedAction(
+            seat=data["seat"],
+            kind=kind,  # type: ignore[arg-type]
+            cards=" ".join(data.get("cards") or ()),
+            partner=data.get("partner", -1),
+            take=" ".join(data.get("take") or ()),
+        ),
+    )

@@ -1,0 +1,155 @@
+"""The live tables: each table, its lock, its clients and the lobby's; and
+:class:`TableHost`, the interface through which the cluster code (:mod:`.cluster`) drives a
+node's tables.
+
+Every change to a table is made under its lock, so a table's events are applied, stored and
+sent in one order. A table whose commit failed is *restoring* until it is rebuilt from the
+database (:mod:`.commits`): it is refused meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Coroutine, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from .config import Settings
+from .db import EventRow, TableRow
+from .errors import TRY_AGAIN
+from .limits import TokenBucket
+from .messages import ClientMessage, LobbyTableMsg, TableInfo
+from .tables import Pending, Refused, Table
+
+__all__ = ["Actor", "Client", "Hub", "TableHost"]
+
+log = logging.getLogger("tienlen.server")
+
+
+class Actor(Protocol):
+    """Who a change is made for: a client's socket here, or one at another node."""
+
+    player: str
+    name: str
+    chat: TokenBucket
+
+
+class Client(Actor, Protocol):
+    """A client's open socket, as the tables see it: who it is, and its outgoing frames."""
+
+    def send(self, message: BaseModel) -> None:
+        """Queue a frame for the client."""
+
+
+class Hub:
+    """A node's live tables, their locks and clients, and the lobby's clients."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, Table] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.conns: dict[str, set[Client]] = {}
+        """Each table's open sockets at this node."""
+        self.lobby: set[Client] = set()
+        self.restoring: dict[str, int] = {}
+        """Tables whose commit failed, by the last version committed: refused until rebuilt
+        from the database (their live state had moved ahead of it)."""
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        """The lock every change to the table is made under."""
+        return self.locks.setdefault(table_id, asyncio.Lock())
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coro`` in the background (cancelled on stop; a failure is logged)."""
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._reap)
+        return task
+
+    def _reap(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        # A refused commit (database down) was logged where it failed; the table is rebuilt.
+        if error is not None and not isinstance(error, Refused):
+            log.error("a background task failed", exc_info=error)
+
+    def live(self, table_id: str) -> Table:
+        """The table to read or change now (under its lock); :class:`Refused` while it is
+        being rebuilt after a failed commit."""
+        if table_id in self.restoring:
+            raise Refused("try_again", TRY_AGAIN)
+        return self.tables[table_id]
+
+    def table_for(self, table_id: str, player: str, invite: str | None) -> Table:
+        """A table ``player`` may see (a private one needs its invite, or a seat there)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            raise Refused("not_found", f"no open table {table_id[:40]!r}")
+        member = player == table.host or table.seat_of(player) is not None
+        invited = invite is not None and secrets.compare_digest(invite, table.invite or "")
+        if table.invite is not None and not member and not invited:
+            raise Refused("forbidden", "this table is private: use its invite link")
+        return table
+
+    def listed(self) -> list[TableInfo]:
+        """The public tables not yet finished."""
+        return [
+            t.info()
+            for t in self.tables.values()
+            if not t.config.private and t.status != "finished"
+        ]
+
+    def lobby_update(self, table: Table) -> None:
+        """Send the table's line to the lobby's clients (a public table's)."""
+        if table.config.private or not self.lobby:
+            return
+        msg = LobbyTableMsg(table=table.info(), removed=table.status == "finished")
+        for c in self.lobby:
+            c.send(msg)
+
+
+class TableHost(Protocol):
+    """What a cluster node's code uses of the server it runs in: the live tables and their
+    locks, the log they are rebuilt from, and the hooks of a table changing hands."""
+
+    @property
+    def settings(self) -> Settings:
+        """The server's settings."""
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The database."""
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Sessions on the database."""
+
+    @property
+    def hub(self) -> Hub:
+        """The live tables, their locks and clients."""
+
+    async def load(self, row: TableRow) -> Table:
+        """A table rebuilt from its stored events."""
+
+    async def events_since(self, table_id: str, since: int) -> Sequence[EventRow]:
+        """A table's stored events after version ``since``, in order."""
+
+    def announce(self, table: Table, pending: list[Pending]) -> None:
+        """Send committed events to the table's clients here (and the lobby its line)."""
+
+    def schedule(self, table: Table) -> None:
+        """After a change (or a change of owner): a bot's move or the turn timer."""
+
+    def start_graces(self, table: Table) -> None:
+        """A table this node starts running: its absent seated players get their grace."""
+
+    async def perform(
+        self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None
+    ) -> None:
+        """Make a change at a table this node owns (see :meth:`.node.Server.perform`)."""

@@ -1,0 +1,92 @@
+"""New tables: a host's choices (``POST /api/tables``) read into a table's configuration, the
+rules checked by the engine's strict readers, the bots by their registry."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tienlen import RULESETS, Rules
+from tienlen.rules import RulesError
+
+from . import bots
+from .options import TableConfig
+from .tables import Refused, Table
+
+__all__ = ["NewTable", "changed_knobs", "new_table", "rules_of"]
+
+
+class NewTable(BaseModel):
+    """``POST /api/tables``: a preset, the knobs changed on it, and the table's options."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    rules: Annotated[str, Field(max_length=2000)] | None = None
+    """A rules code (``Rules.code()``, e.g. ``"standard.direction-anticlockwise"``), instead
+    of ``preset`` and ``options``."""
+    preset: str = "standard"
+    options: dict[str, Any] = Field(default_factory=dict)
+    bots: str | list[str] = "greedy"
+    """One bot level for every empty seat, or one per seat."""
+    turn_timer: Annotated[float, Field(ge=1, le=600)] | None = None
+    games: Annotated[int, Field(ge=1, le=100)] | None = None
+    target: Annotated[int, Field(ge=1, le=1000)] | None = None
+    private: bool = False
+
+
+def new_table(host: str, spec: NewTable) -> Table:
+    """A new table of ``host``'s, as ``spec`` asks (not stored yet); :class:`Refused` quotes
+    what is wrong."""
+    rules = rules_of(spec)
+    levels = [spec.bots] * rules.players if isinstance(spec.bots, str) else spec.bots
+    if len(levels) != rules.players:
+        raise Refused("bad_bots", f"give one bot level or {rules.players}, not {len(levels)}")
+    unknown = sorted({b for b in levels if b not in bots.BOT_NAMES})
+    if unknown:
+        raise Refused(
+            "bad_bots",
+            f"unknown bot level(s) {', '.join(unknown)}; valid: {', '.join(bots.BOT_NAMES)}",
+        )
+    games = spec.games if spec.games or spec.target else 1
+    config = TableConfig(
+        rules=rules,
+        preset=rules.name,
+        options=changed_knobs(rules),
+        bots=tuple(levels),
+        turn_timer=spec.turn_timer,
+        games=games,
+        target=spec.target,
+        private=spec.private,
+    )
+    return Table(
+        id=secrets.token_urlsafe(6),
+        host=host,
+        config=config,
+        secret=secrets.token_hex(32),
+        invite=secrets.token_urlsafe(16) if spec.private else None,
+    )
+
+
+def rules_of(spec: NewTable) -> Rules:
+    """The rules a new table asks for: a rules code, or a preset and the knobs changed on it
+    (read by the engine's strict readers); :class:`Refused` quotes what is wrong."""
+    try:
+        if spec.rules is not None:
+            if {"preset", "options"} & spec.model_fields_set:
+                raise Refused("bad_rules", "give a rules code or a preset with options, not both")
+            return Rules.from_code(spec.rules)
+        if spec.preset not in RULESETS:
+            valid = ", ".join(RULESETS)
+            raise Refused("bad_rules", f"unknown preset {spec.preset!r}; valid: {valid}")
+        if "name" in spec.options:
+            raise Refused("bad_rules", "'name' is the preset's label, not an option")
+        return Rules.from_dict({**spec.options, "name": spec.preset}, path="options")
+    except RulesError as e:
+        raise Refused("bad_rules", str(e)) from None
+
+
+def changed_knobs(rules: Rules) -> dict[str, Any]:
+    """The knobs of ``rules`` that differ from its preset's (``Rules.to_dict()`` values)."""
+    mine, preset = rules.to_dict(), Rules.preset(rules.name).to_dict()
+    return {k: v for k, v in mine.items() if k != "name" and v != preset.get(k)}

@@ -1,0 +1,139 @@
+"""Valuing decisions from a seat's own information, and reviewing whole games."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tienlen import Game, Rules
+from tienlen.analysis.decisions import Estimate, analyse_decision
+from tienlen.analysis.review import label, review_game
+from tienlen.combos import format_move
+from tienlen.observation import observe
+from tienlen.players.base import Budget
+from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.toolkit import play_out
+from tienlen.record import GameRecord, apply_action
+
+
+def finished(game: Game, *first: str) -> GameRecord:
+    """The record of ``game`` after the plays ``first``, played on by the heuristic bot."""
+    for move in first:
+        game.play(move)
+    bot = HeuristicBot()
+    play_out(game, lambda g, legal: bot.choose(observe(g, g.turn), legal, Budget()))
+    return GameRecord.from_game(game)
+
+
+def values_seen(obs_game: Game, seat: int) -> list[tuple[str, float, float, float, int]]:
+    values = analyse_decision(observe(obs_game, seat), samples=16, seed=4)
+    return [
+        (format_move(v.choice, ascii=True), v.win.mean, v.place.mean, v.points.mean, v.samples)
+        for v in values.choices
+    ]
+
+
+def test_the_values_never_read_the_other_seats_hidden_cards() -> None:
+    # Seats 1 and 3 hold different cards in the two games (the same counts); seat 0 sees
+    # the same table in both: its analysis must come out the same, deal for deal.
+    a = Game.from_position(
+        "4s6s9hJdQs2c/5c5d8s/7c7h10sKc/3hAdAh2s 0 1 1:3s,2:3d p3x3 - -", rules="standard"
+    )
+    b = Game.from_position(
+        "4s6s9hJdQs2c/3hAd2s/7c7h10sKc/5c5d8sAh 0 1 1:3s,2:3d p3x3 - -", rules="standard"
+    )
+    assert observe(a, 0) == observe(b, 0)
+    assert a.hand_masks != b.hand_masks
+    assert values_seen(a, 0) == values_seen(b, 0)
+
+
+def test_the_same_observation_and_seed_give_the_same_values_and_another_seed_other_deals() -> None:
+    game = Game("standard", seed=11)
+    seat = game.turn
+    first = analyse_decision(observe(game, seat), samples=8, seed=1)
+    again = analyse_decision(observe(game, seat), samples=8, seed=1)
+    other = analyse_decision(observe(game, seat), samples=8, seed=2)
+    wins = [v.wins for v in first.choices]
+    assert wins == [v.wins for v in again.choices]
+    assert wins != [v.wins for v in other.choices]
+
+
+def test_going_out_at_once_is_worth_a_sure_win() -> None:
+    game = Game.from_position("7d8d9d/3c4c/Kd2h/6h6s 0 0 - - - -", rules="standard")
+    values = analyse_decision(observe(game, 0), samples=8)
+    best = values.best
+    assert format_move(best.choice, ascii=True) == "7d 8d 9d"
+    assert (best.win, best.place) == (Estimate(1.0, 0.0), Estimate(1.0, 0.0))
+    assert values.stake == "first"
+
+
+def test_analysis_is_refused_out_of_turn_and_in_an_exchange() -> None:
+    game = Game("standard", seed=3)
+    other = (game.turn + 1) % 4
+    with pytest.raises(ValueError, match=f"seat {other} is not to act"):
+        analyse_decision(observe(game, other))
+    san_jose = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
+    exchange = Game(san_jose, seed=3, previous_finish=[2, 0, 1, 3])
+    assert exchange.phase == "exchange"
+    with pytest.raises(ValueError, match="in the play phase, not 'exchange'"):
+        analyse_decision(observe(exchange, exchange.turn))
+
+
+def test_a_seat_that_could_go_out_at_once_and_did_not_blundered() -> None:
+    game = Game("standard", hands=["3s 4s 5s", "6c 7c", "9d 2h", "Kd Ks"])
+    record = finished(game, "3s")
+    review = review_game(record, seats=[0], samples=24)
+    first = review.decisions[0]
+    assert (first.number, first.seat, str(first.played)) == (1, 0, "3♠")
+    assert format_move(first.best, ascii=True) == "3s 4s 5s"
+    assert first.label == "blunder"
+    assert first.exact == {first.best.mask: True, first.played.mask: False}
+
+
+def test_the_one_winning_choice_is_best_and_the_other_is_not() -> None:
+    hands = ["3s 2h", "5c", "7h", "9c"]
+    right = review_game(finished(Game("standard", hands=hands, leader=0), "2h"), seats=[0])
+    wrong = review_game(finished(Game("standard", hands=hands, leader=0), "3s"), seats=[0])
+    assert right.decisions[0].label == "best"
+    assert wrong.decisions[0].label == "blunder"
+    assert str(wrong.decisions[0].best) == "2♥"
+    assert right.accuracy(0) == 100.0
+    assert wrong.accuracy(0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("mean", "error", "expected"),
+    [
+        (0.0, 0.0, "best"),
+        (0.04, 0.0, "good"),
+        (0.12, 0.04, "good"),  # 0.12 - 2 x 0.04 = 0.04: not sure to be an inaccuracy
+        (0.07, 0.01, "inaccuracy"),
+        (0.15, 0.02, "mistake"),
+        (0.30, 0.04, "blunder"),
+    ],
+)
+def test_labels_go_by_the_loss_less_two_standard_errors(
+    mean: float, error: float, expected: str
+) -> None:
+    assert label(Estimate(mean, error)) == expected
+
+
+def test_a_review_lists_every_decision_with_more_than_one_choice() -> None:
+    game = Game("standard", seed=5)
+    bot = HeuristicBot()
+    play_out(game, lambda g, legal: bot.choose(observe(g, g.turn), legal, Budget()))
+    record = GameRecord.from_game(game)
+    review = review_game(record, seats=[2], samples=4)
+    replay = record.new_game()
+    expected = []
+    for number, action in enumerate(record.actions, 1):
+        if replay.turn == 2 and replay.phase == "play" and len(replay.legal_plays()) > 1:
+            expected.append(number)
+        apply_action(replay, action)
+    assert [d.number for d in review.decisions] == expected
+    data = review.to_dict()
+    assert data["players"][0]["seat"] == 2
+    assert len(data["players"][0]["curve"]) == len(expected)
+    for d in data["decisions"]:
+        assert {c["choice"] for c in d["choices"]} >= {d["choice"], d["best"]}
