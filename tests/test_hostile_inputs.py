@@ -13,13 +13,13 @@ import pytest
 
 from tienlen import Card, Game, Rules
 from tienlen.apps.cli import main
-from tienlen.apps.controller import MatchController, Settings
+from tienlen.apps.controller import MatchController, MatchSetup
 from tienlen.apps.plain import MAX_LINE, play_plain
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.record import to_json
 
 EVIL = "Eve\x1b]0;owned\x07\x1b[2J\u202e"
-SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=1, seed=7)
+SETTINGS = MatchSetup(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=1, seed=7)
 
 
 def evil_record(tmp_path: Path) -> Path:

@@ -142,10 +142,19 @@ def test_pike_two_players_play_the_unused_hands_next() -> None:
 
 
 def test_pike_three_players_always_deal_afresh() -> None:
-    match = Match(Rules.preset("pike", players=3), seed=8)
-    finish(match.game, random.Random(0))
-    match.new_game()
-    assert match.game_seed is not None
+    # Four hands are dealt and three played: the one left over is not a game, so every game
+    # is a fresh deal from its own seed, none of them the hand set aside the game before.
+    rules = Rules.preset("pike", players=3)
+    match = Match(rules, seed=8)
+    rng = random.Random(0)
+    for number in range(2, 5):
+        (set_aside,) = match.game.unused_hands
+        finish(match.game, rng)
+        game = match.new_game()
+        assert match.game_seed == match.seed_of(number)
+        assert game.setup.hands == Game(rules, seed=match.seed_of(number)).setup.hands
+        assert set_aside not in game.setup.hands
+        assert len(game.unused_hands) == 1
 
 
 def test_san_jose_exchange_from_the_second_game() -> None:

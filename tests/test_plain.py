@@ -18,19 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from tienlen import PASS, Gift, Rules, format_move
-from tienlen.apps.controller import MatchController, Settings
+from tienlen.apps.controller import MatchController, MatchSetup
 from tienlen.apps.plain import play_plain
 
 STANDARD = Rules.preset("standard")
 
 
-def make_settings(**changes: object) -> Settings:
-    base = Settings(rules=STANDARD, bots=("random", "greedy", "heuristic"), games=1, seed=7)
+def make_settings(**changes: object) -> MatchSetup:
+    base = MatchSetup(rules=STANDARD, bots=("random", "greedy", "heuristic"), games=1, seed=7)
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
 def scripted_lines(
-    settings: Settings, *, choice_seed: int = 0
+    settings: MatchSetup, *, choice_seed: int = 0
 ) -> tuple[list[str], MatchController]:
     """Play ``settings``'s match, choosing moves at random; return the typed lines and the
     finished controller."""
@@ -54,7 +54,7 @@ def scripted_lines(
     return lines, ctl
 
 
-def run_plain(settings: Settings, lines: list[str], **kwargs: Any) -> tuple[int, str]:
+def run_plain(settings: MatchSetup, lines: list[str], **kwargs: Any) -> tuple[int, str]:
     out = io.StringIO()
     status = play_plain(
         settings, stdin=io.StringIO("".join(f"{x}\n" for x in lines)), stdout=out, **kwargs
@@ -192,7 +192,7 @@ def test_play_options_build_the_settings() -> None:
     from tienlen.apps.cli import build_parser
     from tienlen.apps.cmd_play import settings_from_args
 
-    def parse(*argv: str) -> Settings:
+    def parse(*argv: str) -> MatchSetup:
         return settings_from_args(build_parser().parse_args(["play", *argv]))  # type: ignore[no-any-return]
 
     s = parse("--players", "6", "--bots", "greedy", "--seed", "12", "--fast")

@@ -15,12 +15,12 @@ import pytest
 
 from tienlen import Gift, Give, Rules, format_move
 from tienlen.apps.cli import main
-from tienlen.apps.controller import MatchController, Settings
+from tienlen.apps.controller import MatchController, MatchSetup
 
-SETTINGS = Settings(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=3, seed=11)
+SETTINGS = MatchSetup(rules=Rules.preset("standard"), bots=("greedy",) * 3, games=3, seed=11)
 
 
-def played(settings: Settings = SETTINGS, moves: int = 6) -> MatchController:
+def played(settings: MatchSetup = SETTINGS, moves: int = 6) -> MatchController:
     """A match ``moves`` decisions of the person's in (its highest legal move each time)."""
     ctl = MatchController(settings)
     for _ in range(moves):
@@ -136,7 +136,7 @@ def test_resuming_under_other_rules_needs_switch_rules(
 def test_card_counts_asked_are_saved_and_resumed(tmp_path: Path) -> None:
     # 004: "When requested, a player must reveal the number of cards in his or her hand."
     rules = Rules.preset("standard", hidden_counts=True)
-    ctl = MatchController(Settings(rules=rules, bots=("random", "greedy", "heuristic"), seed=5))
+    ctl = MatchController(MatchSetup(rules=rules, bots=("random", "greedy", "heuristic"), seed=5))
     while ctl.bot_to_act:
         ctl.step_bot()
     assert ctl.view().seats[1].cards is None

@@ -23,7 +23,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from tienlen import PASS, Card, Move, Rules, parse_cards
-from tienlen.apps.controller import HUMAN, MatchController, Settings, describe_move
+from tienlen.apps.controller import HUMAN, MatchController, MatchSetup, describe_move
 from tienlen.apps.tui.app import TienLenApp
 from tienlen.apps.tui.replay import ReplayModel
 from tienlen.apps.tui.screens import (
@@ -42,8 +42,8 @@ SIZES = [(80, 24), (160, 48)]
 SIZE_IDS = ["80x24", "160x48"]
 
 
-def settings(**changes: Any) -> Settings:
-    base = Settings(rules=STANDARD, bots=("random", "greedy", "greedy"), games=1, seed=3, delay=0)
+def settings(**changes: Any) -> MatchSetup:
+    base = MatchSetup(rules=STANDARD, bots=("random", "greedy", "greedy"), games=1, seed=3, delay=0)
     return dataclasses.replace(base, **changes)
 
 

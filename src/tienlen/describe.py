@@ -39,10 +39,10 @@ __all__ = [
     "SUMMARIES",
     "Join",
     "Phrase",
-    "catalogue",
     "describe_differences",
     "describe_pattern",
     "describe_rules",
+    "phrase_catalogue",
     "rules_sections",
 ]
 
@@ -705,7 +705,7 @@ class Join:
         return f"Join({list(self.items)!r}, {self.how!r})"
 
 
-def catalogue() -> dict[str, Any]:
+def phrase_catalogue() -> dict[str, Any]:
     """The phrase templates and the word for "or", JSON-ready (``GET /api/descriptions``)."""
     return {"phrases": PHRASES, "or": _OR}
 

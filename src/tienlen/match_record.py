@@ -32,7 +32,7 @@ from .inputs import (
     load_json,
     quote_value,
 )
-from .record import GameRecord, RecordError, _seed_from, is_json, rules_of
+from .record import GameRecord, RecordError, is_json, read_rules, read_seed
 from .rules import Rules
 
 __all__ = ["MATCH_FORMAT", "MATCH_VERSION", "MatchRecord", "read_games"]
@@ -126,7 +126,7 @@ class MatchRecord:
             required=("bots", "seed"),
             optional=("rules", "rules_code", "games", "target", "seeded"),
         )
-        rules = rules_of(settings.get("rules"), settings.get("rules_code"), where)
+        rules = read_rules(settings.get("rules"), settings.get("rules_code"), where)
         n = rules.players
         bots = tuple(
             expect_str(b, f"{where}.bots[{i}]", error=RecordError)
@@ -142,7 +142,7 @@ class MatchRecord:
         target = settings.get("target")
         if target is not None:
             target = expect_int(target, f"{where}.target", error=RecordError, lo=1, hi=_MAX_POINTS)
-        seed = _seed_from(settings["seed"], f"{where}.seed")
+        seed = read_seed(settings["seed"], f"{where}.seed")
         # older saves showed their seed, so they count as seeded
         seeded = expect_bool(settings.get("seeded", True), f"{where}.seeded", error=RecordError)
         scores = None

@@ -5,8 +5,10 @@ converted by one function each.
 most in the same encoding; where it differs (bitmasks for speed), the field says so. After
 them come what a ``PlayState`` leaves out: the deal as set up, the history, the exchanges
 before the play, the move-table cache. :meth:`PackedState.copy` copies it,
-:func:`unpacked` makes a ``PlayState`` of it and :func:`packed` the reverse, all three from
-the one declaration below: no field is listed anywhere else.
+:func:`unpacked` makes a ``PlayState`` of it and :func:`packed` the reverse, all three reading
+the field list off the one declaration below: they name only the fields that need more than
+their value carried over (the lists and the exchanges a copy copies, the encodings that
+differ, what a game built from a ``PlayState`` starts with).
 """
 
 from __future__ import annotations

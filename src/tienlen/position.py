@@ -81,7 +81,8 @@ class Chop(NamedTuple):
 
 class CountAsk(NamedTuple):
     """``asker`` asked ``seat`` how many cards it holds and was told ``cards``, after the
-    first ``at`` actions of the history (``rules.hidden_counts``; see :meth:`Game.ask_count`)."""
+    first ``at`` actions of the history (``rules.hidden_counts``; see
+    :meth:`tienlen.Game.ask_count`)."""
 
     asker: int
     seat: int

@@ -31,10 +31,10 @@ __all__ = [
     "LANGUAGES",
     "REASONS",
     "Reason",
-    "catalogue",
     "kind_param",
     "kind_words",
     "reason",
+    "reason_catalogue",
 ]
 
 LANGUAGES = ("en", "vi")
@@ -321,6 +321,6 @@ def reason(code: str, **params: Any) -> Reason:
     return Reason(code, params)
 
 
-def catalogue() -> dict[str, Any]:
+def reason_catalogue() -> dict[str, Any]:
     """Every table the words come from, JSON-ready (``GET /api/reasons``)."""
     return {"reasons": REASONS, "kinds": KINDS, "kind_names": KIND_NAMES, "or": _OR}

@@ -67,6 +67,8 @@ __all__ = [
     "is_json",
     "load",
     "parse_text",
+    "read_rules",
+    "read_seed",
     "record_of",
     "replay",
     "to_json",
@@ -238,13 +240,13 @@ class GameRecord:
         check_keys(
             fields, path, error=RecordError, required=("format", "version"), optional=_OPTIONAL
         )
-        rules = rules_of(data.get("rules"), data.get("rules_code"), path)
+        rules = read_rules(data.get("rules"), data.get("rules_code"), path)
         n = rules.players
 
         def given(key: str) -> bool:
             return data.get(key) is not None
 
-        seed = _seed_from(data["seed"], f"{path}.seed") if given("seed") else None
+        seed = read_seed(data["seed"], f"{path}.seed") if given("seed") else None
         names = None
         if given("names"):
             names = tuple(
@@ -783,7 +785,7 @@ def _list(value: Any, path: str, *, length: int) -> Sequence[Any]:
     return expect_list(value, path, error=RecordError, limit=length, length=length)
 
 
-def rules_of(knobs: Any, code: Any, path: str) -> Rules:
+def read_rules(knobs: Any, code: Any, path: str) -> Rules:
     """The rules at ``path`` from their knobs (``rules``), their code (``rules_code``) or
     both, which must agree; every failure is a :class:`RecordError`."""
     if knobs is None and code is None:
@@ -812,7 +814,8 @@ def rules_of(knobs: Any, code: Any, path: str) -> Rules:
     return rules
 
 
-def _seed_from(value: Any, path: str) -> int | str:
+def read_seed(value: Any, path: str) -> int | str:
+    """A seed read at ``path``: a number (64-bit) or a string; else a :class:`RecordError`."""
     if isinstance(value, str):
         return expect_str(value, path, error=RecordError)
     if type(value) is int and abs(value) < 2**63:
@@ -964,27 +967,6 @@ def _int(text: str, where: str) -> int:
         return int(text)
     except ValueError:
         fail(RecordError, where, f"{quote_value(text)} is not a number")
-
-
-def _rules_of(knobs: Any, code: Any, knobs_where: str, code_where: str) -> Rules:
-    """The record's rules from its knobs, its rules code, or both (which must agree)."""
-    if knobs is None and code is None:
-        raise RecordError(f"the record has no {knobs_where}")
-    try:
-        from_knobs = Rules.from_dict(knobs) if knobs is not None else None
-        if code is not None and not isinstance(code, str):
-            raise RulesError(f"a rules code is text, not {type(code).__name__}")
-        from_code = Rules.from_code(code) if code is not None else None
-    except (RulesError, TypeError) as e:
-        raise RecordError(f"bad rules in the record: {e}") from None
-    if from_knobs is not None and from_code is not None and from_knobs != from_code:
-        raise RecordError(
-            f"{knobs_where} and {code_where} disagree: the knobs are {from_knobs.code()!r}, "
-            f"the code is {code!r}"
-        )
-    rules = from_knobs or from_code
-    assert rules is not None
-    return rules
 
 
 def _knobs_diff(rules: Rules) -> dict[str, Any]:

@@ -110,8 +110,8 @@ def _delay(text: str) -> float:
 
 
 def settings_from_args(args: argparse.Namespace) -> Any:
-    """The :class:`~tienlen.apps.controller.Settings` the options describe."""
-    from .controller import Settings
+    """The :class:`~tienlen.apps.controller.MatchSetup` the options describe."""
+    from .controller import MatchSetup
     from .tui.texts import apply_options
 
     rules = rules_arg(args.rules or "standard")
@@ -133,7 +133,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     games = args.games
     if games is None and args.target is None:
         games = 5
-    return Settings(
+    return MatchSetup(
         rules=rules,
         bots=tuple(names),
         games=games,

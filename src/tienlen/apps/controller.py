@@ -54,9 +54,9 @@ __all__ = [
     "BotJob",
     "HandCard",
     "MatchController",
+    "MatchSetup",
     "PileEntry",
     "SeatView",
-    "Settings",
     "TableView",
     "describe_move",
 ]
@@ -67,7 +67,7 @@ HUMAN = 0
 
 # --- settings ----------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class Settings:
+class MatchSetup:
     """Everything that starts a match: rules, the bots in seats 1…n-1, its length, seed."""
 
     rules: Rules = field(default_factory=lambda: Rules.preset("standard"))
@@ -98,7 +98,7 @@ class Settings:
             raise ValueError(f"the bot delay must be 0 seconds or more, not {self.delay!r}")
 
     @classmethod
-    def of_record(cls, record: MatchRecord, *, delay: float = 0.6) -> Settings:
+    def of_record(cls, record: MatchRecord, *, delay: float = 0.6) -> MatchSetup:
         """The settings a saved match started from."""
         return cls(
             rules=record.rules,
@@ -227,7 +227,7 @@ class BotJob:
 class MatchController(Observable):
     """Owns a match against bots and the person's selection; see the module docstring."""
 
-    def __init__(self, settings: Settings, *, budget: Budget | None = None) -> None:
+    def __init__(self, settings: MatchSetup, *, budget: Budget | None = None) -> None:
         seed = settings.seed
         self.seeded = seed is not None
         """Whether the person gave the seed (only then is it shown during the match)."""
@@ -741,7 +741,7 @@ class MatchController(Observable):
         played again (and so checked) in order. Raises :class:`~tienlen.record.RecordError`
         naming the game when the file does not replay."""
         try:
-            settings = Settings.of_record(saved, delay=delay)
+            settings = MatchSetup.of_record(saved, delay=delay)
         except ValueError as e:
             raise RecordError(f"match.settings: {e}") from None
         ctl = cls(settings)

@@ -19,7 +19,7 @@ from tienlen import Card
 from tienlen.cards import format_cards
 from tienlen.text import printable
 
-from .controller import HUMAN, MatchController, Settings, describe_move
+from .controller import HUMAN, MatchController, MatchSetup, describe_move
 from .tui.texts import HELP_PLAIN
 
 __all__ = ["MAX_LINE", "PlainGame", "play_plain"]
@@ -199,7 +199,7 @@ def _asciify(text: str) -> str:
 
 
 def play_plain(
-    settings: Settings,
+    settings: MatchSetup,
     *,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,

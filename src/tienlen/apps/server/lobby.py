@@ -15,7 +15,7 @@ from . import bots
 from .options import TableConfig
 from .tables import Refused, Table
 
-__all__ = ["NewTable", "changed_knobs", "new_table", "rules_of"]
+__all__ = ["NewTable", "changed_knobs", "new_table", "requested_rules"]
 
 
 class NewTable(BaseModel):
@@ -38,7 +38,7 @@ class NewTable(BaseModel):
 def new_table(host: str, spec: NewTable) -> Table:
     """A new table of ``host``'s, as ``spec`` asks (not stored yet); :class:`Refused` quotes
     what is wrong."""
-    rules = rules_of(spec)
+    rules = requested_rules(spec)
     levels = [spec.bots] * rules.players if isinstance(spec.bots, str) else spec.bots
     if len(levels) != rules.players:
         raise Refused("bad_bots", f"give one bot level or {rules.players}, not {len(levels)}")
@@ -68,7 +68,7 @@ def new_table(host: str, spec: NewTable) -> Table:
     )
 
 
-def rules_of(spec: NewTable) -> Rules:
+def requested_rules(spec: NewTable) -> Rules:
     """The rules a new table asks for: a rules code, or a preset and the knobs changed on it
     (read by the engine's strict readers); :class:`Refused` quotes what is wrong."""
     try:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..controller import MatchController, Settings
+    from ..controller import MatchController, MatchSetup
 
 __all__ = ["run_play", "run_replay"]
 
 
 def run_play(
-    settings: Settings | None = None,
+    settings: MatchSetup | None = None,
     *,
     controller: MatchController | None = None,
     setup: bool = True,

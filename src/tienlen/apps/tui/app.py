@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from ..controller import MatchController, Settings
+from ..controller import MatchController, MatchSetup
 from .replay import ReplayModel
 from .screens import GameScreen, ReplayScreen, SetupScreen
 
@@ -32,14 +32,14 @@ class TienLenApp(App[None]):
     def __init__(
         self,
         *,
-        settings: Settings | None = None,
+        settings: MatchSetup | None = None,
         controller: MatchController | None = None,
         setup: bool = True,
         replay: ReplayModel | None = None,
         save_path: str | Path = "tienlen-match.json",
     ) -> None:
         super().__init__()
-        self.settings = settings or Settings()
+        self.settings = settings or MatchSetup()
         self.controller = controller
         self.show_setup = setup
         self.replay = replay
@@ -55,7 +55,7 @@ class TienLenApp(App[None]):
         else:
             self.start_match(self.settings)
 
-    def start_match(self, settings: Settings) -> None:
+    def start_match(self, settings: MatchSetup) -> None:
         """Start a new match with ``settings``."""
         self.settings = settings
         self.start_controller(MatchController(settings))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tienlen import PASS, Move, Rules, format_move
 
-from ..controller import MatchController, Settings
+from ..controller import MatchController, MatchSetup
 from .app import TienLenApp
 
 __all__ = ["demo_controller", "save_screenshot"]
@@ -19,7 +19,7 @@ __all__ = ["demo_controller", "save_screenshot"]
 
 def demo_controller(seed: int = 25) -> MatchController:
     """A seeded match at a turn of the person's with a pile to beat and a pair selected."""
-    settings = Settings(
+    settings = MatchSetup(
         rules=Rules.preset("standard"),
         bots=("greedy", "heuristic", "greedy"),
         games=5,

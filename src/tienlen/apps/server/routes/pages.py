@@ -16,10 +16,9 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from tienlen import RULESETS, Rules
-from tienlen.describe import SUMMARIES, rules_sections
-from tienlen.describe import catalogue as phrases
+from tienlen.describe import SUMMARIES, phrase_catalogue, rules_sections
 from tienlen.knobs import Knob
-from tienlen.reasons import catalogue
+from tienlen.reasons import reason_catalogue
 from tienlen.rules import KNOBS
 
 from ..tables import Refused
@@ -116,11 +115,11 @@ async def rules_words() -> list[dict[str, Any]]:
 async def descriptions() -> dict[str, Any]:
     """The catalogue the rule descriptions are worded from, in every language
     (``tienlen.describe.PHRASES``)."""
-    return phrases()
+    return phrase_catalogue()
 
 
 @router.get("/api/reasons")
 async def reasons() -> dict[str, Any]:
     """The catalogue the engine's refusals are worded from, in every language
     (``tienlen.reasons``): error frames carry ``reason: {code, params}``."""
-    return catalogue()
+    return reason_catalogue()

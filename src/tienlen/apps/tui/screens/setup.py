@@ -26,7 +26,7 @@ from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
 
-from ...controller import Settings
+from ...controller import MatchSetup
 from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
@@ -45,7 +45,7 @@ LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
 
 
 class SetupScreen(Screen[None]):
-    """Choose a match; Start hands its :class:`Settings` to the app."""
+    """Choose a match; Start hands its :class:`MatchSetup` to the app."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "start", "Start"),
@@ -54,10 +54,10 @@ class SetupScreen(Screen[None]):
     ]
 
     def __init__(
-        self, settings: Settings | None = None, *, save_path: str | Path = "tienlen-match.json"
+        self, settings: MatchSetup | None = None, *, save_path: str | Path = "tienlen-match.json"
     ) -> None:
         super().__init__()
-        self.initial = settings or Settings()
+        self.initial = settings or MatchSetup()
         self.save_path = Path(save_path)
         self.lengths = list(LENGTHS)
         wanted = (self.initial.games, self.initial.target)
@@ -158,8 +158,9 @@ class SetupScreen(Screen[None]):
     def _value(self, selector: str) -> object:
         return self.query_one(selector, Select).value
 
-    def build(self) -> Settings:
-        """The :class:`Settings` the form describes; raises ``ValueError`` saying what is wrong."""
+    def build(self) -> MatchSetup:
+        """The :class:`MatchSetup` the form describes; raises ``ValueError`` saying what is
+        wrong."""
         name = str(self._value("#rules"))
         players = int(str(self._value("#players")))
         decks = 2 if self.query_one("#decks", Checkbox).value else 1
@@ -178,7 +179,7 @@ class SetupScreen(Screen[None]):
             seed = parse_seed(seed_text)
         bots = tuple(str(self._value(f"#bot-{seat}")) for seat in range(1, players))
         fast = self.query_one("#fast", Checkbox).value
-        return Settings(
+        return MatchSetup(
             rules=rules,
             bots=bots,
             games=games,
@@ -187,7 +188,7 @@ class SetupScreen(Screen[None]):
             delay=0.0 if fast else (self.initial.delay or 0.6),
         )
 
-    def _check(self) -> Settings | None:
+    def _check(self) -> MatchSetup | None:
         check = self.query_one("#check", Static)
         start = self.query_one("#start", Button)
         players = int(str(self._value("#players")))
