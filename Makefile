@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[apps,server,env,dev]'
+	$(BIN)/pip install --quiet -e '.[apps,server,env,ray,dev]'
 	touch $(STAMP)
 
 # The browser tests drive Debian's Chromium: installed with apt when missing and possible

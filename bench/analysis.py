@@ -86,6 +86,7 @@ def calibration(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     bots = args.bots.split(",")
     pairs: list[tuple[float, bool]] = []
+    by_bot: dict[str, list[tuple[float, bool]]] = {name: [] for name in bots}
     started = time.process_time()
     game_seed = args.seed * 100_000
     with Progress(*Progress.get_default_columns(), MofNCompleteColumn()) as bar:
@@ -115,10 +116,19 @@ def calibration(args: argparse.Namespace) -> None:
                     bar.advance(task)
                 game.apply_unchecked(move)
             before = len(pairs) // args.every
-            pairs.extend((p, game.finish_order[0] == seat) for seat, p in picked)
+            for seat, p in picked:
+                pairs.append((p, game.finish_order[0] == seat))
+                by_bot[seated[seat]].append(pairs[-1])
             if len(pairs) // args.every > before and len(pairs) < args.positions:
                 _table(pairs, "so far", started)
     _table(pairs, f"{args.bots}, {args.samples} deals each", started)
+    print("| seat played by | positions | mean predicted | won |")
+    print("|---|---|---|---|")
+    for name, mine in by_bot.items():
+        if mine:
+            n = len(mine)
+            mean_p = sum(p for p, _ in mine) / n
+            print(f"| {name} | {n} | {mean_p:.3f} | {sum(w for _, w in mine) / n:.3f} |")
 
 
 def _table(pairs: list[tuple[float, bool]], what: str, started: float) -> None:

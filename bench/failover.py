@@ -53,6 +53,8 @@ class Node:
         self.cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--database-url", db]
         self.cmd += ["--redis-url", args.redis, "--redis-prefix", prefix]
         self.cmd += ["--port", str(self.port), "--grace", "1000", "--bot-pool", "thread"]
+        # Every client comes from loopback: the per-address caps are lifted.
+        self.cmd += ["--guests-per-address", "1000000/1", "--connections-per-address", "1000000/1"]
         self.cmd += ["--lease-ttl", str(args.lease_ttl), "--lease-renew", str(args.lease_renew)]
         self.cmd += ["--log-level", "warning"]
         self.proc = self.start()

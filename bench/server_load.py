@@ -191,16 +191,25 @@ def start_nodes(args: argparse.Namespace, database_url: str | None) -> list[tupl
     """The server processes, each with its base URL."""
     data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
     prefix = f"tienlen-bench-{secrets.token_hex(4)}:"
+    # Every client connects from this one address: lift the per-address caps on guests and
+    # connection attempts, which are there for a crowd of addresses, not for a benchmark.
+    env = {
+        **os.environ,
+        "TIENLEN_GUESTS_PER_ADDRESS": "1000000/1",
+        "TIENLEN_CONNECTIONS_PER_ADDRESS": "1000000/1",
+    }
     out = []
     for _ in range(args.nodes):
         port = free_port()
         cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
         cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
+        # Every client comes from loopback: the per-address caps are lifted.
+        cmd += ["--guests-per-address", "1000000/1", "--connections-per-address", "1000000/1"]
         if database_url is not None:
             cmd += ["--database-url", database_url]
         if args.redis is not None:
             cmd += ["--redis-url", args.redis, "--redis-prefix", prefix]
-        out.append((f"http://127.0.0.1:{port}", subprocess.Popen(cmd)))
+        out.append((f"http://127.0.0.1:{port}", subprocess.Popen(cmd, env=env)))
     return out
 
 

@@ -232,11 +232,12 @@ class Client:
         token: str | None = None,
         origin: str | None = None,
         welcome: bool = True,
+        via: str | None = None,
     ) -> Socket:
         """Open the table's socket (reading the welcome frame unless told not to); an empty
-        ``table`` opens the lobby's."""
+        ``table`` opens the lobby's. ``via``: another server's base URL (a cluster's node)."""
         path = f"/ws/tables/{table}" if table else "/ws/lobby"
-        url = f"ws://127.0.0.1:{self.base.rsplit(':', 1)[1]}{path}"
+        url = f"ws://127.0.0.1:{(via or self.base).rsplit(':', 1)[1]}{path}"
         query = {k: v for k, v in {"since": since, "invite": invite}.items() if v is not None}
         if query:
             url += "?" + "&".join(f"{k}={v}" for k, v in query.items())

@@ -137,3 +137,17 @@ def test_a_review_lists_every_decision_with_more_than_one_choice() -> None:
     assert len(data["players"][0]["curve"]) == len(expected)
     for d in data["decisions"]:
         assert {c["choice"] for c in d["choices"]} >= {d["choice"], d["best"]}
+
+
+def test_points_count_the_cards_held_when_the_first_seat_went_out_before_the_decision() -> None:
+    # Per-card scoring: every seat pays the first one out a point per card it held then.
+    # S1 went out holding nothing else while S2 held 2 cards: S2's points are -2 whatever
+    # it chooses now, though it holds 2 cards still.
+    rules = dataclasses.replace(Rules.preset("standard"), scoring="per-card")
+    game = Game(rules, hands=["3s 4s 9h Kd", "5c", "6d 7d", "8c 2s"])
+    game.play("3s")
+    game.play("5c")
+    assert game.finish_order == (1,) and game.turn == 2
+    values = analyse_decision(observe(game, 2), samples=8)
+    assert values.stake == "not last"
+    assert {v.points for v in values.choices} == {Estimate(-2.0, 0.0)}

@@ -236,3 +236,80 @@ def test_the_arena_plays_a_spec_with_options_as_its_own_entry() -> None:
     ):
         with pytest.raises(ValueError, match=message):
             run_arena(rules, [bad, "greedy"], games=2, seed=3)
+
+
+# --- cmd: bots by their hello name; decision times -------------------------------------------
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "protocol_bot.py"
+
+
+def named_bot(folder: Path, name: str) -> str:
+    """A ``cmd:`` entry for the example bot, greeting as ``name``, at ``folder/bot.py`` (so
+    every bot made here has the same file name)."""
+    folder.mkdir()
+    script = folder / "bot.py"
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert '"name": "example-lowest"' in text
+    script.write_text(text.replace('"example-lowest"', json.dumps(name)), encoding="utf-8")
+    return f"cmd:{sys.executable} {script}"
+
+
+def test_cmd_bots_are_labelled_by_their_hello_name_made_unique(tmp_path: Path) -> None:
+    alpha = named_bot(tmp_path / "a", "alpha")
+    beta = named_bot(tmp_path / "b", "beta")
+    also_alpha = named_bot(tmp_path / "c", "alpha")
+    rules = Rules.preset("standard")
+    # two programs of the same file name, told apart by what they call themselves
+    result = run_arena(rules, [alpha, beta, "greedy", "greedy"], games=4, seed=1)
+    assert result.labels == ("cmd:alpha", "cmd:beta", "greedy#1", "greedy#2")
+    assert [s.label for s in result.stats()] == list(result.labels)
+    assert result.to_dict()["labels"] == list(result.labels)
+    # two that give the same name are numbered
+    result = run_arena(rules, [alpha, also_alpha, "greedy", "random"], games=4, seed=1)
+    assert result.labels == ("cmd:alpha#1", "cmd:alpha#2", "greedy", "random")
+
+
+def test_labels_fall_back_to_the_program_without_a_hello_name() -> None:
+    specs = ["cmd:python /x/bot.py", "cmd:python /y/bot.py", "greedy"]
+    assert entry_labels(specs, ["mine", "", "greedy"]) == ["cmd:mine", "cmd:bot.py", "greedy"]
+    assert entry_labels(specs, ["same", "same", "greedy"]) == [
+        "cmd:same#1",
+        "cmd:same#2",
+        "greedy",
+    ]
+
+
+def test_each_entry_reports_its_decision_time() -> None:
+    rules = Rules.preset("standard")
+    result = run_arena(
+        rules, ["ismcts:iterations=30", "greedy", "greedy", "random"], games=4, seed=2
+    )
+    stats = result.stats()
+    asked = [sum(len(o.times[e]) for o in result.outcomes) for e in range(4)]
+    assert [s.decisions for s in stats] == asked and all(n > 0 for n in asked)
+    assert sum(asked) == sum(o.decisions for o in result.outcomes)
+    for s in stats:
+        assert 0 < s.decision_ms_median <= s.decision_ms_p99
+    # a search of 30 iterations a move takes longer than a greedy pick
+    assert stats[0].decision_ms_median > stats[1].decision_ms_median
+    entry = result.to_dict()["entries"][0]
+    assert entry["decision_ms_median"] == stats[0].decision_ms_median
+    assert entry["decision_ms_p99"] == stats[0].decision_ms_p99
+
+
+def test_the_decision_time_is_the_median_and_the_99th_percentile() -> None:
+    times = tuple(float(ms) / 1000 for ms in range(1, 101))  # 1 ms to 100 ms
+    outs = [
+        GameOutcome(0, 0, (0, 1), (1, 2), (1, -1), 100, times=(times, ())),
+    ]
+    a, b = entry_stats(["a", "b"], outs, 2)
+    assert a.decisions == 100
+    assert a.decision_ms_median == pytest.approx(50.5)
+    assert a.decision_ms_p99 == pytest.approx(99.01)
+    assert b.decisions == 0 and b.decision_ms_median != b.decision_ms_median  # nan: none asked
+
+
+def test_the_arena_table_shows_decision_times(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["arena", "--bots", "greedy,random", "--games", "2", "--seed", "1", "--quiet"]
+    assert main([*args, "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "ms median, p99" in out

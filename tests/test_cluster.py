@@ -45,6 +45,8 @@ pytestmark = [
 NODE_LOG = os.environ.get("TIENLEN_TEST_NODE_LOG", "warning")
 #: Short leases, so a takeover comes within about a second or two.
 LEASE = ["--lease-ttl", "1.5", "--lease-renew", "0.3"]
+#: Every test client is on loopback: the per-address caps are lifted but where tested.
+UNCAPPED = ["--guests-per-address", "100000/1", "--connections-per-address", "100000/1"]
 #: Refusals a client answers by trying again (the table is changing servers, or Redis is
 #: down; "stale": another event came first).
 RETRY = {"unavailable", "moved", "stale"}
@@ -68,12 +70,15 @@ def until(test: Callable[[], Any], what: str) -> Any:
 class Node:
     """``tienlen serve`` as a cluster node, in a child process."""
 
-    def __init__(self, db: str, redis: str, prefix: str, log: Path, grace: float) -> None:
+    def __init__(
+        self, db: str, redis: str, prefix: str, log: Path, grace: float, extra: Sequence[str]
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
         args = ["serve", "--database-url", db, "--redis-url", redis, "--redis-prefix", prefix]
         args += ["--port", str(self.port), "--grace", str(grace), "--bot-pool", "thread", *LEASE]
+        args += extra or UNCAPPED
         with log.open("ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tienlen.apps.cli", *args, "--log-level", NODE_LOG],
@@ -115,7 +120,8 @@ class Site:
         self.prefix = f"tienlen-test-{secrets.token_hex(4)}:"
         self.nodes: list[Node] = []
 
-    def start(self, n: int, *, grace: float = 1000) -> list[Node]:
+    def start(self, n: int, *, grace: float = 1000, extra: Sequence[str] = ()) -> list[Node]:
+        """Start ``n`` more nodes (``extra``: their options, instead of :data:`UNCAPPED`)."""
         new = [
             Node(
                 self.db,
@@ -123,6 +129,7 @@ class Site:
                 self.prefix,
                 self.tmp / f"node{len(self.nodes) + i}.log",
                 grace,
+                extra,
             )
             for i in range(n)
         ]
@@ -628,3 +635,31 @@ def test_a_player_gone_with_the_owner_gets_the_grace_then_a_bot(tmp_path: Path) 
             for f in sockets[live].frames
             if f["type"] == "event" and f["event"]["kind"] == "away"
         )
+
+
+def test_the_caps_hold_across_nodes(tmp_path: Path) -> None:
+    caps = ["--sockets-per-player", "2", "--guests-per-address", "3/3600"]
+    caps += ["--connections-per-address", "100000/1"]
+    with site(tmp_path) as s:
+        a, b = s.start(2, extra=caps)
+        # Guests per address: three over the site, wherever they are made.
+        one, _two = Client(a.base, "One"), Client(b.base, "Two")
+        three = Client(a.base, "Three")
+        r = httpx.post(f"{b.base}/api/guest", json={"name": "Four"})
+        assert r.status_code == 429 and r.json()["code"] == "rate_limited", r.text
+        # Sockets per player: two over the site.
+        table = one.create()["table"]["id"]
+        at_a = one.socket(table)
+        second = one.socket(table, via=b.base)
+        refused = one.socket(table, via=b.base, welcome=False)
+        error = refused.recv()
+        assert error["code"] == "too_many_sockets", error
+        three.socket(table)  # another player is not held back
+        second.close()
+
+        def reopened() -> bool:
+            s = one.socket(table, welcome=False)
+            return bool(s.recv()["type"] == "welcome")
+
+        until(reopened, "the socket closed at node b is uncounted at node a")
+        at_a.close()

@@ -152,3 +152,22 @@ def test_no_public_attribute_holds_the_game(env: TienLenGym | TienLenAEC) -> Non
         public = {name: getattr(env, name, None) for name in dir(env) if not name.startswith("_")}
     assert [name for name, value in public.items() if isinstance(value, Game)] == []
     assert "game" not in public
+
+
+# --- a trainer on top: sb3-contrib's MaskablePPO ---------------------------------------------
+
+
+@pytest.mark.slow  # torch and 64 steps of PPO: about 20 s of CPU
+def test_maskable_ppo_trains_on_the_registered_env_and_only_picks_legal_moves() -> None:
+    sb3 = pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed")
+    env = gym.make(GYM_ID, opponents=["random"] * 3, seat=0)
+    model = sb3.MaskablePPO("MultiInputPolicy", env, n_steps=32, batch_size=32, seed=1)
+    model.learn(total_timesteps=64)  # the library reaches action_masks() through the wrappers
+    obs, _ = env.reset(seed=9)
+    done, info = False, {}
+    while not done:
+        masks = env.get_wrapper_attr("action_masks")()
+        action = int(model.predict(obs, action_masks=masks, deterministic=True)[0])
+        assert masks[action]
+        obs, _, done, _, info = env.step(action)
+    assert "illegal_action" not in info and len(info["finish_order"]) == 4

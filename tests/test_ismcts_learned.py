@@ -50,6 +50,7 @@ def test_the_learned_playout_plays_the_learned_bot_at_every_seat() -> None:
         assert searched.history == played.history
 
 
+@pytest.mark.slow
 def test_a_guided_search_plays_a_legal_game() -> None:
     game = Game("standard", seed=8)
     bots = [IsmctsBot(seed=s, roots="learned", playout="learned") for s in range(4)]

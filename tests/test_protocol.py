@@ -178,7 +178,7 @@ def test_the_arena_runs_cmd_entries() -> None:
     )
     assert len(result.outcomes) == 4
     assert result.problems == []
-    assert result.labels[0] == "cmd:protocol_bot.py"
+    assert result.labels[0] == "cmd:example-lowest"  # the name its hello gives
 
 
 @pytest.mark.parametrize(

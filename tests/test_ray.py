@@ -12,6 +12,8 @@ import pytest
 np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
 pytest.importorskip("gymnasium", reason="the env extra (gymnasium) is not installed")
 ray = pytest.importorskip("ray", reason="Ray (the ray extra) is not installed")
+# each module run starts a Ray instance (tens of seconds): left out of make test-fast
+pytestmark = pytest.mark.slow
 
 from tienlen import Rules  # noqa: E402
 from tienlen.apps.cli import main  # noqa: E402
@@ -28,6 +30,7 @@ def cluster() -> Iterator[None]:
     ray.shutdown()
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_a_training_round_on_ray_gives_the_local_pools_weights(
     tmp_path: Path, cluster: None
 ) -> None:
@@ -58,6 +61,7 @@ def test_a_training_round_on_ray_gives_the_local_pools_weights(
     assert evals[0] == evals[1] and evals[0]["random"]["games"] == 4
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_tienlen_train_with_ray_runs_a_round_there(
     tmp_path: Path, cluster: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -69,6 +73,7 @@ def test_tienlen_train_with_ray_runs_a_round_there(
     assert "done: " in shown.out and (out / "latest.npz").exists()
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(
     tmp_path: Path, cluster: None
 ) -> None:
@@ -81,6 +86,7 @@ def test_tienlen_arena_with_ray_plays_the_deals_of_the_local_run(
     assert there["entries"] == here["entries"] and there["games"] == here["games"] == 6
 
 
+@pytest.mark.slow  # a Ray instance takes seconds to start
 def test_an_arena_on_ray_refuses_cmd_bots(cluster: None) -> None:
     with (
         RayExecutor("auto") as executor,

@@ -235,6 +235,7 @@ def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
     for i, seen in enumerate(gives):
         for m in seen:
             giver = m["event"]["seat"]
+            assert m["event"]["partner"] == receiver[giver]  # every seat sees who receives
             shown = "cards" in m["event"]
             assert shown == (i in (giver, receiver[giver])), (i, m)
     # pike with two players: the second game is played with the first deal's spare hands.

@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("textual")
 
 from rich.text import Text
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
@@ -31,10 +32,12 @@ from tienlen.apps.tui.screens import (
     GameScreen,
     HelpScreen,
     MatchOverScreen,
+    QuitScreen,
     ReplayScreen,
     SetupScreen,
 )
 from tienlen.apps.tui.widgets import HandView, LogView, PileView, SeatsView
+from tienlen.cards import mask_of
 from tienlen.record import record_of
 
 STANDARD = Rules.preset("standard")
@@ -440,6 +443,144 @@ def test_ctrl_s_saves_and_the_match_resumes_where_it_was(tmp_path: Path) -> None
             assert shown == list(resumed.hand)
 
     run(resume)
+
+
+def test_ctrl_q_mid_match_asks_saves_and_resume_goes_on_from_there(tmp_path: Path) -> None:
+    ctl = MatchController(settings())
+    path = tmp_path / "tienlen-match.json"
+    app = TienLenApp(controller=ctl, save_path=path)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, QuitScreen)  # asked, not quit
+            await pilot.press("escape")  # play on
+            await pilot.pause()
+            assert isinstance(app.screen, GameScreen) and not path.exists()
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            await pilot.press("enter")  # Save and quit
+            await pilot.pause()
+            assert app.return_code == 0 and not app.is_running
+
+    run(scenario)
+    assert path.exists()
+    played = ctl.game.history
+    assert played  # the bots had moved before the person's first turn
+    app2 = TienLenApp(settings=settings(), save_path=path)
+
+    async def resume() -> None:
+        async with app2.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app2.screen, GameScreen)
+            assert app2.screen.controller.game.history == played
+
+    run(resume)
+
+
+def test_ctrl_q_quits_at_once_when_no_match_is_in_progress(tmp_path: Path) -> None:
+    app = TienLenApp(settings=settings(), save_path=tmp_path / "none.json")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert not app.is_running
+
+    run(scenario)
+    assert not (tmp_path / "none.json").exists()
+
+
+def test_resume_without_a_save_says_there_is_none(tmp_path: Path) -> None:
+    path = tmp_path / "tienlen-match.json"
+    app = TienLenApp(settings=settings(), save_path=path)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.screen.query_one("#resume", Button).disabled
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert isinstance(app.screen, SetupScreen)
+            assert static_text(app, "#check") == (
+                f"✗ no saved match in {path}: ctrl+s saves a match, and so does quitting in "
+                "the middle of one"
+            )
+            assert "Errno" not in screen_text(app)
+
+    run(scenario)
+
+
+def test_a_burst_of_typed_keys_reaches_the_entry_whole() -> None:
+    """Keys typed faster than the focus moves (a terminal delivers them in one read) all go
+    to the entry line in order: none is lost or read as a hand key (space, c, h, p)."""
+    ctl = MatchController(settings())
+    app = TienLenApp(controller=ctl)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            cards = list(ctl.hand)[:3]
+            typed = " ".join(c.ascii().lower() for c in cards)
+            for ch in typed:  # queued at once, as a fast typist's keys arrive
+                app.post_message(events.Key("space" if ch == " " else ch, ch))
+            await pilot.pause()
+            await pilot.pause()
+            assert app.screen.query_one("#entry", Input).value == typed
+            assert ctl.selected == mask_of(cards)
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("start", ["game", "setup"])
+def test_the_footer_keeps_quit_at_80_columns(start: str) -> None:
+    ctl = MatchController(settings())
+    app = TienLenApp(controller=ctl) if start == "game" else TienLenApp(settings=settings())
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            if start == "game":
+                await settle(pilot, ctl)
+            await pilot.pause()
+            assert screen_text(app).splitlines()[-1].endswith("^q Quit")
+
+    run(scenario)
+
+
+def test_ctrl_n_opens_the_new_match_screen() -> None:
+    ctl = MatchController(settings())
+    app = TienLenApp(controller=ctl)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, ctl)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert isinstance(app.screen, SetupScreen)
+
+    run(scenario)
+
+
+def test_the_log_and_status_speak_to_you_in_the_second_person() -> None:
+    lines: list[str] = []
+    for seed in range(12):
+        ctl = MatchController(settings(seed=seed, bots=("greedy",) * 3))
+        while not ctl.game_over:
+            if ctl.bot_to_act:
+                ctl.step_bot()
+                continue
+            lines.append(ctl.status())
+            plays = [m for m in ctl.game.legal_plays() if not m.is_pass]
+            ctl.play_text(" ".join(c.ascii() for c in plays[0].cards) if plays else "pass")
+        lines += ctl.log
+    text = "\n".join(lines)
+    assert "Game 1: You lead" in text and "You are out (place 1)" in text
+    for wrong in ("You leads", "You is", "You wins", "You holds", "You chooses", " 1 cards"):
+        assert wrong not in text
 
 
 # --- the new-match screen -----------------------------------------------------------------

@@ -67,7 +67,7 @@ __all__ = [
     "score",
     "why_not_beats",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 COMPILED: bool = not (_movegen.__file__ or "").endswith(".py")
 """Whether the engine's hot modules run compiled with mypyc (``make compiled``) rather

@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Deals the best choices of a decision are played out on by default.
-DEFAULT_SAMPLES = 48
+DEFAULT_SAMPLES = 128
 #: Deals every choice is played out on before the worse half is dropped.
 FIRST_SAMPLES = 8
 
@@ -114,14 +114,16 @@ class DecisionValues:
 
     def loss(self, choice: Move) -> Estimate:
         """How much stake probability ``choice`` gives up against the best choice, measured
-        on the deals both were played out on, with its standard error (0 for the best)."""
+        on the deals both were played out on, with its standard error (0 for the best).
+        The error counts two deals more, one going each way, so that a few deals that all
+        came out alike do not claim certainty."""
         best = self.best
         mine = self.value_of(choice)
         if mine is best:
             return Estimate(0.0, 0.0)
         n = min(len(best.wins), len(mine.wins))
         diffs = [a - b for a, b in zip(best.wins[:n], mine.wins[:n], strict=True)]
-        return Estimate.of(diffs)
+        return Estimate(Estimate.of(diffs).mean, Estimate.of([*diffs, 1.0, -1.0]).error)
 
 
 class _Scorer:

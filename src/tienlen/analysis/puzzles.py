@@ -33,6 +33,7 @@ from .solver import Solver, TooLargeError
 __all__ = [
     "PUZZLE_FILE",
     "Puzzle",
+    "check_data",
     "difficulty_of",
     "elo_update",
     "find_puzzle",
@@ -176,6 +177,12 @@ def puzzles_of_record(
             if found is not None:
                 yield found
         apply_action(game, action)
+
+
+def check_data(data: dict[str, Any], answer: str) -> bool:
+    """:meth:`Puzzle.check` of a puzzle given as :meth:`Puzzle.to_dict` data (for a worker
+    process, which takes plain data)."""
+    return Puzzle.from_dict(data).check(answer)
 
 
 def starter_set() -> list[Puzzle]:

@@ -48,8 +48,12 @@ __all__ = [
     "THRESHOLDS",
     "GameReview",
     "ReviewedDecision",
+    "decisions_of",
     "label",
+    "review_decision",
+    "review_decision_data",
     "review_game",
+    "summary",
 ]
 
 #: The labels, best first.
@@ -143,42 +147,28 @@ class GameReview:
         """The decisions of ``seat``."""
         return [d for d in self.decisions if d.seat == seat]
 
+    def player(self, seat: int) -> dict[str, Any]:
+        """``seat``'s accuracy (100 × (1 − the mean loss) over its decisions, ``None`` with
+        none), label counts and win-probability curve ((action number, probability of the
+        stake after the choice made) at each of its decisions), as :func:`summary` gives
+        them."""
+        return summary([seat], [d.to_dict() for d in self.of(seat)])[0]
+
     def accuracy(self, seat: int) -> float | None:
-        """100 × (1 − the mean loss) over ``seat``'s decisions (``None`` with none)."""
-        mine = self.of(seat)
-        if not mine:
-            return None
-        return 100.0 * (1.0 - sum(max(0.0, d.loss.mean) for d in mine) / len(mine))
-
-    def counts(self, seat: int) -> dict[str, int]:
-        """How many of ``seat``'s decisions got each label."""
-        out = dict.fromkeys(LABELS, 0)
-        for d in self.of(seat):
-            out[d.label] += 1
-        return out
-
-    def curve(self, seat: int) -> list[tuple[int, float]]:
-        """(action number, probability of the stake after the choice made) at each of
-        ``seat``'s decisions: its win-probability curve over the game."""
-        return [(d.number, d.values.value_of(d.played).win.mean) for d in self.of(seat)]
+        """``seat``'s accuracy (see :meth:`player`)."""
+        accuracy: float | None = self.player(seat)["accuracy"]
+        return accuracy
 
     def to_dict(self) -> dict[str, Any]:
         """The review as JSON data (docs/analysis.md)."""
         rules = self.record.rules
+        decisions = [d.to_dict() for d in self.decisions]
         return {
             "rules": rules.code(),
             "samples": self.samples,
             "seats": list(self.seats),
-            "players": [
-                {
-                    "seat": s,
-                    "accuracy": None if (a := self.accuracy(s)) is None else round(a, 1),
-                    "labels": self.counts(s),
-                    "curve": [[n, round(w, 4)] for n, w in self.curve(s)],
-                }
-                for s in self.seats
-            ],
-            "decisions": [d.to_dict() for d in self.decisions],
+            "players": summary(self.seats, decisions),
+            "decisions": decisions,
             "skipped": self.skipped,
         }
 
@@ -199,6 +189,72 @@ def _exact(game: Game, seat: int, solver: Solver) -> dict[int, bool] | None:
     return {m.mask: won for m, won in solution.choices}
 
 
+def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
+    """The action numbers of the decisions a review values (play-phase decisions of
+    ``seats``, default every seat, with more than one legal choice), and how many of their
+    decisions were trades or gives (not valued)."""
+    rules = record.rules
+    chosen = _seats(record, seats)
+    game = record.new_game()
+    todo: list[int] = []
+    skipped = 0
+    for number, action in enumerate(record.actions, 1):
+        if action.seat in chosen and action.kind != "ask":
+            if game.phase == "play" and action.kind in ("play", "pass"):
+                if len(game.legal_plays()) > 1:
+                    todo.append(number)
+            elif game.phase in ("trading", "exchange"):
+                skipped += 1
+        apply_action(game, action)
+    assert rules.players == len(game.hand_masks)
+    return todo, skipped
+
+
+def _seats(record: GameRecord, seats: Iterable[int] | None) -> tuple[int, ...]:
+    n = record.rules.players
+    chosen = tuple(sorted(set(range(n) if seats is None else seats)))
+    for s in chosen:
+        if not 0 <= s < n:
+            raise ValueError(f"seat must be 0-{n - 1}, not {s!r}")
+    return chosen
+
+
+def review_decision(
+    record: GameRecord,
+    number: int,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int | str = 0,
+    solver: Solver | None = None,
+    before: Game | None = None,
+) -> ReviewedDecision:
+    """Value and label the decision of action ``number`` of ``record`` (``before``: the game
+    just before it, if the caller has it)."""
+    if before is None:
+        before = record.new_game()
+        for action in record.actions[: number - 1]:
+            apply_action(before, action)
+    after = before.copy()
+    apply_action(after, record.actions[number - 1])
+    entry = after.history[-1]
+    assert isinstance(entry, Action), "a play-phase action is a play or a pass"
+    played = entry.move
+    seat = before.turn
+    values = analyse_decision(
+        observe(before, seat), samples=samples, seed=f"{seed} {number}", keep=(played,)
+    )
+    loss = values.loss(played)
+    return ReviewedDecision(
+        number=number,
+        seat=seat,
+        played=played,
+        values=values,
+        loss=loss,
+        label=label(loss),
+        exact=_exact(before, seat, solver or Solver(nodes=SOLVER_NODES)),
+    )
+
+
 def review_game(
     record: GameRecord,
     *,
@@ -209,49 +265,54 @@ def review_game(
 ) -> GameReview:
     """Review ``record``: value and label every play-phase decision of ``seats`` (default:
     every seat). ``progress(done, total)`` is called as the decisions are analysed."""
-    rules = record.rules
-    chosen = tuple(sorted(set(range(rules.players) if seats is None else seats)))
-    for s in chosen:
-        if not 0 <= s < rules.players:
-            raise ValueError(f"seat must be 0-{rules.players - 1}, not {s!r}")
-    # First pass: find the decisions (cheap), so that progress can say how many.
-    game = record.new_game()
-    todo: list[tuple[int, Game]] = []
-    skipped = 0
-    for number, action in enumerate(record.actions, 1):
-        if action.seat in chosen and action.kind != "ask":
-            if game.phase == "play" and action.kind in ("play", "pass"):
-                if len(game.legal_plays()) > 1:
-                    todo.append((number, game.copy()))
-            elif game.phase in ("trading", "exchange"):
-                skipped += 1
-        apply_action(game, action)
+    chosen = _seats(record, seats)
+    todo, skipped = decisions_of(record, chosen)
     solver = Solver(nodes=SOLVER_NODES)
+    game = record.new_game()
+    at = 0
     out = []
-    for done, (number, before) in enumerate(todo):
+    for done, number in enumerate(todo):
         if progress is not None:
             progress(done, len(todo))
-        after = before.copy()
-        apply_action(after, record.actions[number - 1])
-        entry = after.history[-1]
-        assert isinstance(entry, Action), "a play-phase action is a play or a pass"
-        played = entry.move
-        seat = before.turn
-        values = analyse_decision(
-            observe(before, seat), samples=samples, seed=f"{seed} {number}", keep=(played,)
-        )
-        loss = values.loss(played)
+        for action in record.actions[at : number - 1]:
+            apply_action(game, action)
+        at = number - 1
         out.append(
-            ReviewedDecision(
-                number=number,
-                seat=seat,
-                played=played,
-                values=values,
-                loss=loss,
-                label=label(loss),
-                exact=_exact(before, seat, solver),
-            )
+            review_decision(record, number, samples=samples, seed=seed, solver=solver, before=game)
         )
     if progress is not None:
         progress(len(todo), len(todo))
     return GameReview(record, chosen, samples, tuple(out), skipped)
+
+
+def summary(seats: Iterable[int], decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each seat's accuracy, label counts and win-probability curve, from its decisions as
+    :meth:`ReviewedDecision.to_dict` writes them (see :class:`GameReview`)."""
+    out = []
+    for seat in seats:
+        mine = [d for d in decisions if d["seat"] == seat]
+        counts = dict.fromkeys(LABELS, 0)
+        for d in mine:
+            counts[d["label"]] += 1
+        accuracy = None
+        if mine:
+            lost = sum(max(0.0, d["loss"]["mean"]) for d in mine) / len(mine)
+            accuracy = round(100.0 * (1.0 - lost), 1)
+        curve = [
+            [
+                d["number"],
+                next(c["win"]["mean"] for c in d["choices"] if c["choice"] == d["choice"]),
+            ]
+            for d in mine
+        ]
+        out.append({"seat": seat, "accuracy": accuracy, "labels": counts, "curve": curve})
+    return out
+
+
+def review_decision_data(
+    data: dict[str, Any], number: int, samples: int, seed: str
+) -> dict[str, Any]:
+    """:func:`review_decision` from and to JSON data (a record's ``to_dict()``): for a
+    worker process, which takes and gives plain data."""
+    record = GameRecord.from_dict(data)
+    return review_decision(record, number, samples=samples, seed=seed).to_dict()

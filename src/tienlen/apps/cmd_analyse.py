@@ -46,7 +46,6 @@ def register(subparsers: Any) -> None:
     """Add the ``analyse`` subcommand."""
     p: argparse.ArgumentParser = subparsers.add_parser(
         "analyse",
-        aliases=["analyze"],
         help="find the mistakes of a recorded game: every decision valued and labelled",
         description=(
             "Replay a game record (JSON or text form; a saved match: every game) and value "
@@ -199,15 +198,16 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
         console.print("No decision lost anything measurable.")
     console.print("Players", style="italic")
     for seat in review.seats:
-        accuracy = review.accuracy(seat)
+        player = review.player(seat)
+        accuracy = player["accuracy"]
         if accuracy is None:
             console.print(f"  {escape(names[seat])}: no decision to analyse")
             continue
-        counts = review.counts(seat)
+        counts = player["labels"]
         labels = ", ".join(
             f"{counts[name]} [{_STYLE[name]}]{name}[/]" for name in LABELS if counts[name]
         )
-        curve = sparkline([w for _, w in review.curve(seat)])
+        curve = sparkline([w for _, w in player["curve"]])
         console.print(
             f"  {escape(names[seat])}: accuracy {accuracy:.1f}% over "
             f"{len(review.of(seat))} decisions ({labels})\n    win probability: {curve}"

@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = Console(width=None if sys.stdout.isatty() else 140)
     cluster = RayExecutor(args.ray) if args.ray is not None else None
     run = functools.partial(
         run_arena,
@@ -191,6 +191,13 @@ def _ci(pair: tuple[float, float], fmt: str) -> str:
     return f"{format(pair[0], fmt)}–{format(pair[1], fmt)}"
 
 
+def _ms(value: float) -> str:
+    """Milliseconds, two significant figures below 10 (``-`` for none)."""
+    if math.isnan(value):
+        return "-"
+    return f"{value:#.2g}" if value < 10 else f"{value:.0f}"
+
+
 def _print(console: Any, result: Any) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -202,7 +209,16 @@ def _print(console: Any, result: Any) -> None:
         f"({deals} duplicate deals × {result.rules.players} rotations), seed {result.seed}"
     )
     table = Table(title=title)
-    for col in ("bot", "games", "win % [95% CI]", "loss % [95% CI]", "mean position", "mean score"):
+    columns = (
+        "bot",
+        "games",
+        "win % [95% CI]",
+        "loss % [95% CI]",
+        "mean position",
+        "mean score",
+        "ms median, p99",
+    )
+    for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
     for s in result.stats():
         table.add_row(
@@ -212,6 +228,7 @@ def _print(console: Any, result: Any) -> None:
             f"{100 * s.loss_rate:.1f} [{_ci((100 * s.loss_ci[0], 100 * s.loss_ci[1]), '.1f')}]",
             f"{s.mean_position:.3f} [{_ci(s.position_ci, '.3f')}]",
             f"{s.mean_score:+.3f} [{_ci(s.score_ci, '+.3f')}]",
+            f"{_ms(s.decision_ms_median)}, {_ms(s.decision_ms_p99)}",
         )
     console.print(table)
     console.print(

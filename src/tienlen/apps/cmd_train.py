@@ -58,10 +58,8 @@ def _names(text: str) -> tuple[str, ...]:
 
 def _combine(paths: list[Path], out: Path) -> int:
     """Write the ensemble of the checkpoints ``paths`` to ``out``."""
-    try:
-        from tienlen.players.bots.learned import QNet
-    except ImportError as e:
-        raise ValueError(f"the learned bot needs numpy (pip install 'tienlen[env]'): {e}") from e
+    from tienlen.players.bots.learned import QNet
+
     nets = []
     for path in paths:
         try:
@@ -230,10 +228,7 @@ def run(args: argparse.Namespace) -> int:
     cpus = os.cpu_count() or 1
     if args.ray is None and args.workers is not None and args.workers > cpus:
         raise ValueError(f"--workers {args.workers} is more than the {cpus} cores here")
-    try:
-        from tienlen.env.train import TrainConfig
-    except ImportError as e:
-        raise ValueError(f"training needs the env extra (pip install 'tienlen[env]'): {e}") from e
+    from tienlen.env.train import TrainConfig
     from tienlen.players.executors import executor
 
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")

@@ -47,7 +47,7 @@ from tienlen.text import NAME_CHARS, printable
 
 from .files import read_input, write_atomic
 from .observable import Observable
-from .seats import SEAT_NAMES, bot_info, make_player
+from .seats import SEAT_NAMES, bot_info, make_player, plural, says
 
 __all__ = [
     "HUMAN",
@@ -489,7 +489,7 @@ class MatchController(Observable):
     def _ask(self, asker: int, seat: int) -> None:
         """``asker`` asks ``seat``'s card count; the answer goes to the log and the note."""
         count = self.game.ask_count(asker, seat)
-        answer = f"{self.names[seat]} holds {count} card{'s' if count != 1 else ''}"
+        answer = f"{says(self.names[seat], 'holds')} {plural(count, 'card')}"
         self.log.append(f"{self.names[asker]} asked: {answer}")
         self._say(answer)
 
@@ -565,18 +565,20 @@ class MatchController(Observable):
         who = self.names[seat]
         if isinstance(move, Give):
             n = move.mask.bit_count()
-            self.log.append(f"{who} gave {n} card{'s' if n > 1 else ''} back")
+            self.log.append(f"{who} gave {plural(n, 'card')} back")
         elif move.is_pass:
             self.log.append(f"{who} passed")
         else:
             self.log.append(f"{who}: {describe_move(move)}")
             if g.cards_left(seat) == 0:
-                self.log.append(f"{who} is out (place {g.finish_order.index(seat) + 1})")
+                place = g.finish_order.index(seat) + 1
+                self.log.append(f"{says(who, 'is')} out (place {place})")
         if not g.is_over and not g.pile and g.phase == "play" and isinstance(move, Move):
-            self.log.append(f"— {self.names[g.turn]} leads a fresh pile")
+            self.log.append(f"— {says(self.names[g.turn], 'leads')} a fresh pile")
         self._settle()
         if g.is_over:
-            self.log.append(f"Game {self.match.number} over: {self.names[g.finish_order[0]]} wins")
+            winner = says(self.names[g.finish_order[0]], "wins")
+            self.log.append(f"Game {self.match.number} over: {winner}")
         self._changed()
 
     def _settle(self) -> None:
@@ -595,7 +597,7 @@ class MatchController(Observable):
         if g.redeals:
             times = "once" if g.redeals == 1 else f"{g.redeals} times"
             self.log.append(f"Four 2s were dealt: the cards were dealt again ({times})")
-        self.log.append(f"Game {self.match.number}: {self.names[g.leader]} leads")
+        self.log.append(f"Game {self.match.number}: {says(self.names[g.leader], 'leads')}")
         if g.phase == "trading":
             self.log.append("Nobody offers a trade this game")
         self._settle()
@@ -603,7 +605,9 @@ class MatchController(Observable):
             self.log.append("Exchange: the losers hand their highest cards to the winners")
         if g.instant_win is not None:
             seat, name = g.instant_win
-            self.log.append(f"{self.names[seat]} wins at once with {name.replace('-', ' ')}")
+            self.log.append(
+                f"{says(self.names[seat], 'wins')} at once with {name.replace('-', ' ')}"
+            )
         self._say("")
 
     def next_game(self) -> None:
@@ -626,9 +630,8 @@ class MatchController(Observable):
             receiver = g.exchange_receiver(g.turn)
             count = len(g.legal_moves()[0].cards) if g.turn == HUMAN else 0
             if g.turn == HUMAN and receiver is not None:
-                cards = f"{count} card{'s' if count > 1 else ''}"
-                return f"Exchange: give {cards} to {self.names[receiver]}"
-            return f"Exchange: {self.names[g.turn]} chooses cards to give back"
+                return f"Exchange: give {plural(count, 'card')} to {self.names[receiver]}"
+            return f"Exchange: {says(self.names[g.turn], 'chooses')} cards to give back"
         if g.turn != HUMAN:
             return f"{self.label(g.turn)} to play"
         top = g.top

@@ -20,6 +20,7 @@ from tienlen.cards import format_cards
 from tienlen.text import printable
 
 from .controller import HUMAN, MatchController, MatchSetup, describe_move
+from .seats import plural
 from .tui.texts import HELP_PLAIN
 
 __all__ = ["MAX_LINE", "PlainGame", "play_plain"]
@@ -158,10 +159,7 @@ class PlainGame:
                 state.append("on top")
             if s.passed:
                 state.append("passed")
-            if s.cards is None:
-                cards = f"? cards (ask {s.seat})"
-            else:
-                cards = f"{s.cards} card{'s' if s.cards != 1 else ''}"
+            cards = plural(s.cards, "card") if s.cards is not None else f"? cards (ask {s.seat})"
             self.say(f"{s.name} ({s.level}): {cards}" + (f", {', '.join(state)}" if state else ""))
         if view.pile:
             top = view.pile[-1]

@@ -15,6 +15,13 @@ Statistics per entry (see :func:`entry_stats`):
   observation accounts for that. Rates use the games as if independent: for an entry that
   plays every hand of a deal this is conservative (the deal's luck cancels out).
 
+Decision time: the seconds each entry took per decision it was asked (forced moves are not
+asked), as the median and the 99th percentile; a ``cmd:`` bot's includes the exchange with
+its process.
+
+Labels: a built-in bot is labelled by its spec, a ``cmd:`` bot by the name it gives in its
+hello (``cmd:my-bot``); a label that would be shown twice is numbered (``greedy#1``).
+
 Ratings: openskill's Plackett-Luce model (each game a free-for-all ranked by finishing
 position, entries processed in deal and rotation order), shown as mu, sigma and the
 conservative ordinal mu − 3·sigma. Skipped when openskill is not installed.
@@ -30,6 +37,7 @@ import shlex
 import shutil
 import signal
 import statistics
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,18 +83,21 @@ def _program_name(command: str) -> str:
     return printable(os.path.basename(script) or script, limit=NAME_CHARS)
 
 
-def entry_labels(specs: Sequence[str]) -> list[str]:
-    """Display labels: a spec used more than once gets ``#1``, ``#2`` … (``greedy#2``)."""
-    labels = []
-    for i, spec in enumerate(specs):
-        base = spec
+def entry_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
+    """Display labels, one per entry: the spec of a built-in bot; for a ``cmd:`` bot,
+    ``cmd:`` and its name (``names[e]``, the one its hello gave; without ``names``, its
+    program's). A label used more than once gets ``#1``, ``#2`` … (``greedy#2``)."""
+    bases = []
+    for e, spec in enumerate(specs):
         if spec.startswith("cmd:"):
-            base = "cmd:" + _program_name(spec[4:])
-        if specs.count(spec) > 1:
-            labels.append(f"{base}#{specs[: i + 1].count(spec)}")
+            name = names[e] if names is not None and names[e] else _program_name(spec[4:])
+            bases.append("cmd:" + name)
         else:
-            labels.append(base)
-    return labels
+            bases.append(spec)
+    return [
+        f"{base}#{bases[: e + 1].count(base)}" if bases.count(base) > 1 else base
+        for e, base in enumerate(bases)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +113,11 @@ class GameOutcome:
     """Score of each entry for this game."""
     decisions: int
     problems: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    """Each entry's player's name (a ``cmd:`` bot's from its hello)."""
+    times: tuple[tuple[float, ...], ...] = field(default=(), compare=False)
+    """Each entry's seconds per decision it was asked, in order (a measurement, so two
+    outcomes of the same play compare equal whatever their times)."""
 
 
 def play_game(
@@ -110,13 +126,19 @@ def play_game(
     budget: Budget = _NO_BUDGET,
     *,
     on_problem: Callable[[str], None] | None = None,
+    on_decision: Callable[[int, float], None] | None = None,
 ) -> int:
     """Play ``game`` to its end, seat ``s`` by ``players[s]``; forced moves (a single legal
-    move) are made without asking. Returns the number of decisions asked for."""
+    move) are made without asking. ``on_decision(seat, seconds)`` hears how long each
+    decision took. Returns the number of decisions asked for."""
 
     def pick(game: Game, legal: Sequence[Choice]) -> Choice:
         seat = game.turn
-        move, problem = choose_safely(players[seat], observe(game, seat), legal, budget)
+        obs = observe(game, seat)
+        start = time.perf_counter()
+        move, problem = choose_safely(players[seat], obs, legal, budget)
+        if on_decision is not None:
+            on_decision(seat, time.perf_counter() - start)
         if problem is not None and on_problem is not None:
             on_problem(f"seat {seat}: {problem}")
         return move
@@ -201,6 +223,11 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
     options = dict(job.bot_options)
     out = []
     base = deal_seed(job.seed, job.deal)
+    times: list[list[float]] = [[] for _ in range(n)]  # this game's, by seat
+
+    def timed(seat: int, seconds: float) -> None:
+        times[seat].append(seconds)
+
     for rotation in range(n):
         # entry e sits at seat (e + rotation) % n
         seats = tuple((e + rotation) % n for e in range(n))
@@ -211,7 +238,11 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
             )
         game = Game(rules, seed=base)
         problems: list[str] = []
-        decisions = play_game(game, by_seat, job.budget, on_problem=problems.append)
+        for seat_times in times:
+            seat_times.clear()
+        decisions = play_game(
+            game, by_seat, job.budget, on_problem=problems.append, on_decision=timed
+        )
         order = game.finish_order
         points = score(game)
         out.append(
@@ -223,6 +254,8 @@ def _play_deal(job: _Job) -> list[GameOutcome]:
                 scores=tuple(points[s] for s in seats),
                 decisions=decisions,
                 problems=tuple(problems),
+                names=tuple(str(getattr(by_seat[s], "name", "")) for s in seats),
+                times=tuple(tuple(times[s]) for s in seats),
             )
         )
     return out
@@ -247,6 +280,14 @@ def _mean_ci(per_deal: Sequence[float]) -> tuple[float, float, float]:
     return (m, m - half, m + half)
 
 
+def _percentile(values: Sequence[float], p: int) -> float:
+    """The ``p``-th percentile of ``values`` (linear between the order statistics; nan for
+    none)."""
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
+
+
 @dataclass(frozen=True, slots=True)
 class EntryStats:
     """The figures of one entry; each ``*_ci`` is a 95% interval ``(low, high)``."""
@@ -263,6 +304,11 @@ class EntryStats:
     position_ci: tuple[float, float]
     mean_score: float
     score_ci: tuple[float, float]
+    decisions: int
+    """Decisions the entry was asked for (forced moves are not asked)."""
+    decision_ms_median: float
+    decision_ms_p99: float
+    """Milliseconds per decision: the median and the 99th percentile (nan: none asked)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures."""
@@ -279,6 +325,9 @@ class EntryStats:
             "mean_position_ci95": list(self.position_ci),
             "mean_score": self.mean_score,
             "mean_score_ci95": list(self.score_ci),
+            "decisions": self.decisions,
+            "decision_ms_median": self.decision_ms_median,
+            "decision_ms_p99": self.decision_ms_p99,
         }
 
 
@@ -298,6 +347,7 @@ def entry_stats(
             by_deal_score.setdefault(o.deal, []).append(o.scores[e])
         pos = _mean_ci([statistics.fmean(v) for v in by_deal_pos.values()])
         sc = _mean_ci([statistics.fmean(v) for v in by_deal_score.values()])
+        ms = [1000 * t for o in outcomes if o.times for t in o.times[e]]
         # The per-deal means weigh deals equally; with every rotation played, that is the
         # plain mean over games.
         out.append(
@@ -314,6 +364,9 @@ def entry_stats(
                 position_ci=(pos[1], pos[2]),
                 mean_score=sc[0],
                 score_ci=(sc[1], sc[2]),
+                decisions=len(ms),
+                decision_ms_median=statistics.median(ms) if ms else float("nan"),
+                decision_ms_p99=_percentile(ms, 99),
             )
         )
     return out
@@ -389,6 +442,7 @@ class ArenaResult:
                 "ratings": (
                     "openskill PlackettLuce, games in deal/rotation order; ordinal = mu - 3 sigma"
                 ),
+                "decision_ms": "milliseconds per decision asked: median and 99th percentile",
             },
             "entries": [s.to_dict() for s in self.stats()],
             "ratings": self.ratings(),
@@ -431,8 +485,6 @@ def run_arena(
     ``executor``: where the deals are played instead (such as a
     :class:`~tienlen.players.executors.RayExecutor`; the caller closes it), ``jobs`` then
     unused; ``cmd:`` bots play only in local processes."""
-    import time
-
     n = rules.players
     if len(specs) != n:
         raise ValueError(f"{len(specs)} bots given for {n} players: name one bot per seat")
@@ -491,4 +543,6 @@ def run_arena(
         ex.close()  # the workers end normally and close their bots
     result.outcomes.sort(key=lambda o: (o.deal, o.rotation))
     result.seconds = time.perf_counter() - start
+    if result.outcomes:  # a cmd: bot is labelled by the name its hello gave
+        result.labels = tuple(entry_labels(specs, result.outcomes[0].names))
     return result

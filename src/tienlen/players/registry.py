@@ -88,7 +88,7 @@ BOTS: dict[str, BotInfo] = {
         BotInfo(
             "learned",
             "a move-value network, trained on rollouts, picks among the moves ismcts "
-            "searches, in under a millisecond (numpy; needs the env extra)",
+            "searches, in under a millisecond (numpy: the apps extra)",
             "hard",
             _learned,
         ),

@@ -207,7 +207,7 @@ class Admission:
         mine.discard(socket)
         if not mine:
             self.sockets.pop(player, None)
-            self.buckets.pop(player, None)
+            self._forget_buckets()
         if self.redis is not None:
             try:
                 await self.redis.zrem(self._key(player), socket)
@@ -215,11 +215,20 @@ class Admission:
                 log.warning("a closed socket could not be uncounted: %s", type(e).__name__)
 
     def bucket(self, player: str) -> TokenBucket:
-        """The frame budget ``player`` shares over their sockets here."""
+        """The frame budget ``player`` shares over their sockets here (kept when they close
+        them all, until it has refilled: a reconnection gets no fresh budget)."""
         bucket = self.buckets.get(player)
         if bucket is None:
             bucket = self.buckets[player] = TokenBucket(self.settings.player_messages)
         return bucket
+
+    def _forget_buckets(self) -> None:
+        """Drop the buckets of players with no socket here that have refilled (looked for
+        once there are more than twice as many buckets as players with sockets)."""
+        if len(self.buckets) <= 2 * len(self.sockets) + 100:
+            return
+        for player in [p for p, b in self.buckets.items() if p not in self.sockets and b.full()]:
+            del self.buckets[player]
 
     def _key(self, player: str) -> str:
         return f"{self.settings.redis_prefix}sockets:{player}"

@@ -67,7 +67,7 @@ class Settings:
     """Per connection (lichess's spirit: 100 messages per 20 s)."""
     player_messages: Rate = field(default_factory=lambda: Rate(200, 20.0))
     """Per player, over all their connections."""
-    overflow: Rate = field(default_factory=lambda: Rate(50, 10.0))
+    overflow: Rate = field(default_factory=lambda: Rate(20, 10.0))
     """Frames past its budget a connection may send (dropped unanswered) before it is
     closed with 1008: a client that ignores ``rate_limited`` is cut off."""
     notice_every: float = 1.0
@@ -77,7 +77,7 @@ class Settings:
     """Sockets one player may hold open at once (tables and lobby, over every node)."""
     guests_per_address: Rate = field(default_factory=lambda: Rate(60, 3600.0))
     """Guests one client address may create."""
-    connections_per_address: Rate = field(default_factory=lambda: Rate(120, 60.0))
+    connections_per_address: Rate = field(default_factory=lambda: Rate(60, 60.0))
     """Sockets one client address may try to open."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks (``10.0.0.0/8``) of proxies whose ``X-Forwarded-For`` names the

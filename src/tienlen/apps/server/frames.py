@@ -11,6 +11,7 @@ per frame and a closed socket, not a parse and an answer per frame.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from enum import Enum
@@ -21,7 +22,7 @@ from .config import Settings
 from .limits import TokenBucket
 from .tables import Refused
 
-__all__ = ["FLOOD_CLOSE", "FrameGate", "Verdict", "frames"]
+__all__ = ["FLOOD_CLOSE", "FrameGate", "Verdict", "close", "frames"]
 
 #: The close code (policy violation) and reason of a connection that kept flooding.
 FLOOD_CLOSE = (1008, "too many messages")
@@ -43,7 +44,15 @@ class Verdict(Enum):
 class FrameGate:
     """One connection's frame budget (its own bucket and its player's shared one)."""
 
-    __slots__ = ("_clock", "_last_notice", "_notice_every", "_overflow", "_own", "_player")
+    __slots__ = (
+        "_clock",
+        "_last_notice",
+        "_notice_every",
+        "_overflow",
+        "_own",
+        "_player",
+        "flooded",
+    )
 
     def __init__(
         self,
@@ -58,12 +67,15 @@ class FrameGate:
         self._notice_every = settings.notice_every
         self._last_notice = -float("inf")
         self._clock = clock
+        self.flooded = False
+        """The connection went on past its overflow: it is to be closed (:func:`close`)."""
 
     def admit(self) -> Verdict:
         """Count one frame and say what to do with it."""
         if self._own.take() and self._player.take():
             return Verdict.READ
         if not self._overflow.take():
+            self.flooded = True
             return Verdict.CLOSE
         now = self._clock()
         if now - self._last_notice >= self._notice_every:
@@ -74,8 +86,9 @@ class FrameGate:
 
 async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str | Refused]:
     """The socket's frames until it closes: the text of each frame to act on, or the
-    :class:`Refused` to answer it with (too big, binary, over the budget). A flooding
-    connection is closed here (:data:`FLOOD_CLOSE`) and the iteration ends."""
+    :class:`Refused` to answer it with (too big, binary, over the budget). The iteration
+    also ends when the connection floods (``gate.flooded``): once the frames queued for it
+    are sent, :func:`close` closes it."""
     while True:
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
@@ -84,8 +97,6 @@ async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str 
         if verdict is Verdict.DROP:
             continue
         if verdict is Verdict.CLOSE:
-            code, reason = FLOOD_CLOSE
-            await ws.close(code=code, reason=reason)
             return
         if verdict is Verdict.NOTICE:
             yield Refused("rate_limited", "too many messages: slow down")
@@ -97,3 +108,27 @@ async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str 
             yield Refused("too_big", f"frames are limited to {cap} bytes")
         else:
             yield text
+
+
+async def close(ws: WebSocket, gate: FrameGate) -> None:
+    """Close a connection that flooded (:data:`FLOOD_CLOSE`), and read nothing more from
+    it; nothing for any other."""
+    if gate.flooded:
+        code, reason = FLOOD_CLOSE
+        await ws.close(code=code, reason=reason)
+        _stop_reading(ws)
+
+
+def _stop_reading(ws: WebSocket) -> None:
+    """Stop reading a connection whose close frame is sent.
+
+    The server would otherwise parse (and throw away) every frame the client still sends
+    until it answers the close, for up to ten seconds: a client that floods without reading
+    never answers, and that parsing took most of a core. Unread, the client's sends soon
+    block, it reads the close (1008) and stops; the server drops the connection when its
+    close times out. ASGI cannot pause a connection, so this pauses the server's transport
+    where it can find it (the protocol that owns the receive channel, as in uvicorn)."""
+    protocol = getattr(getattr(ws, "_receive", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    if isinstance(transport, asyncio.ReadTransport) and transport.is_reading():
+        transport.pause_reading()

@@ -54,6 +54,12 @@ class TokenBucket:
         self._tokens = float(rate.burst)
         self._last = clock()
 
+    def full(self) -> bool:
+        """Whether the bucket has refilled to its burst (it remembers nothing then)."""
+        rate = self._rate
+        tokens = self._tokens + (self._clock() - self._last) * rate.burst / rate.per
+        return tokens >= rate.burst
+
     def take(self) -> bool:
         """Spend a token if one is left; ``False`` means the caller is over its limit."""
         t = self._clock()

@@ -304,6 +304,7 @@ class TableEvent(_Msg):
     name: str | None = None
     cards: list[str] | None = None
     partner: int | None = None
+    """The other seat: offered to (``offer``), asked (``ask``), receiving (``give``)."""
     take: list[str] | None = None
     count: int | None = None
     """For ``ask``: how many cards seat ``partner`` held when ``seat`` asked."""

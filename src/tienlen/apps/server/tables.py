@@ -368,6 +368,7 @@ class Table:
             public["count"] = game.cards_left(data["partner"])
         elif kind == "give":
             receiver = game.exchange_receiver(seat)
+            public["partner"] = receiver  # who receives is the rules' (public); the cards not
             private = {str(s): {"cards": data["cards"]} for s in {seat, receiver} if s is not None}
         elif kind == "offer":
             public["partner"] = data["partner"]

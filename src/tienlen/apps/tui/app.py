@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from ..controller import MatchController, MatchSetup
 from .replay import ReplayModel
-from .screens import GameScreen, ReplayScreen, SetupScreen
+from .screens import GameScreen, QuitScreen, ReplayScreen, SetupScreen
 
 __all__ = ["TienLenApp"]
 
@@ -72,3 +73,38 @@ class TienLenApp(App[None]):
     def new_match(self) -> None:
         """Open the new-match screen."""
         self.switch_screen(SetupScreen(self.settings, save_path=self.save_path))
+
+    @on(SetupScreen.StartMatch)
+    def _start_asked(self, message: SetupScreen.StartMatch) -> None:
+        self.start_match(message.settings)
+
+    @on(SetupScreen.ResumeMatch)
+    def _resume_asked(self, message: SetupScreen.ResumeMatch) -> None:
+        self.start_controller(message.controller)
+
+    @on(GameScreen.NewMatch)
+    def _new_match_asked(self) -> None:
+        self.new_match()
+
+    async def action_quit(self) -> None:
+        """Quit (ctrl+q); in the middle of a match, ask first, offering to save it (ctrl+q
+        again on that question saves and quits)."""
+        ctl = self.controller
+        playing = any(isinstance(s, GameScreen) for s in self.screen_stack)
+        if ctl is None or ctl.match_over or not playing:
+            self.exit()
+        elif isinstance(self.screen, QuitScreen):
+            self.screen.dismiss("save")
+        else:
+            self.push_screen(QuitScreen(self.save_path), self._quit_answered)
+
+    def _quit_answered(self, answer: str | None) -> None:
+        if answer == "save" and self.controller is not None:
+            try:
+                self.controller.save(self.save_path)
+            except OSError as e:
+                self.notify(f"could not save: {e}", severity="error")
+                return
+            self.exit()
+        elif answer == "quit":
+            self.exit()

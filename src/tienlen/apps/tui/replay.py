@@ -18,7 +18,7 @@ from ..cmd_analyse import AnalysisError, Mark, read_analysis
 from ..controller import PileEntry, SeatView, TableView, describe_move
 from ..files import read_input
 from ..observable import Observable
-from ..seats import SEAT_NAMES
+from ..seats import SEAT_NAMES, says
 
 __all__ = ["ReplayModel"]
 
@@ -84,11 +84,14 @@ class ReplayModel(Observable):
                     return f"{who}: {describe_move(last.move)}"
                 return f"{who}: {action.cards}"
             case "pass":
-                return f"{who} passed" if before.phase == "play" else f"{who} makes no trade"
+                return (
+                    f"{who} passed" if before.phase == "play" else f"{says(who, 'makes')} no trade"
+                )
             case "give":
-                return f"{who} gives {action.cards} back"
+                return f"{says(who, 'gives')} {action.cards} back"
             case _:
-                return f"{who} {action.words().split(' ', 1)[1]}"
+                verb, _, rest = action.words().split(" ", 1)[1].partition(" ")
+                return f"{says(who, verb)} {rest}".rstrip()
 
     # --- questions ---------------------------------------------------------------------
     @property

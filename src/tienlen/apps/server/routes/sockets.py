@@ -16,6 +16,7 @@ from ..db import PlayerRow
 from ..deps import origin_ok, server_of, token_of
 from ..errors import refuse_socket, validation_words
 from ..frames import FrameGate, frames
+from ..frames import close as close_flooded
 from ..limits import TokenBucket
 from ..messages import ErrorMsg, LobbyMsg, PongMsg, parse_client
 from ..node import Server
@@ -136,6 +137,7 @@ async def _at_table(
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
+            await close_flooded(ws, conn.gate)
 
 
 @router.websocket("/ws/lobby")
@@ -162,4 +164,5 @@ async def lobby_socket(ws: WebSocket) -> None:
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
+            await close_flooded(ws, conn.gate)
         await srv.admission.close_socket(conn.player, conn.socket)

@@ -2,6 +2,7 @@
 
 from .game import GameScreen
 from .help import HelpScreen
+from .quit import QuitScreen
 from .replay import ReplayScreen
 from .results import GameOverScreen, MatchOverScreen
 from .setup import SetupScreen
@@ -11,6 +12,7 @@ __all__ = [
     "GameScreen",
     "HelpScreen",
     "MatchOverScreen",
+    "QuitScreen",
     "ReplayScreen",
     "SetupScreen",
 ]

@@ -16,7 +16,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.events import Key
+from textual.events import DescendantFocus, Key
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -35,7 +36,10 @@ RANK_KEYS = frozenset("13456789tjqka2")
 
 
 class GameScreen(Screen[None]):
-    """Play a match against bots."""
+    """Play a match against bots; posts :class:`GameScreen.NewMatch` for ctrl+n."""
+
+    class NewMatch(Message):
+        """The person asked for a new match (the app opens the new-match screen)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Left", show=False),
@@ -46,7 +50,8 @@ class GameScreen(Screen[None]):
         Binding("enter", "play", "Play"),
         Binding("p", "pass_turn", "Pass"),
         Binding("h", "hint", "Hint"),
-        Binding("c", "combo", "Next play"),
+        # shown in the combinations line instead, so that the footer keeps Quit at 80 columns
+        Binding("c", "combo", "Next play", show=False),
         Binding("escape", "clear", "Clear", show=False),
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+n", "new_match", "New"),
@@ -61,6 +66,8 @@ class GameScreen(Screen[None]):
         self.save_path = Path(save_path)
         self._bot_pending = False
         self._shown_over = -1
+        self._typing = False
+        """A key was sent to the entry line, whose focus has not arrived yet."""
 
     # --- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -198,7 +205,7 @@ class GameScreen(Screen[None]):
             self.notify(f"could not save: {e}", severity="error")
 
     def action_new_match(self) -> None:
-        self.app.new_match()  # type: ignore[attr-defined]
+        self.post_message(self.NewMatch())
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -208,15 +215,26 @@ class GameScreen(Screen[None]):
         self.controller.toggle(event.card)
 
     def on_key(self, event: Key) -> None:
+        """A rank key starts typing a play: it and the keys after it go to the entry line.
+
+        Focus moves once the keys already queued are handled, so a burst of keys ("3s 4s"
+        typed fast) reaches here before the entry has it: they are added to the entry
+        too, in order, rather than read as the hand's keys (space, c, h, p)."""
         entry = self.query_one("#entry", Input)
-        if self.focused is entry or not event.character:
+        if self.focused is entry or not event.character or not event.character.isprintable():
             return
-        if event.character.lower() in RANK_KEYS:
-            entry.focus()
-            entry.value = event.character
+        if self._typing or event.character.lower() in RANK_KEYS:
+            if not self._typing:
+                entry.value = ""
+                entry.focus()
+                self._typing = True
+            entry.value += event.character
             entry.cursor_position = len(entry.value)
             event.prevent_default()
             event.stop()
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        self._typing = False
 
     @on(Input.Changed, "#entry")
     def _typed(self, event: Input.Changed) -> None:

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ...controller import MatchController
+from ...seats import says
 
 __all__ = ["GameOverScreen", "MatchOverScreen"]
 
@@ -79,7 +80,8 @@ def _reasons(ctl: MatchController) -> str:
     """The payments in words, compressed to a few lines."""
     lines = []
     for p in ctl.payments()[:4]:
-        lines.append(f"{ctl.names[p.payer]} pays {ctl.names[p.payee]} {p.amount}: {p.reason}")
+        payer = says(ctl.names[p.payer], "pays")
+        lines.append(f"{payer} {ctl.names[p.payee]} {p.amount}: {p.reason}")
     more = len(ctl.payments()) - 4
     if more > 0:
         lines.append(f"… and {more} more payment{'s' if more > 1 else ''}")

@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
@@ -26,7 +27,7 @@ from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
 
-from ...controller import MatchSetup
+from ...controller import MatchController, MatchSetup
 from ...seats import SEAT_NAMES, bot_choices
 from ..texts import OPTIONS, apply_options
 
@@ -45,7 +46,22 @@ LENGTHS: tuple[tuple[str, tuple[int | None, int | None]], ...] = (
 
 
 class SetupScreen(Screen[None]):
-    """Choose a match; Start hands its :class:`MatchSetup` to the app."""
+    """Choose a match: Start posts :class:`SetupScreen.StartMatch` with its
+    :class:`MatchSetup`, Resume :class:`SetupScreen.ResumeMatch` with the saved match."""
+
+    class StartMatch(Message):
+        """Start a new match with ``settings``."""
+
+        def __init__(self, settings: MatchSetup) -> None:
+            super().__init__()
+            self.settings = settings
+
+    class ResumeMatch(Message):
+        """Go on with the saved match ``controller`` holds."""
+
+        def __init__(self, controller: MatchController) -> None:
+            super().__init__()
+            self.controller = controller
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+g", "start", "Start"),
@@ -298,17 +314,25 @@ class SetupScreen(Screen[None]):
     def action_start(self) -> None:
         settings = self._check()
         if settings is not None:
-            self.app.start_match(settings)  # type: ignore[attr-defined]
+            self.post_message(self.StartMatch(settings))
 
     def action_resume(self) -> None:
-        from ...controller import MatchController
-
+        check = self.query_one("#check", Static)
+        if not self.save_path.exists():
+            check.update(
+                Text(
+                    f"✗ no saved match in {self.save_path}: ctrl+s saves a match, and so does "
+                    "quitting in the middle of one",
+                    "bold #ff5f5f",
+                )
+            )
+            return
         try:
             controller = MatchController.load(self.save_path, delay=self.initial.delay)
         except (OSError, ValueError) as e:
-            self.query_one("#check", Static).update(Text(f"✗ {e}", "bold #ff5f5f"))
+            check.update(Text(f"✗ {e}", "bold #ff5f5f"))
             return
-        self.app.start_controller(controller)  # type: ignore[attr-defined]
+        self.post_message(self.ResumeMatch(controller))
 
 
 def _switch_off(rules: Rules, switch_on: Callable[[Rules], Rules], preset: Rules) -> Rules:

@@ -11,6 +11,8 @@ const PAGES = [
   [/^\/rules$/, () => import("./rules.js")],
   [/^\/pads$/, () => import("./pads.js")],
   [/^\/pads\/([^/]+)$/, () => import("./pads.js")],
+  [/^\/puzzles$/, () => import("./puzzle.js")],
+  [/^\/puzzles\/([^/]+)$/, () => import("./puzzle.js")],
 ];
 
 const root = document.getElementById("page");
@@ -32,6 +34,7 @@ function nav() {
     h("a", { href: "/rules", "data-i18n": "nav.rules" }),
     h("a", { href: "/leaderboard", "data-i18n": "nav.leaderboard" }),
     h("a", { href: "/pads", "data-i18n": "nav.pad" }),
+    h("a", { href: "/puzzles", "data-i18n": "nav.puzzles" }),
     mine,
     switcher,
   );

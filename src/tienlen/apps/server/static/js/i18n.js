@@ -20,7 +20,7 @@ const WORDS = {
     "table.clear": "Clear", "table.hand": "Your hand", "table.group": "Group", "table.give": "Give",
     "table.offer": "Offer", "table.nooffer": "No trade", "table.accept": "Accept",
     "table.refuse": "Refuse", "table.partner": "Partner", "table.take": "Cards you want",
-    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards", "table.hidden": "? cards", "table.ask": "ask",
+    "table.yourturn": "Your turn", "table.turnof": "{name}'s turn", "table.cards": "{n} cards", "table.cards.one": "1 card", "table.hidden": "? cards", "table.ask": "ask",
     "table.passed": "passed", "table.botlevel": "bot: {level}",
     "table.botfor": "bot playing for {name}", "table.you": "you", "table.host": "host",
     "table.place": "#{n}", "table.pile": "Pile", "table.lead": "{name} leads",
@@ -30,7 +30,7 @@ const WORDS = {
     "table.result": "Game {n}: finishing order and payments", "table.standings": "Standings",
     "table.matchover": "The match is over", "table.hands": "Every hand",
     "table.chat": "Chat", "table.say": "Say", "table.log": "Moves",
-    "table.givehelp": "Choose {n} cards to give", "table.tradehelp": "Offer a trade, or none",
+    "table.givehelp": "Choose {n} cards to give", "table.givehelp.one": "Choose 1 card to give", "table.tradehelp": "Offer a trade, or none",
     "table.offered": "{name} offers {give} for {take}", "table.replay": "Replay",
     "table.shortcuts": "Keys: P play, X pass, H hint, Esc clear, G group",
     "conn.lost": "Connection lost: reconnecting…", "conn.back": "Connected again",
@@ -39,7 +39,7 @@ const WORDS = {
     "log.back": "{name} is back", "log.timeout": "{name} ran out of time",
     "log.give": "{name} gives {cards}", "log.offer": "{name} offers a trade to {partner}",
     "log.accept": "{name} accepts the trade", "log.refuse": "{name} refuses the trade",
-    "log.ask": "{name} asks {partner}: {n} cards",
+    "log.ask": "{name} asks {partner}: {n} cards", "log.ask.one": "{name} asks {partner}: 1 card",
     "log.start": "The match begins", "log.gameover": "Game {n} is over",
     "log.matchover": "The match is over", "log.chop": "{name} chops {victim}!",
     "log.chopheo": "{name} chops {victim}'s 2 (chặt heo)!", "log.instant": "Instant win (tới trắng): {how}",
@@ -74,6 +74,19 @@ const WORDS = {
     "error.try_again": "That could not be saved just now (the server cannot reach its database): try again in a moment.",
     "error.unavailable": "That could not reach the server running this table just now (it is changing servers): try again in a moment.",
     "error.moved": "This table has just moved to another server: try again.",
+    "nav.puzzles": "Puzzles",
+    "analysis.title": "Analysis", "analysis.analyse": "Analyse",
+    "analysis.progress": "Analysing: {done} of {total} decisions",
+    "analysis.best": "best: {play}", "analysis.lost": "{n}% of the win lost",
+    "analysis.curve": "Each player's win probability over the game",
+    "analysis.player": "Player", "analysis.accuracy": "Accuracy",
+    "label.best": "best", "label.good": "good", "label.inaccuracy": "inaccuracy",
+    "label.mistake": "mistake", "label.blunder": "blunder",
+    "puzzle.title": "Puzzle {id}", "puzzle.easy": "easy", "puzzle.medium": "medium", "puzzle.hard": "hard",
+    "puzzle.first": "Every hand is face up. Find the play that makes {seat} go out first, whatever the others do.",
+    "puzzle.ahead": "Every hand is face up. Find the play that makes {seat} go out before the other player left, whatever they do.",
+    "puzzle.right": "Right: {play} forces it.", "puzzle.wrong": "Not this one: the play that forces it is {play}.",
+    "puzzle.line": "A winning line:", "puzzle.rating": "Your puzzle rating: {n}", "puzzle.next": "Next puzzle",
   },
   vi: {
     "app.title": "Tiến Lên",
@@ -147,6 +160,19 @@ const WORDS = {
     "error.try_again": "Chưa lưu được (máy chủ không kết nối được cơ sở dữ liệu): hãy thử lại sau giây lát.",
     "error.unavailable": "Chưa tới được máy chủ đang chạy bàn này (bàn đang chuyển máy chủ): hãy thử lại sau giây lát.",
     "error.moved": "Bàn vừa chuyển sang máy chủ khác: hãy thử lại.",
+    "nav.puzzles": "Câu đố",
+    "analysis.title": "Phân tích", "analysis.analyse": "Phân tích ván",
+    "analysis.progress": "Đang phân tích: {done} / {total} quyết định",
+    "analysis.best": "tốt nhất: {play}", "analysis.lost": "mất {n}% khả năng thắng",
+    "analysis.curve": "Khả năng thắng của mỗi người qua ván",
+    "analysis.player": "Người chơi", "analysis.accuracy": "Độ chính xác",
+    "label.best": "tốt nhất", "label.good": "tốt", "label.inaccuracy": "thiếu chính xác",
+    "label.mistake": "sai lầm", "label.blunder": "sai lầm lớn",
+    "puzzle.title": "Câu đố {id}", "puzzle.easy": "dễ", "puzzle.medium": "vừa", "puzzle.hard": "khó",
+    "puzzle.first": "Mọi bài đều lật ngửa. Tìm nước đi giúp {seat} hết bài đầu tiên, dù những người khác đánh thế nào.",
+    "puzzle.ahead": "Mọi bài đều lật ngửa. Tìm nước đi giúp {seat} hết bài trước người còn lại, dù người đó đánh thế nào.",
+    "puzzle.right": "Đúng: {play} buộc thắng.", "puzzle.wrong": "Chưa đúng: nước buộc thắng là {play}.",
+    "puzzle.line": "Một đường thắng:", "puzzle.rating": "Điểm giải đố của bạn: {n}", "puzzle.next": "Câu đố tiếp theo",
   },
 };
 
@@ -171,10 +197,12 @@ export function fill(template, params = {}) {
   return template.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
-/** The interface's word for key in the language in use. */
+/** The interface's word for key in the language in use; when params.n is 1, the key's
+ *  ".one" form where the language has one ("1 card", not "1 cards"). */
 export function t(key, params = {}) {
   const words = WORDS[lang()];
-  return fill(words[key] ?? WORDS.en[key] ?? key, params);
+  const one = params.n === 1 ? words[`${key}.one`] : undefined;
+  return fill(one ?? words[key] ?? WORDS.en[key] ?? key, params);
 }
 
 /** Set every [data-i18n] element's text under root. */

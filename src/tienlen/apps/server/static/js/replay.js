@@ -2,11 +2,14 @@
 import { api, h } from "./api.js";
 import { cardRow, cardsText } from "./cards.js";
 import { t } from "./i18n.js";
+import { analyseButton, curveSvg, markLine, markOf, summary } from "./analysis.js";
 
 export async function mount(root, gameId) {
   const data = await api(`/api/games/${encodeURIComponent(gameId)}/steps`);
   let at = 0; // 0: the deal; n: after step n
   const total = data.steps.length;
+  let analysis = null; // once analysed: every decision's label (routes/analysis.py)
+  const action = analyseButton(gameId, (done) => { analysis = done; render(); });
 
   const render = () => {
     const step = at ? data.steps[at - 1] : null;
@@ -26,6 +29,7 @@ export async function mount(root, gameId) {
         h("button", { type: "button", id: "next", onclick: () => go(at + 1) }, t("game.next")),
         h("button", { type: "button", id: "last", onclick: () => go(total) }, t("game.end"))),
       h("p", { class: "last-move", id: "last-move" }, last),
+      at ? markLine(markOf(analysis, at)) : null,
       h("div", { class: "replay-hands" }, hands.map((cards, seat) => h("div", { class: "replay-seat", dataset: { seat } },
         h("span", { class: "who" }, `${data.names[seat]} (${cards.length})`), cardRow(cards)))),
       h("section", { class: "pile" }, h("h2", {}, t("table.pile")),
@@ -36,7 +40,9 @@ export async function mount(root, gameId) {
           h("ol", {}, data.result.finish_order.map((seat) => h("li", {},
             `${data.names[seat]}: ${data.result.scores[seat] > 0 ? "+" : ""}${data.result.scores[seat]}`))))
         : null,
-      data.seed ? h("p", { class: "seed" }, `${t("game.seed")}: `, h("code", {}, data.seed)) : null));
+      data.seed ? h("p", { class: "seed" }, `${t("game.seed")}: `, h("code", {}, data.seed)) : null,
+      h("section", { class: "analysis", id: "analysis" }, h("h2", {}, t("analysis.title")),
+        analysis ? [summary(analysis, data.names), curveSvg(analysis, data.names, total)] : action)));
   };
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "ArrowRight") { at = Math.min(total, at + 1); render(); }

@@ -1,0 +1,151 @@
+"""The analysis and puzzle routes (``routes/analysis.py``) on a server of its own: a
+finished game reviewed in the bots' pool with its progress, the one-at-a-time limit, and
+puzzles checked by the solver."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from serverkit import server_settings
+from tienlen import Game
+from tienlen.analysis.puzzles import starter_set
+from tienlen.apps.server import Server, create_app, history
+from tienlen.apps.server.routes import analysis
+from tienlen.observation import observe
+from tienlen.players.base import Budget
+from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.toolkit import play_out
+from tienlen.record import GameRecord
+
+
+def finished_record() -> dict[str, Any]:
+    """Seat 0 could go out at once with 3♠ 4♠ 5♠ and led the 3♠ alone."""
+    game = Game("standard", hands=["3s 4s 5s", "6c 7c", "9d 2h", "Kd Ks"])
+    game.play("3s")
+    bot = HeuristicBot()
+    play_out(game, lambda g, legal: bot.choose(observe(g, g.turn), legal, Budget()))
+    return GameRecord.from_game(game).to_dict()
+
+
+def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scenario: Any) -> Any:
+    """Run ``scenario(http)`` against a started server with the analysis routes, its
+    finished game ``g1`` the record above."""
+    record = finished_record()
+
+    async def game_record(_sessions: Any, game_id: str) -> dict[str, Any]:
+        assert game_id == "g1"
+        return record
+
+    monkeypatch.setattr(history, "game_record", game_record)
+
+    async def main() -> Any:
+        settings = server_settings(f"sqlite+aiosqlite:///{tmp_path / 't.db'}", tmp_path)
+        srv = Server(settings)
+        app = create_app(settings, server=srv)
+        app.include_router(analysis.router)
+        await srv.start()
+        try:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                return await scenario(http)
+        finally:
+            await srv.stop()
+
+    return asyncio.run(main())
+
+
+async def guest(http: httpx.AsyncClient, name: str) -> dict[str, str]:
+    r = await http.post("/api/guest", json={"name": name})
+    assert r.status_code == 200
+    return {"authorization": f"Bearer {r.json()['token']}"}
+
+
+def test_a_finished_game_is_reviewed_with_progress_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario(http: httpx.AsyncClient) -> list[dict[str, Any]]:
+        ann = await guest(http, "Ann")
+        before = (await http.get("/api/games/g1/analysis")).json()
+        started = (await http.post("/api/games/g1/analysis", headers=ann)).json()
+        seen = [before, started]
+        while seen[-1]["status"] == "running":
+            await asyncio.sleep(0.05)
+            seen.append((await http.get("/api/games/g1/analysis")).json())
+        bo = await guest(http, "Bo")
+        seen.append((await http.post("/api/games/g1/analysis", headers=bo)).json())
+        return seen
+
+    seen = serve(tmp_path, monkeypatch, scenario)
+    assert seen[0] == {"game": "g1", "status": "none", "done": 0, "total": 0}
+    assert seen[1]["status"] == "running" and seen[1]["total"] > 0
+    done = seen[-2]
+    assert done["status"] == "done" and done["done"] == done["total"]
+    first = done["analysis"]["decisions"][0]
+    assert (first["number"], first["choice"], first["best"], first["label"]) == (
+        1,
+        "3s",
+        "3s 4s 5s",
+        "blunder",
+    )
+    assert done["analysis"]["players"][0]["labels"]["blunder"] == 1
+    assert seen[-1] == done  # kept: asked again, the same analysis at once
+
+
+def test_a_player_runs_one_analysis_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(analysis, "MAX_RUNNING", 1)
+
+    async def scenario(http: httpx.AsyncClient) -> tuple[int, dict[str, Any], int]:
+        ann = await guest(http, "Ann")
+        await http.post("/api/games/g1/analysis", headers=ann)
+        jobs = http._transport.app.state.analyses  # type: ignore[attr-defined]
+        jobs["g2"] = jobs.pop("g1")  # still running, under another game's name
+        again = await http.post("/api/games/g1/analysis", headers=ann)
+        other = await guest(http, "Bo")
+        busy = await http.post("/api/games/g1/analysis", headers=other)
+        while jobs["g2"].status == "running":
+            await asyncio.sleep(0.05)
+        return again.status_code, again.json(), busy.status_code
+
+    status, body, busy = serve(tmp_path, monkeypatch, scenario)
+    assert (status, body["code"]) == (429, "rate_limited")
+    assert "one analysis at a time" in body["message"]
+    assert busy == 429
+
+
+def test_puzzles_are_served_and_answers_checked_by_the_solver(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    puzzle = starter_set()[0]
+
+    async def scenario(http: httpx.AsyncClient) -> list[httpx.Response]:
+        one = await http.get(f"/api/puzzles/{puzzle.id}")
+        wrong = next(c for c in one.json()["choices"] if " ".join(c) != puzzle.solution)
+        return [
+            await http.get("/api/puzzles"),
+            one,
+            await http.post(
+                f"/api/puzzles/{puzzle.id}/answer", json={"cards": puzzle.solution.split()}
+            ),
+            await http.post(f"/api/puzzles/{puzzle.id}/answer", json={"cards": wrong}),
+            await http.post(f"/api/puzzles/{puzzle.id}/answer", json={"cards": ["3x"]}),
+            await http.get("/api/puzzles/nope"),
+            await http.get(f"/puzzles/{puzzle.id}"),
+        ]
+
+    listing, one, right, wrong, bad, missing, page = serve(tmp_path, monkeypatch, scenario)
+    assert [p["id"] for p in listing.json()] == [p.id for p in starter_set()]
+    view = one.json()
+    assert view["seat"] == puzzle.seat and puzzle.solution.split() in view["choices"]
+    assert right.json()["correct"] is True
+    assert right.json()["line"][0] == {"seat": puzzle.seat, "cards": puzzle.solution.split()}
+    assert wrong.json()["correct"] is False
+    assert (bad.status_code, bad.json()["code"]) == (400, "bad_answer")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+    assert page.status_code == 200 and '<main id="page"' in page.text
