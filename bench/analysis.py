@@ -15,7 +15,7 @@ whether that seat won. The predictions are bucketed by tenths and set against th
 with a given number of cards in hand in all: CPU time, and how many are too large.
 
 Run: ``.venv/bin/python bench/analysis.py speed``,
-``.venv/bin/python bench/analysis.py calibration --positions 3000`` and
+``.venv/bin/python bench/analysis.py calibration --positions 2000`` and
 ``.venv/bin/python bench/analysis.py solver`` (docs/analysis.md and docs/bots.md hold the
 figures).
 """
@@ -202,7 +202,7 @@ def main() -> None:
     p.add_argument("--samples", type=int, nargs="+", default=[8, 16, 32, 48, 96])
     p.set_defaults(func=speed)
     c = sub.add_parser("calibration", help="predicted win probability against outcomes")
-    c.add_argument("--positions", type=int, default=3000)
+    c.add_argument("--positions", type=int, default=2000)
     c.add_argument("--samples", type=int, default=32)
     c.add_argument("--bots", default="learned,heuristic,greedy,heuristic")
     c.add_argument("--seed", type=int, default=1)

@@ -1,7 +1,8 @@
-"""Screenshots of the browser game for the README: the lobby, a table mid-game (desktop and
-phone) and the score pad for games with real cards (phone, three games entered), taken with
-Playwright and Debian's Chromium against a throw-away server. Run with ``make screenshots``;
-the PNGs go to docs/screenshots/."""
+"""Screenshots of the browser game for the README: the lobby, a table mid-game on a desktop,
+on a phone upright and held sideways, the same table in Vietnamese, and the score pad for
+games with real cards (phone, three games entered), taken with Playwright and Debian's
+Chromium against a throw-away server. Run with ``make screenshots``; the PNGs go to
+docs/screenshots/."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from playwright.sync_api import Page, sync_playwright  # noqa: E402
 from serverkit import Client, LiveServer, server_settings  # noqa: E402
 
 OUT = HERE / "screenshots"
-DESKTOP = {"width": 1920, "height": 1080}
-PHONE = {"width": 375, "height": 667}
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SIDEWAYS = {"width": 844, "height": 390}
 
 
 def guest(page: Page, base: str, path: str, name: str) -> None:
@@ -28,12 +30,14 @@ def guest(page: Page, base: str, path: str, name: str) -> None:
     if page.locator("form.guest").count():
         page.fill("form.guest input[name=name]", name)
         page.click("form.guest button")
+    elif page.locator("#guest-name").count():
+        page.fill("#guest-name", name)
 
 
 def my_turn(page: Page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#turn')?.dataset.mine === '1'"
-        " && !document.querySelector('#play')?.disabled"
+        " && !document.querySelector('#hint')?.disabled"
     )
 
 
@@ -80,19 +84,31 @@ def main() -> None:
             page.click("#start")
             for _ in range(3):  # a few plays in, with a selection showing its legal plays
                 my_turn(page)
+                page.locator("#note").evaluate("n => n.textContent = ''")
                 page.click("#hint")
                 page.wait_for_function("() => document.querySelector('#note')?.textContent")
                 page.click("#play" if page.locator(".hand .selected").count() else "#pass")
             my_turn(page)
-            page.locator(".hand button.card").first.click()
+            page.locator(".hand button.card").nth(1).click()
             page.screenshot(path=OUT / "table-desktop.png")
-            phone = browser.new_context(viewport=PHONE, storage_state=desk.storage_state())
-            small = phone.new_page()
-            small.goto(page.url)
-            my_turn(small)
-            small.locator(".hand button.card").first.click()
-            small.screenshot(path=OUT / "table-phone.png", full_page=True)
-            score_pad(small, live.base)
+            state = desk.storage_state()
+            for name, viewport, lang in (
+                ("table-phone.png", PHONE, "en"),
+                ("table-phone-landscape.png", SIDEWAYS, "en"),
+                ("table-phone-vi.png", PHONE, "vi"),
+            ):
+                phone = browser.new_context(
+                    viewport=viewport, has_touch=True, is_mobile=True, storage_state=state
+                )
+                phone.add_init_script(f"localStorage.setItem('tienlen.lang', '{lang}')")
+                small = phone.new_page()
+                small.goto(page.url)
+                my_turn(small)
+                small.locator(".hand button.card").nth(1).tap()
+                small.screenshot(path=OUT / name)
+                if lang == "en" and viewport is PHONE:
+                    score_pad(small, live.base)
+                phone.close()
             browser.close()
     finally:
         live.close()

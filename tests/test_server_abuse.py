@@ -329,3 +329,28 @@ def test_a_table_whose_players_are_all_away_waits_for_them(backend: str, tmp_pat
         assert (first["type"], first["version"]) == ("state", version)
         assert first["table"]["status"] == "playing"
         assert back.batch()["event"]["kind"] == "back"
+
+
+# --- the options ----------------------------------------------------------------------------
+def test_the_limits_are_options_and_environment_variables(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tienlen.apps.cli import build_parser
+    from tienlen.apps.cmd_serve import settings_of
+
+    monkeypatch.setenv("TIENLEN_GUESTS_PER_ADDRESS", "5/60")
+    monkeypatch.setenv("TIENLEN_TRUSTED_PROXY", "10.0.0.0/8")
+    args = build_parser().parse_args(
+        ["serve", "--sockets-per-player", "3", "--trusted-proxy", "::1", "--messages", "7/2"]
+    )
+    s = settings_of(args)
+    assert (s.guests_per_address.burst, s.guests_per_address.per) == (5, 60.0)
+    assert (s.messages.burst, s.messages.per) == (7, 2.0)
+    assert s.sockets_per_player == 3
+    assert s.trusted_proxies == ("10.0.0.0/8", "::1")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--connections-per-address", "lots"])
+    assert "a rate is COUNT/SECONDS" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--trusted-proxy", "proxy.example"])
+    assert "a trusted proxy is an address or a network" in capsys.readouterr().err

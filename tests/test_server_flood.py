@@ -108,6 +108,12 @@ def figures(latencies: list[float]) -> dict[str, float]:
     }
 
 
+def still_running(process: Any) -> Callable[[], bool]:
+    """A test for :meth:`Duel.play`: ``process`` has not exited yet."""
+    return lambda: process.poll() is None
+
+
+@pytest.mark.slow  # phases of seconds each, with flooding processes beside the server
 def test_a_flood_does_not_slow_another_table(
     flooded: LiveServer, record_property: Callable[[str, object], None]
 ) -> None:
@@ -124,7 +130,7 @@ def test_a_flood_does_not_slow_another_table(
     seen = {}
     for n, (count, kind) in enumerate([(1, "refused"), (10, "json")]):
         hostile = flood.hostile(live.base, count, kind, PHASE, f"127.0.0.{n + 2}")
-        during = figures(duel.play(PHASE + 1, lambda h=hostile: h.poll() is None))
+        during = figures(duel.play(PHASE + 1, still_running(hostile)))
         report[f"{count} x {kind}"] = during
         out, _ = hostile.communicate(timeout=60)
         seen[f"{count} x {kind}"] = json.loads(out.strip().splitlines()[-1])

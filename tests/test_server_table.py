@@ -88,10 +88,13 @@ def test_reconnect_catches_up_by_version_and_resyncs_past_a_gap(make: Make) -> N
     assert [m["event"] for m in got] == [m["event"] for m in missed]
     assert [m["more"] for m in got] == [True] * (len(got) - 1) + [False]
     assert got[-1]["view"]["turn"] == away and got[-1]["view"]["legal"]
+    # Back within the grace: everyone is told (it was shown offline when it left).
+    assert back.recv()["event"] == {"kind": "online", "seat": away}
+    assert any(m.get("event", {}).get("kind") == "offline" for m in missed)
     # Past the catch-up window (five events here) the client gets a full state instead.
     gap = clients[away].socket(table, since=0)
     state = gap.recv()
-    assert state["type"] == "state" and state["version"] == watcher.version
+    assert state["type"] == "state" and state["version"] == back.version
     assert state["view"]["hand"] == got[-1]["view"]["hand"]
     # A version from the future is a gap too.
     future = clients[away].socket(table, since=watcher.version + 7)
@@ -349,3 +352,77 @@ def test_hidden_counts_are_null_until_asked_and_the_answer_is_public(make: Make)
     shown[0].act("ask", partner=1)
     error = shown[0].error()
     assert error.get("reason", {}).get("code") == "counts_shown", error
+
+
+def test_a_lost_player_shows_offline_with_the_graces_end_then_away(make: Make) -> None:
+    """Every client sees the seat offline at once, with when its bot takes over (the server's
+    clock, as the welcome gives it); then the bot plays; a return within the grace is
+    ``online``."""
+    live = make(grace=1.0)
+    clients, sockets, table = seated_table(live, ["An", "Binh", "Chi"], bots="greedy")
+    start(sockets)
+    sockets[2].close()
+    lost = sockets[0].until(lambda m: m.get("event", {}).get("kind") == "offline")
+    assert lost["event"]["seat"] == 2
+    until = lost["event"]["until"]
+    assert 0.5 < until - time.time() <= 1.5
+    assert lost["table"]["seats"][2]["grace_until"] == until
+    away = sockets[0].until(lambda m: m.get("event", {}).get("kind") == "away")
+    assert away["event"]["seat"] == 2 and "grace_until" not in away["table"]["seats"][2]
+    assert time.time() >= until - 0.05
+    # Binh leaves and comes back within the grace: offline, then online.
+    sockets[1].close()
+    sockets[0].until(lambda m: m.get("event", {}).get("kind") == "offline")
+    again = clients[1].socket(table, welcome=False)
+    welcome = again.recv()
+    assert welcome["type"] == "welcome" and abs(welcome["now"] - time.time()) < 1
+    back = sockets[0].until(lambda m: m.get("event", {}).get("kind") == "online")
+    assert back["event"]["seat"] == 1 and "grace_until" not in back["table"]["seats"][1]
+
+
+def test_two_people_get_a_turn_timer_by_default_and_zero_turns_it_off(make: Make) -> None:
+    live = make(grace=1000.0)
+    clients, sockets, table = seated_table(live, ["An", "Binh"], bots="greedy")
+    start(sockets)
+    view = sockets[0].view
+    assert view is not None
+    if view["turn"] in (0, 1):  # a person to act: 30 s, in every view
+        assert 25 < view["deadline"] - time.time() <= 30
+        assert sockets[1].view is not None and sockets[1].view["deadline"] == view["deadline"]
+    info = clients[0].http.get(f"/api/tables/{table}").json()
+    assert info["turn_timer"] == 30
+    _clients, off, _table = seated_table(live, ["Chi", "Dung"], bots="greedy", turn_timer=0)
+    start(off)
+    assert all("deadline" not in (s.view or {}) for s in off)
+    alone = Client(live.base, "Em").create(bots="greedy")["table"]
+    assert alone.get("turn_timer") is None  # one person with bots: no timer
+
+
+def test_a_chop_is_marked_on_its_play_event() -> None:
+    """The server marks the engine's chop (a bomb on a play of another kind) on the play:
+    whose play was chopped and how many 2s it held."""
+    from tienlen import Game, Rules
+    from tienlen.apps.server.options import TableConfig
+    from tienlen.apps.server.tables import Table
+
+    table = Table(
+        id="t",
+        host="h",
+        config=TableConfig(
+            rules=Rules(), preset="standard", options={}, bots=("greedy",) * 4, games=1
+        ),
+        secret="s" * 64,
+        invite=None,
+    )
+    table.apply("start", {})
+    assert table.match is not None
+    # The deal is set by hand (a private field): seat 2 holds four 5s for seat 1's 2♥.
+    table.match._game = Game("standard", hands=["3s 4s", "2h 6c", "5s 5c 5d 5h 7d", "8d 9d"])
+    plays = {0: ["3s"], 1: ["2h"], 2: ["5s", "5c", "5d", "5h"]}
+    events = []
+    for seat, cards in plays.items():
+        p = table.plan_action(seat, "play", {"cards": cards})
+        table.apply("play", {**p.public})
+        events.append(p.public)
+    assert "chop" not in events[0] and "chop" not in events[1]
+    assert events[2]["chop"] == {"victim": 1, "twos": 1}

@@ -100,6 +100,7 @@ async def play_move(pilot: Pilot[Any], move: Move) -> None:
 
 
 # --- a whole game through the keyboard ------------------------------------------------------
+@pytest.mark.slow  # a whole game key by key: the longest of these tests
 def test_a_whole_game_is_played_with_keys() -> None:
     ctl = MatchController(settings())
     app = TienLenApp(controller=ctl)
@@ -151,6 +152,7 @@ def test_a_whole_game_is_played_with_keys() -> None:
     run(scenario)
 
 
+@pytest.mark.slow  # two whole games through the screens
 def test_a_two_game_match_carries_on_after_the_first_game() -> None:
     rules = dataclasses.replace(STANDARD, players=2)
     ctl = MatchController(settings(rules=rules, bots=("greedy",), games=2, seed=11))
@@ -545,8 +547,12 @@ def test_the_footer_keeps_quit_at_80_columns(start: str) -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             if start == "game":
                 await settle(pilot, ctl)
-            await pilot.pause()
-            assert screen_text(app).splitlines()[-1].endswith("^q Quit")
+            for _ in range(100):  # until the footer is drawn (a loaded machine is slow)
+                await pilot.pause()
+                footer = screen_text(app).splitlines()[-1]
+                if footer:
+                    break
+            assert footer.endswith("^q Quit"), footer
 
     run(scenario)
 

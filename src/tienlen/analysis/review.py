@@ -193,7 +193,6 @@ def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tupl
     """The action numbers of the decisions a review values (play-phase decisions of
     ``seats``, default every seat, with more than one legal choice), and how many of their
     decisions were trades or gives (not valued)."""
-    rules = record.rules
     chosen = _seats(record, seats)
     game = record.new_game()
     todo: list[int] = []
@@ -206,7 +205,6 @@ def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tupl
             elif game.phase in ("trading", "exchange"):
                 skipped += 1
         apply_action(game, action)
-    assert rules.players == len(game.hand_masks)
     return todo, skipped
 
 

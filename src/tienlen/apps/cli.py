@@ -75,7 +75,7 @@ def missing_module_message(error: ModuleNotFoundError, command: str | None) -> s
     if extra is None:
         return f"{what} needs {module!r}, which is not installed"
     if not extra:
-        return f"{what} needs {module!r}, which tienlen installs with it: pip install tienlen"
+        return f"{what} needs {module!r}, one of tienlen's own dependencies: pip install tienlen"
     return f"{what} needs the {extra} extra: pip install 'tienlen[{extra}]' ({error})"
 
 

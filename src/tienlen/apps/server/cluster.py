@@ -16,10 +16,10 @@ turn timer) by exactly one node, its owner. The others hold replicas.
   every node applies it to its replica and sends it to its own clients. Redis is only the
   signal: a node that sees a gap in the versions (or reconnects to Redis) reads what it
   missed from the event log, and a client's ``sync`` is answered from the log too.
-- **Forwarding**: an action that reaches a node that does not own its table is published to
-  the owner's channel ``{prefix}node:{id}``; the owner answers on the sender's channel with
-  success or the refusal (its code, message and reason), which the sender gives its client.
-  A table without an owner is taken over by the node that needs it.
+- **Forwarding** (:mod:`.forwarding`): an action that reaches a node that does not own its
+  table goes to the owner over Redis, and the answer comes back; a table without an owner is
+  taken over by the node that needs it. Redis itself (the connections, the ordered outbox,
+  the listener) is :mod:`.bus`.
 - **Failover**: every node looks for tables whose lease is gone every ``lease_renew`` and
   takes them over: it raises the token, reads the log and starts the bots and turn timer.
 - **Presence**: each node publishes who has each table open through it when that changes, and
@@ -40,73 +40,29 @@ import random
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
 from sqlalchemy import func, select, update
 
+from .bus import DOWN, RELEASE, RENEW, Bus
 from .db import EventRow, TableRow
+from .forwarding import Forwarding
 from .hub import Actor, TableHost
-from .limits import TokenBucket
-from .messages import ClientMessage, parse_client
+from .messages import ClientMessage
 from .tables import Pending, Refused, Table, merged
 
-__all__ = ["Cluster", "NotOwner", "RemoteActor"]
+__all__ = ["Cluster"]
 
 log = logging.getLogger("tienlen.cluster")
 
 #: Tables taken over at once (each is a database transaction and a read of its log).
 TAKEOVERS_AT_ONCE = 4
-#: Seconds between tries at an action while its table changes hands.
-RETRY_WAIT = 0.1
 #: Renewals between two publications of all of a node's viewers (and a node's viewers not
 #: heard of for three times as long are forgotten).
 VIEWERS_EVERY = 5
 #: The fields of a stored event that the nodes pass around (what a replica applies).
 _ROW_FIELDS = ("version", "kind", "actor", "public", "private")
-#: Redis and connection failures: Redis is down or unreachable.
-_DOWN = (RedisError, OSError)
-
-# Renew each lease this node holds, or take it again if Redis lost it (restarted empty):
-# 1 per key still ours, 0 per key another node holds now.
-_RENEW = """
-local out = {}
-for i, key in ipairs(KEYS) do
-  local v = redis.call('GET', key)
-  if v == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
-    out[i] = 1
-  elseif not v then
-    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-    out[i] = 1
-  else
-    out[i] = 0
-  end
-end
-return out
-"""
-# Drop the leases still ours (a clean stop: the other nodes take over at once).
-_RELEASE = """
-for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
-end
-return 0
-"""
-
-
-class NotOwner(Exception):
-    """This node does not own the table (any more): the action goes to its owner."""
-
-
-@dataclass
-class RemoteActor:
-    """Who an action forwarded from another node (or a timer) is made for."""
-
-    player: str
-    name: str
-    chat: TokenBucket
 
 
 class Cluster:
@@ -119,30 +75,20 @@ class Cluster:
         self.node = secrets.token_hex(8)
         """This node's id (its leases' value, its channel's name)."""
         self.prefix = s.redis_prefix
-        self.redis = Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=s.redis_timeout,
-            socket_connect_timeout=s.redis_timeout,
-        )
-        # Pub/sub waits for messages as long as it takes: no read timeout.
-        self.bus = Redis.from_url(
-            url, decode_responses=True, socket_connect_timeout=s.redis_timeout
-        )
-        self.events = f"{self.prefix}events"
-        self.inbox = self.channel(self.node)
-        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self.chat: dict[str, TokenBucket] = {}
+        self.bus = Bus(s, url, self.node)
+        """Redis: commands, the ordered outbox, the subscription."""
+        self.forwarding = Forwarding(host, self)
         self.owners: dict[str, str] = {}
         """The node that last published each table's events: where its actions are sent
         first (the lease is read from Redis when that node no longer runs it)."""
-        self.subscribed = asyncio.Event()
         self.heard: dict[tuple[str, str], float] = {}
         """When each (table, other node)'s viewers were last heard of (monotonic)."""
-        self.dropped = False
-        """A message could not be published: the others are told to read the log."""
         self.tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def redis(self) -> Redis:
+        """Redis, for commands."""
+        return self.bus.redis
 
     def owner_key(self, table_id: str) -> str:
         """The Redis key of a table's lease."""
@@ -150,7 +96,11 @@ class Cluster:
 
     def channel(self, node: str) -> str:
         """The channel a node takes requests and answers on."""
-        return f"{self.prefix}node:{node}"
+        return self.bus.channel(node)
+
+    def send(self, channel: str, message: Mapping[str, Any]) -> None:
+        """Publish a message (after those queued before it)."""
+        self.bus.send(channel, message)
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -158,36 +108,35 @@ class Cluster:
         start renewing leases and taking over tables that have no owner."""
         loop = asyncio.get_running_loop()
         self.tasks = [
-            loop.create_task(self._listen()),
-            loop.create_task(self._publish()),
+            loop.create_task(self.bus.listening(self._receive, self._back)),
+            loop.create_task(self.bus.publishing()),
             loop.create_task(self._leases()),
         ]
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.subscribed.wait(), self.host.settings.redis_timeout)
+            await asyncio.wait_for(self.bus.subscribed.wait(), self.host.settings.redis_timeout)
 
     async def stop(self) -> None:
         """Publish what is waiting, give back the leases this node holds and close the
-        connections: each step within ``redis_timeout`` (a Redis that accepts connections
-        but no longer answers held a node's stop up: a command is tried again on a timeout,
-        and a cancelled subscription waits for its connection's teardown)."""
+        connections, each step within ``redis_timeout``: a Redis that takes connections and
+        answers nothing must not hold the node's stop up (a command is tried again after a
+        timeout, and a cancelled task may wait on a database that does not answer either)."""
         wait = self.host.settings.redis_timeout
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.outbox.join(), wait)
+            await asyncio.wait_for(self.bus.outbox.join(), wait)
         for task in self.tasks:
             task.cancel()
         if self.tasks:
             await asyncio.wait(self.tasks, timeout=wait)
         owned = [self.owner_key(t.id) for t in self.host.hub.tables.values() if t.fence is not None]
         if owned:
-            with contextlib.suppress(*_DOWN):  # (a timeout is an OSError)
+            with contextlib.suppress(*DOWN):  # (a timeout is an OSError)
                 await asyncio.wait_for(
-                    self.redis.eval(_RELEASE, len(owned), *owned, self.node), wait
+                    self.redis.eval(RELEASE, len(owned), *owned, self.node), wait
                 )
         for table in self.host.hub.tables.values():
             table.fence = None
-        for client in (self.redis, self.bus):
-            with contextlib.suppress(*_DOWN):
-                await asyncio.wait_for(client.aclose(), wait)
+        with contextlib.suppress(*DOWN):
+            await asyncio.wait_for(self.bus.close(), wait)
 
     async def ping(self) -> None:
         """Readiness: Redis answers."""
@@ -224,9 +173,9 @@ class Cluster:
                 self.publish(table_id, missed)
         except Exception:
             log.exception("table %s: takeover failed; giving the lease back", table_id)
-            with contextlib.suppress(*_DOWN):
+            with contextlib.suppress(*DOWN):
                 key = self.owner_key(table_id)
-                await self.redis.eval(_RELEASE, 1, key, self.node)
+                await self.redis.eval(RELEASE, 1, key, self.node)
             return False
         log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
         return True
@@ -252,8 +201,8 @@ class Cluster:
         self.host.hub.spawn(self._catch_up(table))  # what the new owner wrote meanwhile
 
     async def _catch_up(self, table: Table) -> None:
-        with contextlib.suppress(*_DOWN):  # a lease retaken after Redis lost it: free it
-            await self.redis.eval(_RELEASE, 1, self.owner_key(table.id), self.node)
+        with contextlib.suppress(*DOWN):  # a lease retaken after Redis lost it: free it
+            await self.redis.eval(RELEASE, 1, self.owner_key(table.id), self.node)
         async with self.host.hub.lock(table.id):
             await self.refresh(self.host.hub.tables[table.id])
 
@@ -264,12 +213,12 @@ class Cluster:
         while True:
             beat += 1
             try:
-                await self._tell_resync()
+                await self.bus.tell_resync()
                 await self._renew()
                 await self._orphans()
                 if beat % VIEWERS_EVERY == 0:
                     self._viewers_beat()
-            except _DOWN as e:
+            except DOWN as e:
                 log.debug("leases: Redis is down (%s)", e)
             except Exception:
                 log.exception("leases: unexpected failure")
@@ -281,7 +230,7 @@ class Cluster:
             return
         ttl = int(self.host.settings.lease_ttl * 1000)
         keys = [self.owner_key(t.id) for t in owned]
-        kept = await self.redis.eval(_RENEW, len(keys), *keys, self.node, ttl)
+        kept = await self.redis.eval(RENEW, len(keys), *keys, self.node, ttl)
         for table, ok in zip(owned, kept, strict=True):
             if not ok:
                 async with self.host.hub.lock(table.id):
@@ -314,12 +263,12 @@ class Cluster:
         Redis is down: they catch up from the log)."""
         batch = [{k: r[k] for k in _ROW_FIELDS} for r in rows]
         message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
-        self._send(self.events, message)
+        self.bus.send(self.bus.events, message)
 
     def viewing(self, table: Table) -> None:
         """Who has ``table`` open through this node changed: tell the other nodes."""
-        self._send(
-            self.events,
+        self.bus.send(
+            self.bus.events,
             {"op": "viewers", "table": table.id, "node": self.node, "players": list(table.viewers)},
         )
 
@@ -349,8 +298,8 @@ class Cluster:
 
     async def created(self, table: Table) -> None:
         """A table made here: the other nodes load it, and this node owns it."""
-        self._send(self.events, {"op": "created", "table": table.id})
-        with contextlib.suppress(*_DOWN):
+        self.bus.send(self.bus.events, {"op": "created", "table": table.id})
+        with contextlib.suppress(*DOWN):
             await self.acquire(table.id)
 
     async def load(self, table_id: str) -> None:
@@ -431,175 +380,17 @@ class Cluster:
                 async with self.host.hub.lock(table_id):
                     await self.refresh(self.host.hub.tables[table_id])
 
-    # --- forwarding -----------------------------------------------------------------------
+    # --- forwarding and messages -----------------------------------------------------------
     async def dispatch(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
-        """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here.
+        """Make the change here if this node owns the table, else at its owner (see
+        :meth:`.forwarding.Forwarding.dispatch`)."""
+        await self.forwarding.dispatch(actor, table_id, op, msg)
 
-        While the table changes hands (its owner died and its lease has not run out yet),
-        this waits for the new owner, up to a lease and two renewals, so that a failover
-        only delays the client's action."""
-        host = self.host
-        s = host.settings
-        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
-        while time.monotonic() < deadline:
-            table = host.hub.tables.get(table_id)
-            if table is None:
-                raise Refused("not_found", f"no open table {table_id[:40]!r}")
-            if table.fence is not None:
-                try:
-                    await host.perform(actor, table_id, op, msg)
-                    return
-                except NotOwner:
-                    continue
-                except Refused as e:
-                    if e.code != "moved":
-                        raise
-                    continue
-            try:
-                owner = self.owners.get(table_id) or await self.redis.get(self.owner_key(table_id))
-                if owner is None:
-                    if not await self.acquire(table_id):
-                        await asyncio.sleep(RETRY_WAIT)  # another node took it first
-                    continue
-                if owner == self.node:  # this node is taking it over right now
-                    self.owners.pop(table_id, None)
-                    await asyncio.sleep(RETRY_WAIT)
-                    continue
-                text = msg.model_dump_json() if msg is not None else ""
-                reply = await self._request(
-                    str(owner),
-                    {
-                        "op": "request",
-                        "act": op,
-                        "table": table_id,
-                        "player": actor.player,
-                        "name": actor.name,
-                        "text": text,
-                    },
-                )
-            except _DOWN:
-                raise Refused(
-                    "unavailable",
-                    "another server runs this table and the cluster's Redis is unreachable: "
-                    "try again in a moment",
-                ) from None
-            if reply["ok"]:
-                return
-            if reply["code"] in ("not_owner", "moved"):
-                self.owners.pop(table_id, None)  # read the lease next time
-                await asyncio.sleep(RETRY_WAIT)
-                continue
-            refused = Refused(reply["code"], reply["message"])
-            refused.reason = reply.get("reason")
-            raise refused
-        raise Refused("unavailable", "this table is changing servers: try again in a moment")
-
-    async def _request(self, owner: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Send a request to ``owner`` and wait for its answer."""
-        rid = secrets.token_hex(8)
-        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[rid] = done
-        try:
-            payload = {**payload, "id": rid, "from": self.node}
-            heard = await self.redis.publish(self.channel(owner), json.dumps(payload))
-            if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(RETRY_WAIT)
-                return {"ok": False, "code": "not_owner"}
-            timeout = self.host.settings.forward_timeout
-            try:
-                return await asyncio.wait_for(done, timeout)
-            except TimeoutError:
-                raise Refused(
-                    "unavailable",
-                    f"the server running this table did not answer within {timeout:g} s: try again",
-                ) from None
-        finally:
-            self.replies.pop(rid, None)
-
-    async def _serve(self, req: Mapping[str, Any]) -> None:
-        """Do a request another node forwarded, and answer it."""
-        chat = self.chat.setdefault(req["player"], TokenBucket(self.host.settings.chat))
-        actor = RemoteActor(req["player"], req["name"], chat)
-        reply: dict[str, Any] = {"op": "reply", "id": req["id"], "ok": True}
-        try:
-            msg = parse_client(req["text"]) if req["act"] == "msg" else None
-            await self.host.perform(actor, req["table"], req["act"], msg)
-        except NotOwner:
-            reply.update(ok=False, code="not_owner")
-        except Refused as e:
-            reply.update(ok=False, code=e.code, message=str(e), reason=e.reason)
-        except Exception as e:
-            log.exception("table %s: a forwarded request failed", req["table"])
-            reply.update(ok=False, code="server", message=f"the owner failed: {type(e).__name__}")
-        self._send(self.channel(req["from"]), reply)
-
-    # --- Redis I/O ------------------------------------------------------------------------
-    def _send(self, channel: str, message: Mapping[str, Any]) -> None:
-        self.outbox.put_nowait((channel, json.dumps(message)))
-
-    async def _publish(self) -> None:
-        """Publish queued messages one at a time, so a table's batches keep their order.
-
-        One that cannot be published is dropped; once Redis answers again, every node is
-        told to catch its replicas up from the log (a node whose own connection did not
-        break would not know to)."""
-        while True:
-            channel, data = await self.outbox.get()
-            try:
-                await self._tell_resync()
-                await self.redis.publish(channel, data)
-            except _DOWN as e:
-                self.dropped = True
-                log.debug("publish: Redis is down (%s); the others will read the log", e)
-            except Exception:  # it must go on publishing
-                self.dropped = True
-                log.exception("publish failed")
-            finally:
-                self.outbox.task_done()
-
-    async def _tell_resync(self) -> None:
-        if self.dropped:
-            await self.redis.publish(self.events, json.dumps({"op": "resync"}))
-            self.dropped = False
-
-    async def _listen(self) -> None:
-        """Receive the events and requests, resubscribing (and catching up) after Redis
-        was down."""
-        first = True
-        while True:
-            pubsub = self.bus.pubsub()
-            try:
-                await pubsub.subscribe(self.events, self.inbox)
-                while True:
-                    m = await pubsub.get_message(timeout=1.0)
-                    if m is None:
-                        continue
-                    if m["type"] == "message":
-                        await self._receive(m["channel"], m["data"])
-                    elif m["type"] == "subscribe" and m["channel"] == self.events:
-                        # Subscribed for sure now: whatever the log has from here on
-                        # comes as a message, and what it had is read now.
-                        self.subscribed.set()
-                        if not first:
-                            log.info("Redis is back: catching the replicas up from the log")
-                            self.host.hub.spawn(self._resync())
-                        first = False
-            except _DOWN as e:
-                if self.subscribed.is_set():
-                    log.warning("Redis is unreachable (%s): running the tables owned here", e)
-                self.subscribed.clear()
-                first = False
-            except Exception:  # anything else: listen again (and catch up) all the same
-                log.exception("listening to Redis failed")
-                self.subscribed.clear()
-                first = False
-            finally:
-                with contextlib.suppress(*_DOWN):
-                    await pubsub.aclose()
-            await asyncio.sleep(self.host.settings.lease_renew / 2)
+    def _back(self) -> None:
+        """Redis is back: catch every replica up from the log."""
+        self.host.hub.spawn(self._resync())
 
     async def _receive(self, channel: str, data: str) -> None:
         try:
@@ -612,12 +403,10 @@ class Cluster:
             elif m["op"] == "viewers":
                 self._viewers(m)
             elif m["op"] == "resync":
-                self.host.hub.spawn(self._resync())
+                self._back()
             elif m["op"] == "request":
-                self.host.hub.spawn(self._serve(m))
+                self.host.hub.spawn(self.forwarding.serve(m))
             elif m["op"] == "reply":
-                done = self.replies.get(m["id"])
-                if done is not None and not done.done():
-                    done.set_result(dict(m))
+                self.forwarding.answered(m)
         except Exception:  # one bad message must not stop the node listening
             log.exception("cluster message on %s failed: %.200s", channel, data)

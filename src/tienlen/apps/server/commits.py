@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -36,7 +37,7 @@ log = logging.getLogger("tienlen.server")
 #: Events after which the table's seats, status or scores may differ.
 TABLE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "closed"}
-    | {"away", "back"}
+    | {"away", "back", "offline", "online"}
 )
 #: Events that change a table's status (stored in its row, for loading on start).
 _STATUS_KINDS = frozenset({"start", "rematch", "match_over", "closed"})
@@ -145,6 +146,7 @@ class Commits:
             self.hub.restoring[table.id] = table.version
             self.hub.spawn(self._rebuild(table, pending))
             raise Refused("try_again", TRY_AGAIN) from None
+        table.arm_deadline(time.time(), runs=self._runs(table))
         self.announce(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
@@ -175,11 +177,16 @@ class Commits:
             fresh.fence = stale.fence
             hub.tables[stale.id] = fresh
             del hub.restoring[stale.id]
+            fresh.arm_deadline(time.time(), runs=self._runs(fresh))
             if fresh.version >= failed[-1].version:
                 self._broadcast(fresh, failed)
             log.info("table %s: rebuilt at version %d", stale.id, fresh.version)
             hub.lobby_update(fresh)
             self.changed(fresh)
+
+    def _runs(self, table: Table) -> bool:
+        """Whether this process runs the table's timer (a cluster node: if it owns it)."""
+        return self.cluster is None or table.fence is not None
 
     def announce(self, table: Table, pending: list[Pending]) -> None:
         """Send committed events (committed here, or by a cluster's owner of the table) to

@@ -53,7 +53,7 @@ class Settings:
     """Seconds a node has to stop after SIGTERM: it closes its sockets (up to a third of
     it), hands its leases back and closes the database; past it the process exits at once
     (its leases then run out after ``lease_ttl``)."""
-    grace: float = 30.0
+    grace: float = 20.0
     """Seconds a disconnected player keeps their seat before a bot plays for them."""
     bot_pool: str = "process"
     bot_workers: int = 2
@@ -77,7 +77,7 @@ class Settings:
     """Sockets one player may hold open at once (tables and lobby, over every node)."""
     guests_per_address: Rate = field(default_factory=lambda: Rate(60, 3600.0))
     """Guests one client address may create."""
-    connections_per_address: Rate = field(default_factory=lambda: Rate(60, 60.0))
+    connections_per_address: Rate = field(default_factory=lambda: Rate(10, 10.0))
     """Sockets one client address may try to open."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks (``10.0.0.0/8``) of proxies whose ``X-Forwarded-For`` names the

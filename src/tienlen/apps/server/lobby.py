@@ -29,7 +29,7 @@ class NewTable(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     bots: str | list[str] = "greedy"
     """One bot level for every empty seat, or one per seat."""
-    turn_timer: Annotated[float, Field(ge=1, le=600)] | None = None
+    turn_timer: Annotated[float, Field(ge=0, le=600)] | None = None
     games: Annotated[int, Field(ge=1, le=100)] | None = None
     target: Annotated[int, Field(ge=1, le=1000)] | None = None
     private: bool = False

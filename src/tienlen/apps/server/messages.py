@@ -187,6 +187,9 @@ class SeatInfo(_Msg):
     """The bot level playing this seat (a bot seat, or an absent player's stand-in)."""
     away: bool = False
     """A seated player is absent and their bot plays for them."""
+    grace_until: float | None = None
+    """A seated player lost their connection: their bot takes over at this time (Unix
+    seconds) unless they come back."""
 
 
 class TableInfo(_Msg):
@@ -273,6 +276,15 @@ class GameView(_Msg):
     """Your legal moves when it is your turn (``[]`` is the pass), else ``None``."""
     hands: list[list[str]] | None = None
     """Every dealt hand, once the game is over."""
+    deadline: float | None = None
+    """When a turn timer runs: the time (Unix seconds) the seat to act must act by."""
+
+
+class Chop(_Msg):
+    """A chop: whose play was chopped, and how many 2s (heo) it held."""
+
+    victim: int
+    twos: int
 
 
 class TableEvent(_Msg):
@@ -293,6 +305,8 @@ class TableEvent(_Msg):
         "game_over",
         "match_over",
         "closed",
+        "offline",
+        "online",
         "away",
         "back",
         "timeout",
@@ -320,6 +334,11 @@ class TableEvent(_Msg):
     record: str | None = None
     """The finished game's id (``GET /api/games/{id}``)."""
     instant_win: str | None = None
+    chop: Chop | None = None
+    """For ``play``: the play chops (a bomb on a play of another kind, as the engine counts
+    chops)."""
+    until: float | None = None
+    """For ``offline``: when the grace period ends (Unix seconds) and a bot plays for them."""
 
 
 class WelcomeMsg(_Msg):
@@ -331,6 +350,8 @@ class WelcomeMsg(_Msg):
     table: str
     seat: int | None = None
     version: int
+    now: float | None = None
+    """The server's clock (Unix seconds), to read the deadlines in later frames by."""
 
 
 class StateMsg(_Msg):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
@@ -17,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
 from .admission import Admission
-from .cluster import Cluster, NotOwner
+from .cluster import Cluster
 from .commits import Commits
 from .config import Settings
 from .db import EventRow, PlayerRow, TableRow, connect, migrate
+from .forwarding import NotOwner
 from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
@@ -219,9 +221,9 @@ class Server:
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None
     ) -> None:
         """Make a change at a table this node runs: ``op`` is ``"msg"`` (a client's
-        message), ``"back"`` (a seated player returned) or ``"away"`` (a seated player's
-        grace ran out). A cluster node that does not own the table raises :class:`NotOwner`
-        and changes nothing."""
+        message), ``"back"`` (a seated player returned), ``"offline"`` (a seated player's
+        last connection closed) or ``"away"`` (a seated player's grace ran out). A cluster
+        node that does not own the table raises :class:`NotOwner` and changes nothing."""
         async with self.hub.lock(table_id):
             if table_id not in self.hub.tables:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
@@ -232,7 +234,7 @@ class Server:
                 assert msg is not None
                 pending = planner.plan(actor, table, msg, chat_max=self.settings.chat_max)
             else:
-                pending = planner.presence(table, actor.player, op)
+                pending = planner.presence(table, actor.player, op, grace=self.settings.grace)
             if pending:
                 await self.commits.commit(table, pending)
 
@@ -272,10 +274,13 @@ class Server:
                     table=table.id,
                     seat=seat,
                     version=table.version,
+                    now=round(time.time(), 3),
                 )
             )
             await self.commits.catch_up(conn, table, since)
-            away = seat is not None and table.seats[seat].away
+            away = seat is not None and (
+                table.seats[seat].away or table.seats[seat].grace_until is not None
+            )
         if away:
             try:
                 await self.dispatch(conn, table.id, "back")

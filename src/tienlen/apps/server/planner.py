@@ -6,6 +6,7 @@ stored or sent here (:mod:`.commits` does that, or puts the table back if it can
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,19 +45,28 @@ def action(
     return [p, *table.followups()]
 
 
-def presence(table: Table, player: str, op: str) -> list[Pending]:
-    """A returning player's ``back``, or an absent one's ``away`` (none if it no longer
-    applies: the player is here again, at this node or another, or left the seat)."""
+def presence(table: Table, player: str, op: str, *, grace: float = 0.0) -> list[Pending]:
+    """A returning player's ``back`` (their bot played) or ``online`` (within the grace
+    period), a lost one's ``offline`` (with when the ``grace`` seconds end), or an absent
+    one's ``away`` (none if it no longer applies: the player is here again, at this node
+    or another, or left the seat)."""
     seat = table.seat_of(player)
     if seat is None:
         return []
     s = table.seats[seat]
     if op == "back":
-        if not s.away:
-            return []
-        return [applied(table, Pending("back", {"seat": seat}, actor=player))]
+        if s.away:
+            return [applied(table, Pending("back", {"seat": seat}, actor=player))]
+        if s.grace_until is not None:
+            return [applied(table, Pending("online", {"seat": seat}, actor=player))]
+        return []
     if player in table.watching() or s.away or table.status != "playing":
         return []
+    if op == "offline":
+        if s.grace_until is not None:
+            return []
+        until = round(time.time() + grace, 3)
+        return [applied(table, Pending("offline", {"seat": seat, "until": until}))]
     return [applied(table, Pending("away", {"seat": seat}))]
 
 

@@ -19,9 +19,9 @@ from tienlen.players.base import fallback_move
 
 from . import bots, idle, planner
 from .actions import move_action
-from .cluster import RemoteActor
 from .commits import Commits
 from .config import Settings
+from .forwarding import RemoteActor
 from .hub import Actor, Hub
 from .limits import TokenBucket
 from .metrics import Metrics
@@ -86,7 +86,7 @@ class Turns:
         seat = table.seats[game.turn]
         if seat.is_bot:
             self.timers[table.id] = self.hub.spawn(self._bot_turn(table, table.state_version))
-        elif table.config.turn_timer is not None:
+        elif table.deadline is not None:
             self.timers[table.id] = self.hub.spawn(self._timeout(table, table.state_version))
 
     async def _bot_turn(self, table: Table, version: int) -> None:
@@ -129,8 +129,8 @@ class Turns:
         self.pool_restarts += 1
 
     async def _timeout(self, table: Table, version: int) -> None:
-        assert table.config.turn_timer is not None
-        await asyncio.sleep(table.config.turn_timer)
+        assert table.deadline is not None
+        await asyncio.sleep(max(0.0, table.deadline - time.time()))
         async with self.hub.lock(table.id):
             game = table.game
             if table.state_version != version or game is None or not self.runs(table):
@@ -169,6 +169,13 @@ class Turns:
             grace.cancel()
 
     async def _grace(self, table: Table, seat: int, player: str) -> None:
+        # Everyone at the table sees the seat offline at once, with when its bot takes over.
+        if self.settings.grace > 0:
+            try:
+                someone = RemoteActor(player, "", TokenBucket(self.settings.chat))
+                await self.dispatch(someone, table.id, "offline")
+            except Refused as e:
+                log.warning("table %s: %s's lost connection not shown: %s", table.id, player, e)
         await asyncio.sleep(self.settings.grace)
         self.graces.pop((table.id, player), None)
         if any(c.player == player for c in self.hub.conns.get(table.id, ())):

@@ -93,9 +93,11 @@ def game_view(
     dealer: int,
     commitment: str,
     history: bool = False,
+    deadline: float | None = None,
 ) -> GameView:
     """What ``seat`` (``None``: a spectator) may see of ``game``, the match's game
-    ``number`` (``history``: with every action so far, for a full resync)."""
+    ``number`` (``history``: with every action so far, for a full resync; ``deadline``:
+    when the seat to act must act, while a turn timer runs)."""
     obs = observe(game, 0 if seat is None else seat)
     legal = None
     if seat is not None and obs.is_my_turn():
@@ -120,6 +122,7 @@ def game_view(
         trades=_trades(obs, seat),
         legal=legal,
         hands=[card_ids(h) for h in game.dealt] if game.is_over else None,
+        deadline=None if game.is_over else deadline,
     )
 
 

@@ -9,6 +9,9 @@ reasons in the error frames, hints from :func:`~tienlen.players.hint.hint` (:mod
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ from tienlen.rules import KNOBS
 
 from ..tables import Refused
 
-__all__ = ["STATIC", "knob_fields", "router"]
+__all__ = ["STATIC", "knob_fields", "knob_options", "router"]
 
 #: The browser's files (package data).
 STATIC = Path(__file__).parent.parent / "static"
@@ -50,6 +53,12 @@ def _shell() -> FileResponse:
 
 for _path in _PAGES:
     router.add_api_route(_path, _shell, methods=["GET"], include_in_schema=False)
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker() -> FileResponse:
+    """The service worker, served from the root so that it looks after every page."""
+    return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers=_NO_CACHE)
 
 
 @router.get("/static/{path:path}", include_in_schema=False)
@@ -84,6 +93,70 @@ def knob_fields() -> list[dict[str, Any]]:
     [{'name': 'direction', 'type': 'choice', 'choices': ['clockwise', 'anticlockwise']}]
     """
     return [{"name": k.name, **_field(k)} for k in KNOBS if k.name != "name"]
+
+
+#: The values offered for the knobs that hold a number (others: the preset's and the rules code's).
+_NUMBERS = {
+    "players": range(2, 9),
+    "decks": range(1, 3),
+    "min_straight": range(3, 7),
+    "min_pair_run": range(2, 5),
+    "min_triple_run": range(2, 4),
+    "min_quad_run": range(2, 4),
+}
+
+
+def _sentences(rules: Rules) -> list[dict[str, Any]]:
+    return [s.to_dict() for _, sentences in rules_sections(rules) for s in sentences]
+
+
+@functools.cache
+def knob_options(preset: str) -> list[dict[str, Any]]:
+    """The knobs of ``preset`` a table may change, each value in the engine's own words: for
+    every value the rules accept, the sentences of its explanation (``{code, params}``)
+    that differ between the values (none: the rule is simply not there). A knob none of
+    whose values changes a sentence here is left out, as are those that hold tables (a
+    rules code changes them).
+
+    >>> opts = {o["name"]: o for o in knob_options("standard")}
+    >>> [(c["value"], [w["code"] for w in c["words"]]) for c in opts["hidden_counts"]["choices"]]
+    [(False, []), (True, ['deal.hidden_counts'])]
+    """
+    base = Rules.preset(preset)
+    out = []
+    for f in knob_fields():
+        name = f["name"]
+        if f["type"] == "bool":
+            values: list[Any] = [False, True]
+        elif f["type"] == "choice":
+            values = list(f["choices"])
+        elif f["type"] == "int" and name in _NUMBERS:
+            values = list(_NUMBERS[name])
+        else:
+            continue
+        worded = []
+        for value in values:
+            try:
+                worded.append((value, _sentences(dataclasses.replace(base, **{name: value}))))
+            except ValueError:  # not a value these rules can take
+                continue
+        if len(worded) < 2:
+            continue
+        common = [s for s in worded[0][1] if all(s in w for _, w in worded[1:])]
+        choices = [{"value": v, "words": [s for s in w if s not in common]} for v, w in worded]
+        if any(c["words"] for c in choices):
+            value = getattr(base, name)
+            out.append({"name": name, "type": f["type"], "value": value, "choices": choices})
+    return out
+
+
+@router.get("/api/options")
+async def options_words(preset: str = "standard") -> list[dict[str, Any]]:
+    """The knobs the create-table form offers under ``preset``, each value in words
+    (:func:`knob_options`)."""
+    if preset not in RULESETS:
+        raise Refused("bad_rules", f"no preset named {preset[:40]!r}")
+    return copy.deepcopy(knob_options(preset))
 
 
 @router.get("/api/knobs")

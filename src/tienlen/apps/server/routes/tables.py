@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from tienlen import RULESETS, Rules
+from tienlen import RULESETS, Move, Rules
 from tienlen.observation import observe
 from tienlen.players.bots.analysis import counts_of, planner
 from tienlen.players.hint import hint
@@ -70,7 +70,8 @@ async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
     if game.phase != "play":
         raise Refused("not_playing", "hints are for the play phase")
     move, why = hint(observe(game, seat), game.legal_moves())
-    return {"cards": [c.ascii() for c in move.cards], "why": why}
+    kind = move.kind if isinstance(move, Move) and move.cards else None
+    return {"cards": [c.ascii() for c in move.cards], "kind": kind, "why": why}
 
 
 @router.get("/api/tables/{table_id}/groups")

@@ -8,6 +8,8 @@ import { t } from "./i18n.js";
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 600;
 const HEIGHT = 160;
+// One colour a seat (up to eight).
+const COLOURS = ["#c0392b", "#2471a3", "#1e8449", "#b9770e", "#7d3c98", "#117a65", "#566573", "#a04000"];
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
@@ -38,19 +40,26 @@ export function curveSvg(analysis, names, total) {
   const x = (n) => (WIDTH * n) / Math.max(1, total);
   const y = (p) => HEIGHT - HEIGHT * p;
   const lines = analysis.players.filter((p) => p.curve.length).map((p) => svg("polyline", {
-    class: `curve seat-${p.seat}`, fill: "none", "stroke-width": 2,
+    class: `curve seat-${p.seat}`, fill: "none", "stroke-width": 2, stroke: COLOURS[p.seat % COLOURS.length],
     points: p.curve.map(([n, w]) => `${x(n).toFixed(1)},${y(w).toFixed(1)}`).join(" "),
   }, svg("title", {}, document.createTextNode(names[p.seat]))));
-  const half = svg("line", { x1: 0, x2: WIDTH, y1: y(0.5), y2: y(0.5), class: "curve-half" });
-  return svg("svg", {
-    class: "win-curve", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img",
+  const frame = svg("rect", { x: 0, y: 0, width: WIDTH, height: HEIGHT, fill: "#fff", stroke: "#999" });
+  const half = svg("line", {
+    x1: 0, x2: WIDTH, y1: y(0.5), y2: y(0.5), class: "curve-half", stroke: "#ccc", "stroke-dasharray": 4,
+  });
+  const chart = svg("svg", {
+    class: "win-curve", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, width: WIDTH, height: HEIGHT, role: "img",
     "aria-label": t("analysis.curve"),
-  }, half, ...lines);
+  }, frame, half, ...lines);
+  const legend = h("p", { class: "curve-legend" }, analysis.players.map((p) => h("span", {
+    style: `color: ${COLOURS[p.seat % COLOURS.length]}; margin-right: 1em`,
+  }, `■ ${names[p.seat]}`)));
+  return h("figure", { class: "analysis-curve" }, chart, h("figcaption", {}, t("analysis.curve")), legend);
 }
 
 /** Accuracy and label counts per player. */
 export function summary(analysis, names) {
-  return h("table", { class: "analysis-summary" },
+  return h("table", { class: "analysis-summary", cellpadding: 4 },
     h("tr", {}, h("th", {}, t("analysis.player")), h("th", {}, t("analysis.accuracy")),
       ...["best", "good", "inaccuracy", "mistake", "blunder"].map((l) => h("th", {}, t(`label.${l}`)))),
     analysis.players.map((p) => h("tr", { dataset: { seat: p.seat } },

@@ -24,15 +24,27 @@ export async function api(path, body) {
 
 let me = null;
 
-/** The guest playing in this browser; asks for a name the first time. */
-export async function ensureGuest(root) {
+/** The guest playing in this browser, or null before a name was given. */
+export async function currentGuest() {
   if (me) return me;
   try {
     me = await api("/api/me");
     return me;
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 401) throw e;
+    return null;
   }
+}
+
+/** Remember the guest just made (POST /api/guest). */
+export function setGuest(guest) {
+  me = guest;
+  return me;
+}
+
+/** The guest playing in this browser; asks for a name the first time. */
+export async function ensureGuest(root) {
+  if (await currentGuest()) return me;
   me = await new Promise((resolve) => {
     const form = document.createElement("form");
     form.className = "guest";

@@ -62,3 +62,8 @@ async function main() {
 }
 
 main();
+
+// Installable: the service worker keeps the page's files and shows an offline page.
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => { /* a page without it works the same */ });
+}

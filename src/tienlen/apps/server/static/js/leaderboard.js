@@ -9,7 +9,7 @@ export async function mount(root) {
   let board = [];
   const load = async () => { board = await api(`/api/leaderboard?rules=${encodeURIComponent(rules)}`); render(); };
   const render = () => {
-    const choice = h("select", { id: "board-rules" }, [...new Set([rules, ...Object.keys(presets)])].map((p) => h("option", { value: p }, p)));
+    const choice = h("select", { id: "board-rules" }, [...new Set([rules, ...Object.keys(presets)])].map((p) => h("option", { value: p }, p in presets ? t("preset." + p) : p)));
     choice.value = rules;
     choice.addEventListener("change", () => { rules = choice.value; history.replaceState(null, "", `?rules=${encodeURIComponent(rules)}`); load(); });
     root.replaceChildren(h("section", { class: "board" },

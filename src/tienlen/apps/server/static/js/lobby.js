@@ -1,7 +1,12 @@
-// The lobby: open tables, live over /ws/lobby, and the form that creates a table.
-import { api, ensureGuest, h, wsUrl } from "./api.js";
-import { loadPhrases, t } from "./i18n.js";
+// The first page: "Play now" (three bots, dealt at once), the open tables (live over
+// /ws/lobby) and the form that creates a table. Every rule is offered in the engine's own
+// words (/api/options, worded from /api/descriptions); a name is asked once, inline.
+import { api, currentGuest, h, setGuest, wsUrl } from "./api.js";
+import { loadPhrases, phraseText, t } from "./i18n.js";
 import { presetWords } from "./rules.js";
+
+const LEVEL_KEY = "tienlen.level";
+const PRESET_KEY = "tienlen.preset";
 
 function tableRow(info) {
   const humans = info.seats.filter((s) => s.player).length;
@@ -16,59 +21,120 @@ function tableRow(info) {
   );
 }
 
-function knobInput(knob, value) {
+/** A value's sentences as one line ("" where the value adds no rule). */
+function said(choice) {
+  return choice.words.map((w) => phraseText(w)).join(" ");
+}
+
+/** One knob as a control worded by the engine: a checkbox where only one value has words,
+ * else a list of each value's sentences. */
+function knobInput(knob) {
   const id = `knob-${knob.name}`;
-  let input;
-  if (knob.type === "bool") {
-    input = h("input", { type: "checkbox", id, name: knob.name });
-    input.checked = Boolean(value);
-  } else if (knob.type === "choice") {
-    input = h("select", { id, name: knob.name }, knob.choices.map((c) => h("option", { value: c }, c)));
-    input.value = value;
-  } else {
-    const text = knob.type === "json" ? JSON.stringify(value) : value ?? "";
-    input = h("input", { type: knob.type === "int" ? "number" : "text", id, name: knob.name, value: text });
+  const worded = knob.choices.filter((c) => c.words.length);
+  if (knob.type === "bool" && worded.length === 1) {
+    const on = worded[0].value;
+    const box = h("input", { type: "checkbox", id, name: knob.name, dataset: { on: String(on) } });
+    box.checked = knob.value === on;
+    return h("label", { class: "knob check", for: id }, box, h("span", {}, said(worded[0])));
   }
-  input.dataset.knob = knob.type;
-  return h("label", { class: "knob", for: id }, h("span", {}, knob.name), input);
+  const select = h("select", { id, name: knob.name },
+    knob.choices.map((c) => h("option", { value: String(c.value) }, said(c) || t("lobby.ruleoff"))));
+  select.value = String(knob.value);
+  select.dataset.type = knob.type;
+  return h("label", { class: "knob", for: id }, select);
 }
 
 function knobValue(input) {
-  switch (input.dataset.knob) {
-    case "bool": return input.checked;
-    case "int": return input.value === "" ? null : Number(input.value);
-    case "json": return JSON.parse(input.value);
-    default: return input.value === "" ? null : input.value;
+  if (input.type === "checkbox") {
+    const on = input.dataset.on === "true";
+    return input.checked ? on : !on;
   }
+  if (input.dataset.type === "bool") return input.value === "true";
+  return input.dataset.type === "int" ? Number(input.value) : input.value;
+}
+
+function levelSelect(id, bots, chosen) {
+  const select = h("select", { id, name: "bots" },
+    bots.map((b) => h("option", { value: b.name }, t("botinfo." + b.name))));
+  select.value = bots.some((b) => b.name === chosen) ? chosen : bots[1] ? bots[1].name : bots[0].name;
+  return select;
+}
+
+function presetSelect(id, presets, chosen) {
+  const select = h("select", { id, name: "preset" }, presets.map((p) => h("option", { value: p }, t("preset." + p))));
+  select.value = presets.includes(chosen) ? chosen : presets[0];
+  return select;
 }
 
 export async function mount(root) {
-  await ensureGuest(root);
-  const [{ presets, bots }, knobs, words] = await Promise.all([
-    api("/api/presets"), api("/api/knobs"), api("/api/rules"), loadPhrases()]);
+  const [me, { presets, bots }, words] = await Promise.all([
+    currentGuest(), api("/api/presets"), api("/api/rules"), loadPhrases()]);
+  const names = Object.keys(presets);
   const list = h("ul", { class: "lobby-list", "aria-live": "polite" });
   const empty = h("p", { class: "empty" });
   const tables = new Map();
 
-  const preset = h("select", { name: "preset", id: "preset" },
-    Object.keys(presets).map((p) => h("option", { value: p }, p)));
-  const botLevel = h("select", { name: "bots", id: "bots" },
-    bots.map((b) => h("option", { value: b.name, title: b.description }, b.name)));
-  botLevel.value = bots.some((b) => b.name === "greedy") ? "greedy" : bots[0].name;
-  const games = h("input", { type: "number", id: "games", min: 1, max: 100, value: 1 });
-  const target = h("input", { type: "number", id: "target", min: 1, max: 1000 });
-  const timer = h("input", { type: "number", id: "timer", min: 1, max: 600 });
+  // The name, once: asked here beside the buttons, kept by the server's cookie.
+  const nameInput = h("input", { id: "guest-name", name: "name", maxlength: 24, autocomplete: "nickname", required: true, placeholder: t("guest.prompt") });
+  const nameBox = me
+    ? h("p", { class: "playing-as" }, t("lobby.as", { name: me.name }))
+    : h("label", { class: "name-inline", for: "guest-name" }, t("lobby.name"), nameInput);
+  const named = async () => {
+    const mine = await currentGuest();
+    if (mine) return mine;
+    if (!nameInput.value.trim()) {
+      nameInput.focus();
+      throw new Error(t("lobby.needname"));
+    }
+    return setGuest(await api("/api/guest", { name: nameInput.value.trim() }));
+  };
+
+  // Play now: this player and three bots, started at once.
+  const quickLevel = levelSelect("quick-level", bots, localStorage.getItem(LEVEL_KEY) || "greedy");
+  const quickRules = presetSelect("quick-rules", names, localStorage.getItem(PRESET_KEY) || "standard");
+  const quickError = h("p", { class: "error", role: "alert" });
+  const quick = h("form", { class: "play-now", id: "play-now" },
+    h("h2", {}, t("lobby.playnow")),
+    h("p", { class: "help" }, t("lobby.playnowhelp")),
+    nameBox,
+    h("label", { for: "quick-level" }, t("lobby.level"), quickLevel),
+    h("label", { for: "quick-rules" }, t("lobby.rules"), quickRules),
+    h("button", { type: "submit", id: "play-now-go", class: "big" }, t("lobby.playnow")),
+    quickError);
+  quick.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    quickError.textContent = "";
+    try {
+      await named();
+      localStorage.setItem(LEVEL_KEY, quickLevel.value);
+      localStorage.setItem(PRESET_KEY, quickRules.value);
+      const made = await api("/api/tables", { preset: quickRules.value, bots: quickLevel.value, games: 1, private: true });
+      location.href = `/t/${made.table.id}?sit=1&start=1&invite=${encodeURIComponent(made.invite || "")}`;
+    } catch (e) {
+      quickError.textContent = e.message;
+    }
+  });
+
+  // The create form: any preset, its rules in words, bots, match length, timer, privacy.
+  const preset = presetSelect("preset", names, localStorage.getItem(PRESET_KEY) || "standard");
+  const botLevel = levelSelect("bots", bots, "greedy");
+  const games = h("input", { type: "number", id: "games", min: 1, max: 100, value: 1, inputmode: "numeric" });
+  const target = h("input", { type: "number", id: "target", min: 1, max: 1000, inputmode: "numeric" });
+  const timer = h("input", { type: "number", id: "timer", min: 0, max: 600, inputmode: "numeric", placeholder: t("lobby.timerauto") });
   const priv = h("input", { type: "checkbox", id: "private" });
   const knobBox = h("div", { class: "knobs" });
   const error = h("p", { class: "error", role: "alert" });
   const about = h("div", { class: "about-rules", id: "about-rules" });
-  const fillKnobs = () => {
-    knobBox.replaceChildren(...knobs.map((k) => knobInput(k, presets[preset.value][k.name])));
-    const described = words.find((w) => w.preset === preset.value);
+  let knobs = [];
+  const fillKnobs = async () => {
+    const chosen = preset.value;
+    const described = words.find((w) => w.preset === chosen);
     about.replaceChildren(...(described ? presetWords(described) : []));
+    knobs = await api(`/api/options?preset=${encodeURIComponent(chosen)}`);
+    if (preset.value === chosen) knobBox.replaceChildren(...knobs.map(knobInput));
   };
   preset.addEventListener("change", fillKnobs);
-  fillKnobs();
+  await fillKnobs();
 
   const form = h("form", { class: "create", id: "create" },
     h("h2", {}, t("lobby.create")),
@@ -77,9 +143,9 @@ export async function mount(root) {
     h("label", { for: "bots" }, t("lobby.bots"), botLevel),
     h("label", { for: "games" }, t("lobby.games"), games),
     h("label", { for: "target" }, t("lobby.target"), target),
-    h("label", { for: "timer" }, t("lobby.timer"), timer),
+    h("label", { for: "timer" }, t("lobby.timer"), timer, h("small", {}, t("lobby.timerhelp", { n: 30 }))),
     h("label", { for: "private", class: "check" }, priv, t("lobby.private")),
-    h("details", {}, h("summary", {}, t("lobby.options")), knobBox),
+    h("details", { class: "options" }, h("summary", {}, t("lobby.options")), knobBox),
     h("button", { type: "submit" }, t("lobby.make")),
     error,
   );
@@ -87,15 +153,17 @@ export async function mount(root) {
     ev.preventDefault();
     error.textContent = "";
     try {
+      await named();
       const options = {};
-      for (const input of knobBox.querySelectorAll("[data-knob]")) {
+      for (const input of knobBox.querySelectorAll("input, select")) {
+        const knob = knobs.find((k) => k.name === input.name);
         const value = knobValue(input);
-        if (JSON.stringify(value) !== JSON.stringify(presets[preset.value][input.name])) options[input.name] = value;
+        if (knob && JSON.stringify(value) !== JSON.stringify(knob.value)) options[input.name] = value;
       }
       const body = { preset: preset.value, options, bots: botLevel.value, private: priv.checked };
       if (games.value) body.games = Number(games.value);
       if (target.value) body.target = Number(target.value);
-      if (timer.value) body.turn_timer = Number(timer.value);
+      if (timer.value !== "") body.turn_timer = Number(timer.value);
       const made = await api("/api/tables", body);
       const invite = made.invite ? `&invite=${encodeURIComponent(made.invite)}` : "";
       location.href = `/t/${made.table.id}?sit=1${invite}`;
@@ -112,6 +180,18 @@ export async function mount(root) {
 
   let socket = null;
   let stopped = false;
+  let poll = null;
+  // The lobby's socket is for guests; before a name is given the list is fetched now and then.
+  const fetchList = async () => {
+    if (stopped) return;
+    try {
+      const listed = await api("/api/tables");
+      tables.clear();
+      for (const info of listed) tables.set(info.id, info);
+      render();
+    } catch { /* the next try */ }
+    poll = setTimeout(fetchList, 2000);
+  };
   const connect = () => {
     socket = new WebSocket(wsUrl("/ws/lobby"));
     socket.onmessage = (ev) => {
@@ -127,11 +207,21 @@ export async function mount(root) {
     };
     socket.onclose = () => { if (!stopped) setTimeout(connect, 2000); };
   };
-  connect();
+  if (me) connect();
+  else fetchList();
 
   root.replaceChildren(h("section", { class: "lobby" },
-    h("div", { class: "open" }, h("h2", {}, t("lobby.open")), empty, list), form));
+    quick,
+    h("div", { class: "open" }, h("h2", {}, t("lobby.open")), empty, list),
+    form));
   render();
   // A language switch draws the page again, with a fresh socket.
-  return { rerender: () => { stopped = true; socket.close(); return mount(root); } };
+  return {
+    rerender: () => {
+      stopped = true;
+      clearTimeout(poll);
+      if (socket) socket.close();
+      return mount(root);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // The score pad for games played with a real deck (/pads to start one, /pads/{id} to keep it).
 // The page only collects what the players saw; the server scores every game with the
 // engine's own scoring (tienlen.scoring) and sends the points and standings back.
-import { ApiError, api, ensureGuest, h } from "./api.js";
+import { ApiError, api, currentGuest, ensureGuest, h, setGuest } from "./api.js";
 import { t } from "./i18n.js";
 
 async function send(method, path, body) {
@@ -77,6 +77,14 @@ function gameForm(pad, onAdd) {
   const n = pad.names.length;
   const fields = new Set(pad.fields);
   const places = Array.from({ length: n }, (_, k) => seatSelect(`place-${k + 1}`, pad, t("pad.place", { n: k + 1 })));
+  // A player already placed cannot be chosen for another place.
+  const exclusive = () => {
+    const taken = new Set(places.map((sel) => sel.value).filter((v) => v !== ""));
+    for (const sel of places) {
+      for (const opt of sel.options) opt.disabled = opt.value !== "" && opt.value !== sel.value && taken.has(opt.value);
+    }
+  };
+  for (const sel of places) sel.addEventListener("change", exclusive);
   const parts = [h("fieldset", { class: "pad-order" }, h("legend", {}, t("pad.order")),
     places.map((sel, k) => h("label", { for: sel.id }, t("pad.place", { n: k + 1 }), sel)))];
   const perSeat = (key, legend, make) => {
@@ -136,6 +144,17 @@ function gameForm(pad, onAdd) {
     ev.preventDefault();
     error.textContent = "";
     const seat = (sel) => (sel.value === "" ? -1 : Number(sel.value));
+    // What is missing or impossible, in players' names, before the server is asked.
+    const empty = places.findIndex((sel) => sel.value === "");
+    if (empty >= 0) {
+      error.textContent = t("pad.needplace", { n: empty + 1 });
+      return;
+    }
+    const self = chops.find((c) => c.by.value !== "" && c.by.value === c.of.value);
+    if (self) {
+      error.textContent = t("pad.selfchop", { name: pad.names[Number(self.by.value)] });
+      return;
+    }
     // Places left empty are left out: the engine says what the order lacks.
     const entry = { order: places.map(seat).filter((s) => s >= 0) };
     if (left.length) entry.cards_left = left.map((i) => Number(i.value || 0));
@@ -162,23 +181,44 @@ function gameForm(pad, onAdd) {
   return form;
 }
 
-/** /pads/{id}: the standings, every game's points, and the form for the next game. */
+/** /pads/{id}: the standings, every game's points, and the form for the next game. Someone
+ * opening a shared link sees the pad at once and gives a name (inline) to add games; every
+ * open copy follows the games added or deleted elsewhere. */
 async function mountPad(root, id) {
   let pad = await api(`/api/pads/${encodeURIComponent(id)}`);
-  const render = () => {
-    const link = h("input", { id: "pad-link", readonly: true, value: location.origin + location.pathname, "aria-label": t("pad.link") });
-    const copy = h("button", { type: "button", class: "secondary" }, t("table.copy"));
-    copy.addEventListener("click", async () => {
-      link.select();
-      try { await navigator.clipboard.writeText(link.value); copy.textContent = t("table.copied"); } catch { /* selected: copy by hand */ }
+  let me = await currentGuest();
+  let form = null;
+  const path = `/api/pads/${encodeURIComponent(id)}`;
+  const signature = (p) => JSON.stringify([p.games.map((g) => g.number), p.totals]);
+
+  const nameForm = () => {
+    const input = h("input", { id: "pad-guest", maxlength: 24, required: true, autocomplete: "nickname" });
+    const error = h("p", { class: "error", role: "alert" });
+    const f = h("form", { class: "create pad-join", id: "pad-join" },
+      h("p", {}, t("pad.readonly")),
+      h("label", { for: "pad-guest" }, t("lobby.name"), input),
+      h("button", { type: "submit" }, t("pad.join")), error);
+    f.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      try {
+        me = setGuest(await api("/api/guest", { name: input.value.trim() }));
+        form = null;
+        render();
+      } catch (e) {
+        error.textContent = e.message;
+      }
     });
+    return f;
+  };
+
+  const tables = () => {
     const standings = h("section", { class: "pad-standings", id: "pad-standings" },
       h("h2", {}, pad.over ? t("table.matchover") : t("table.standings")),
       h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, t("result.player")), h("th", {}, t("result.total")))),
         h("tbody", {}, pad.standings.map((s, i) => h("tr", { dataset: { seat: s.seat } },
           h("td", {}, String(i + 1)), h("td", {}, s.name), h("td", { class: "points" }, String(s.points)))))));
     const del = async (number) => {
-      try { pad = await send("DELETE", `/api/pads/${pad.id}/games/${number}`); render(); } catch (e) { alert(e.message); }
+      try { pad = await send("DELETE", `${path}/games/${number}`); render(); } catch (e) { alert(e.message); }
     };
     const games = h("section", { class: "pad-games" }, h("h2", {}, t("pad.games")),
       pad.games.length
@@ -187,19 +227,50 @@ async function mountPad(root, id) {
           h("tbody", {}, pad.games.map((g) => h("tr", {},
             h("td", {}, String(g.number)),
             g.deltas.map((d) => h("td", { class: "points" }, d > 0 ? `+${d}` : String(d))),
-            h("td", {}, h("button", { type: "button", class: "secondary small", "aria-label": t("pad.delete", { n: g.number }),
-              onclick: () => del(g.number) }, "✕"))))),
+            h("td", {}, me ? h("button", { type: "button", class: "secondary small", "aria-label": t("pad.delete", { n: g.number }),
+              onclick: () => del(g.number) }, "✕") : null)))),
           h("tfoot", {}, h("tr", {}, h("th", {}, t("result.total")), pad.totals.map((x) => h("th", { class: "points" }, String(x))), h("th", {}, "")))))
         : h("p", {}, t("pad.nogames")));
+    return h("div", { class: "pad-grid", id: "pad-grid" }, standings, games);
+  };
+
+  const render = () => {
+    const link = h("input", { id: "pad-link", readonly: true, value: location.origin + location.pathname, "aria-label": t("pad.link") });
+    const copy = h("button", { type: "button", class: "secondary" }, t("table.copy"));
+    copy.addEventListener("click", async () => {
+      link.select();
+      try { await navigator.clipboard.writeText(link.value); copy.textContent = t("table.copied"); } catch { /* selected: copy by hand */ }
+    });
+    if (me && !form) form = gameForm(pad, (fresh) => { pad = fresh; form = null; render(); });
     root.replaceChildren(h("section", { class: "pad", "data-games": pad.games.length },
       h("h1", {}, t("pad.title")),
       h("p", { class: "pad-rules" }, t("pad.rules", { rules: pad.rules, scoring: pad.scoring })),
       h("div", { class: "invite" }, h("span", {}, t("pad.link")), link, copy),
-      h("div", { class: "pad-grid" }, standings, games),
-      gameForm(pad, (fresh) => { pad = fresh; render(); })));
+      tables(),
+      me ? form : nameForm()));
+  };
+
+  // Live: another copy's new or deleted game shows here within seconds; a form being
+  // filled in is kept as it is (only its heading's game number moves on).
+  const follow = async () => {
+    try {
+      const fresh = await api(path);
+      if (signature(fresh) !== signature(pad)) {
+        pad = fresh;
+        const section = root.querySelector(".pad");
+        if (section) {
+          section.dataset.games = String(pad.games.length);
+          root.querySelector("#pad-grid").replaceWith(tables());
+          const heading = root.querySelector("#pad-game h2");
+          if (heading) heading.textContent = t("pad.add", { n: pad.games.length + 1 });
+        }
+      }
+    } catch { /* the next look */ }
+    setTimeout(follow, 2000);
   };
   render();
-  return { rerender: render };
+  setTimeout(follow, 2000);
+  return { rerender: () => { form = null; render(); } };
 }
 
 export async function mount(root, id) {

@@ -17,8 +17,8 @@ export async function mount(root) {
   const render = () => {
     root.replaceChildren(h("section", { class: "rules" },
       h("h1", {}, t("rules.title")),
-      h("nav", { class: "toc" }, h("ul", {}, presets.map((p) => h("li", {}, h("a", { href: `#${p.preset}` }, p.preset))))),
-      presets.map((p) => h("article", { id: p.preset }, h("h2", {}, p.preset), presetWords(p)))));
+      h("nav", { class: "toc" }, h("ul", {}, presets.map((p) => h("li", {}, h("a", { href: `#${p.preset}` }, t("preset." + p.preset)))))),
+      presets.map((p) => h("article", { id: p.preset }, h("h2", {}, t("preset." + p.preset)), presetWords(p)))));
   };
   render();
   return { rerender: render };

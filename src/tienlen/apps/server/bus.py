@@ -1,0 +1,155 @@
+"""The cluster's Redis: one connection for commands, one for pub/sub; the scripts the table
+leases are kept with; the messages a node publishes, in order, from one queue; and the
+listener, which subscribes again after Redis was down. Redis is only the signal: a message
+that cannot be published is dropped, and once Redis answers again every node is told to
+catch its replicas up from the event log."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from .config import Settings
+
+__all__ = ["DOWN", "RELEASE", "RENEW", "Bus"]
+
+log = logging.getLogger("tienlen.cluster")
+
+#: Redis and connection failures: Redis is down or unreachable.
+DOWN = (RedisError, OSError)
+
+#: Renew each lease this node holds, or take it again if Redis lost it (restarted empty):
+#: 1 per key still ours, 0 per key another node holds now.
+RENEW = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  if v == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+    out[i] = 1
+  elseif not v then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out
+"""
+#: Drop the leases still ours (a clean stop: the other nodes take over at once).
+RELEASE = """
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 0
+"""
+
+
+class Bus:
+    """One node's Redis connections, its outgoing queue and its subscription."""
+
+    def __init__(self, settings: Settings, url: str, node: str) -> None:
+        self.settings = settings
+        self.prefix = settings.redis_prefix
+        self.redis = Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=settings.redis_timeout,
+            socket_connect_timeout=settings.redis_timeout,
+        )
+        # Pub/sub waits for messages as long as it takes: no read timeout.
+        self.sub = Redis.from_url(
+            url, decode_responses=True, socket_connect_timeout=settings.redis_timeout
+        )
+        self.events = f"{self.prefix}events"
+        """The channel every node's events, viewers and notices go on."""
+        self.inbox = self.channel(node)
+        self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.subscribed = asyncio.Event()
+        self.dropped = False
+        """A message could not be published: the others are told to read the log."""
+
+    def channel(self, node: str) -> str:
+        """The channel a node takes requests and answers on."""
+        return f"{self.prefix}node:{node}"
+
+    def send(self, channel: str, message: Mapping[str, Any]) -> None:
+        """Publish ``message`` on ``channel`` after what is queued already."""
+        self.outbox.put_nowait((channel, json.dumps(message)))
+
+    async def publishing(self) -> None:
+        """Publish queued messages one at a time, so a table's batches keep their order.
+
+        One that cannot be published is dropped; once Redis answers again, every node is
+        told to catch its replicas up from the log (a node whose own connection did not
+        break would not know to)."""
+        while True:
+            channel, data = await self.outbox.get()
+            try:
+                await self.tell_resync()
+                await self.redis.publish(channel, data)
+            except DOWN as e:
+                self.dropped = True
+                log.debug("publish: Redis is down (%s); the others will read the log", e)
+            except Exception:  # it must go on publishing
+                self.dropped = True
+                log.exception("publish failed")
+            finally:
+                self.outbox.task_done()
+
+    async def tell_resync(self) -> None:
+        """If a message was dropped: tell every node to read the log."""
+        if self.dropped:
+            await self.redis.publish(self.events, json.dumps({"op": "resync"}))
+            self.dropped = False
+
+    async def listening(
+        self, receive: Callable[[str, str], Awaitable[None]], back: Callable[[], None]
+    ) -> None:
+        """Give each message on the events channel and the inbox to ``receive``,
+        subscribing again after Redis was down (then ``back`` is called: the node catches
+        up)."""
+        first = True
+        while True:
+            pubsub = self.sub.pubsub()
+            try:
+                await pubsub.subscribe(self.events, self.inbox)
+                while True:
+                    m = await pubsub.get_message(timeout=1.0)
+                    if m is None:
+                        continue
+                    if m["type"] == "message":
+                        await receive(m["channel"], m["data"])
+                    elif m["type"] == "subscribe" and m["channel"] == self.events:
+                        # Subscribed for sure now: whatever the log has from here on
+                        # comes as a message, and what it had is read now.
+                        self.subscribed.set()
+                        if not first:
+                            log.info("Redis is back: catching the replicas up from the log")
+                            back()
+                        first = False
+            except DOWN as e:
+                if self.subscribed.is_set():
+                    log.warning("Redis is unreachable (%s): running the tables owned here", e)
+                self.subscribed.clear()
+                first = False
+            except Exception:  # anything else: listen again (and catch up) all the same
+                log.exception("listening to Redis failed")
+                self.subscribed.clear()
+                first = False
+            finally:
+                with contextlib.suppress(*DOWN):
+                    await pubsub.aclose()
+            await asyncio.sleep(self.settings.lease_renew / 2)
+
+    async def close(self) -> None:
+        """Close both connections."""
+        await self.redis.aclose()
+        await self.sub.aclose()
