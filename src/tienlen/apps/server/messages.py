@@ -184,8 +184,7 @@ class SeatInfo(_Msg):
     away: bool = False
     """A seated player is absent and their bot plays for them."""
     grace_until: float | None = None
-    """A seated player lost their connection: their bot takes over at this time (Unix
-    seconds) unless they come back."""
+    """Connection lost: their bot plays from this time (Unix seconds) unless they return."""
 
 
 class TableInfo(_Msg):
@@ -276,13 +275,6 @@ class GameView(_Msg):
     """When a turn timer runs: the time (Unix seconds) the seat to act must act by."""
 
 
-class Chop(_Msg):
-    """A chop: whose play was chopped, and how many 2s (heo) it held."""
-
-    victim: int
-    twos: int
-
-
 class TableEvent(_Msg):
     """One versioned table event; which fields are set depends on ``kind``."""
 
@@ -328,9 +320,8 @@ class TableEvent(_Msg):
     record: str | None = None
     """The finished game's id (``GET /api/games/{id}``)."""
     instant_win: str | None = None
-    chop: Chop | None = None
-    """For ``play``: the play chops (a bomb on a play of another kind, as the engine counts
-    chops)."""
+    chop: dict[str, int] | None = None
+    """For a ``play`` that chops: ``{"victim": seat, "twos": 2s in the play it beat}``."""
     until: float | None = None
     """For ``offline``: when the grace period ends (Unix seconds) and a bot plays for them."""
 
