@@ -114,10 +114,9 @@ class Table:
     remote_viewers: dict[str, frozenset[str]] = field(default_factory=dict)
     """In a cluster, who watches through each other node (by node id)."""
     deadline: float | None = None
-    """While a turn timer runs: when the seat to act must have acted (Unix seconds; not
-    stored: set by the server that runs the table)."""
+    """While a turn timer runs: when the seat to act must act (Unix seconds; not stored)."""
     deadline_version: int = -1
-    """The :attr:`state_version` :attr:`deadline` was set at (a new state: a new deadline)."""
+    """The :attr:`state_version` :attr:`deadline` was set at."""
     fence: int | None = None
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
@@ -279,16 +278,10 @@ class Table:
                 self.reported = data["game"]
             case "match_over" | "closed":
                 self.status = "finished"
-            case "offline":
-                self.seats[data["seat"]].grace_until = data["until"]
-            case "online":
-                self.seats[data["seat"]].grace_until = None
-            case "away":
-                self.seats[data["seat"]].away = True
-                self.seats[data["seat"]].grace_until = None
-            case "back":
-                self.seats[data["seat"]].away = False
-                self.seats[data["seat"]].grace_until = None
+            case "offline" | "online" | "away" | "back":  # a grace runs only while offline
+                seat = self.seats[data["seat"]]
+                seat.grace_until = data["until"] if kind == "offline" else None
+                seat.away = kind == "away" or (seat.away and kind == "offline")
         if kind in _STATE_KINDS:
             self.state_version = self.version + 1
         self.version += 1
