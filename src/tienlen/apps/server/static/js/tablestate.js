@@ -80,6 +80,7 @@ export function logEntry(e) {
     case "timeout": return { key: "log.timeout", seat };
     case "game_over": return { key: "log.gameover", n: e.game };
     case "match_over": return { key: "log.matchover" };
+    case "closed": return { key: "log.closed" };
     default: return null;
   }
 }
