@@ -103,8 +103,8 @@ def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
             args = ["serve", "--port", str(port), "--database-url", db, "--redis-url", REDIS]
             args += ["--redis-prefix", f"tienlen-test-{os.getpid()}-{listen}:"]
             args += ["--bot-pool", "thread", "--log-level", "warning"]
-            # Every test client is on loopback: the per-address caps are lifted.
-            args += ["--guests-per-address", "100000/1", "--connections-per-address", "100000/1"]
+            # Every socket comes from the proxy's (loopback) address.
+            args += ["--connections-per-address", "1000/60"]
             log = tmp_path / f"node{i}.log"
             node = stack.enter_context(
                 running([sys.executable, "-m", "tienlen.apps.cli", *args], log)

@@ -201,6 +201,7 @@ def test_open_sockets_per_player_are_capped(backend: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "code", "words"),
     [
+        ("post", "/api/tables", {"turn_timer": -1}, 400, "bad_request", "body.turn_timer"),
         ("post", "/api/tables", {"turn_timer": 601}, 400, "bad_request", "body.turn_timer"),
         ("post", "/api/tables", {"games": "4"}, 400, "bad_request", "valid integer"),
         ("post", "/api/tables", {"private": "yes"}, 400, "bad_request", "valid boolean"),

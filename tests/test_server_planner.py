@@ -7,9 +7,9 @@ import pytest
 
 from tienlen import Rules
 from tienlen.apps.server import planner
+from tienlen.apps.server.client_messages import ClientMessage, parse_client
 from tienlen.apps.server.forwarding import RemoteActor
 from tienlen.apps.server.limits import Rate, TokenBucket
-from tienlen.apps.server.messages import ClientMessage, parse_client
 from tienlen.apps.server.options import TableConfig
 from tienlen.apps.server.tables import Pending, Refused, Table
 

@@ -13,8 +13,9 @@ from alembic.migration import MigrationContext
 from pydantic import ValidationError
 
 from serverkit import database
+from tienlen.apps.server.client_messages import parse_client
 from tienlen.apps.server.db import Base, connect, migrate
-from tienlen.apps.server.messages import json_schema, parse_client, parse_server
+from tienlen.apps.server.messages import json_schema, parse_server
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from tienlen import Game
+from tienlen.cards import TWO
 from tienlen.combos import Choice, Give
 from tienlen.record import ActionKind, RecordedAction, apply_action
 
 from .views import card_ids
 
-__all__ = ["act", "move_action"]
+__all__ = ["act", "chop_made", "move_action"]
 
 
 def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
@@ -42,3 +43,12 @@ def act(game: Game, kind: str, data: Mapping[str, Any]) -> None:
             take=" ".join(data.get("take") or ()),
         ),
     )
+
+
+def chop_made(before: Game, after: Game) -> dict[str, int] | None:
+    """The chop the play from ``before`` to ``after`` made, as the engine counts chops (a
+    bomb on a play of another kind): ``{"victim": seat, "twos": 2s in the play it beat}``."""
+    if len(after.chops) == len(before.chops):
+        return None
+    chop = after.chops[-1]
+    return {"victim": chop.victim, "twos": sum(1 for c in chop.target.cards if c.rank == TWO)}

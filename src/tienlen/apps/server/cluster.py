@@ -46,10 +46,10 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select, update
 
 from .bus import DOWN, RELEASE, RENEW, Bus
+from .client_messages import ClientMessage
 from .db import EventRow, TableRow
 from .forwarding import Forwarding
 from .hub import Actor, TableHost
-from .messages import ClientMessage
 from .tables import Pending, Refused, Table, merged
 
 __all__ = ["Cluster"]

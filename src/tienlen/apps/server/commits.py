@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from .cluster import Cluster
 from .db import EventRow, TableRow
+from .deadlines import arm_deadline
 from .errors import TRY_AGAIN, database_needed
 from .history import store_game
 from .hub import Client, Hub
@@ -146,7 +147,7 @@ class Commits:
             self.hub.restoring[table.id] = table.version
             self.hub.spawn(self._rebuild(table, pending))
             raise Refused("try_again", TRY_AGAIN) from None
-        table.arm_deadline(time.time(), runs=self._runs(table))
+        arm_deadline(table, time.time(), runs=self._runs(table))
         self.announce(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
@@ -177,7 +178,7 @@ class Commits:
             fresh.fence = stale.fence
             hub.tables[stale.id] = fresh
             del hub.restoring[stale.id]
-            fresh.arm_deadline(time.time(), runs=self._runs(fresh))
+            arm_deadline(fresh, time.time(), runs=self._runs(fresh))
             if fresh.version >= failed[-1].version:
                 self._broadcast(fresh, failed)
             log.info("table %s: rebuilt at version %d", stale.id, fresh.version)

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 from redis.asyncio import Redis
 
 from .bus import DOWN
+from .client_messages import ClientMessage, parse_client
 from .hub import Actor, TableHost
 from .limits import TokenBucket
-from .messages import ClientMessage, parse_client
 from .tables import Refused
 
 __all__ = ["Forwarding", "NotOwner", "Owners", "RemoteActor"]

@@ -18,11 +18,12 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from .client_messages import ClientMessage
 from .config import Settings
 from .db import EventRow, TableRow
 from .errors import TRY_AGAIN
 from .limits import TokenBucket
-from .messages import ClientMessage, LobbyTableMsg, TableInfo
+from .messages import LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
 __all__ = ["Actor", "Client", "Hub", "TableHost"]

@@ -1,6 +1,7 @@
 """The web protocol's messages: pydantic models, one discriminated union per direction.
 
-A client sends :data:`ClientMessage` frames (JSON objects with a ``type``); the server sends
+A client sends :data:`.client_messages.ClientMessage` frames (JSON objects with a ``type``, in
+:mod:`.client_messages`); the server sends
 :data:`ServerMessage` frames. Cards are identifiers in ASCII notation (``"3s"``, ``"10h"``,
 ``"3s'"`` for a second deck's copy). ``docs/web-protocol.md`` documents every message and
 ``docs/web-protocol.schema.json`` is :func:`json_schema`'s output (a test keeps it current).
@@ -11,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
+
+from .client_messages import ClientMessage, Message
 
 __all__ = [
-    "ClientMessage",
     "ErrorMsg",
     "EventMsg",
     "GameView",
@@ -26,157 +28,11 @@ __all__ = [
     "TableInfo",
     "WelcomeMsg",
     "json_schema",
-    "parse_client",
 ]
-
-Cards = Annotated[list[Annotated[str, Field(max_length=4)]], Field(max_length=52)]
-Version = Annotated[int, Field(ge=0, description="the table version this client last saw")]
-
-
-class _Msg(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# --- client to server ---------------------------------------------------------------------
-class _ClientMsg(_Msg):
-    """A client frame, read strictly by the schema: no string for a number, no number for a
-    boolean."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class SitMsg(_ClientMsg):
-    """Take an empty seat (before the match starts)."""
-
-    type: Literal["sit"]
-    seat: int
-
-
-class StandMsg(_ClientMsg):
-    """Leave one's seat (before the match starts)."""
-
-    type: Literal["stand"]
-
-
-class StartMsg(_ClientMsg):
-    """The host starts the match; empty seats get their bots."""
-
-    type: Literal["start"]
-
-
-class RematchMsg(_ClientMsg):
-    """The host starts a new match at a finished table, same seats and options."""
-
-    type: Literal["rematch"]
-
-
-class PlayMsg(_ClientMsg):
-    """Play these cards (play phase)."""
-
-    type: Literal["play"]
-    cards: Cards
-    version: Version
-
-
-class PassMsg(_ClientMsg):
-    """Pass (play phase), or decline to offer a trade (trading phase)."""
-
-    type: Literal["pass"]
-    version: Version
-
-
-class GiveMsg(_ClientMsg):
-    """San Jose exchange: give these cards."""
-
-    type: Literal["give"]
-    cards: Cards
-    version: Version
-
-
-class OfferMsg(_ClientMsg):
-    """Mutual trading: offer ``give`` (own cards) to ``partner`` for ``take`` (theirs)."""
-
-    type: Literal["offer"]
-    partner: int
-    give: Cards
-    take: Cards
-    version: Version
-
-
-class AcceptMsg(_ClientMsg):
-    """Accept the trade offered to you."""
-
-    type: Literal["accept"]
-    version: Version
-
-
-class RefuseMsg(_ClientMsg):
-    """Refuse the trade offered to you."""
-
-    type: Literal["refuse"]
-    version: Version
-
-
-class AskMsg(_ClientMsg):
-    """Ask seat ``partner`` how many cards it holds (rules with ``hidden_counts``; any seat,
-    out of turn, during play): the answer is a public ``ask`` event."""
-
-    type: Literal["ask"]
-    partner: int
-    version: Version
-
-
-class ChatMsg(_ClientMsg):
-    """Say something at the table. ``id``, the client's name for this line (any string of up
-    to 32 characters, e.g. a random one), makes sending it again safe: a line whose id its
-    sender already used in this match is not said twice (a client that got ``unavailable``
-    or ``try_again``, or lost its socket, cannot tell whether the line was said)."""
-
-    type: Literal["chat"]
-    text: Annotated[str, Field(min_length=1)]
-    id: Annotated[str, Field(min_length=1, max_length=32)] | None = None
-
-
-class SyncMsg(_ClientMsg):
-    """Ask for the events after ``version`` (or a full state when ``version`` is null)."""
-
-    type: Literal["sync"]
-    version: Version | None = None
-
-
-class PingMsg(_ClientMsg):
-    """Keep-alive; answered by ``pong``."""
-
-    type: Literal["ping"]
-
-
-ClientMessage = Annotated[
-    SitMsg
-    | StandMsg
-    | StartMsg
-    | RematchMsg
-    | PlayMsg
-    | PassMsg
-    | GiveMsg
-    | OfferMsg
-    | AcceptMsg
-    | RefuseMsg
-    | AskMsg
-    | ChatMsg
-    | SyncMsg
-    | PingMsg,
-    Field(discriminator="type"),
-]
-_CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-
-
-def parse_client(text: str) -> ClientMessage:
-    """Read one client frame; raises pydantic's ``ValidationError`` (a ``ValueError``)."""
-    return _CLIENT.validate_json(text)
 
 
 # --- server to client ---------------------------------------------------------------------
-class SeatInfo(_Msg):
+class SeatInfo(Message):
     """Who is in one seat."""
 
     seat: int
@@ -188,11 +44,10 @@ class SeatInfo(_Msg):
     away: bool = False
     """A seated player is absent and their bot plays for them."""
     grace_until: float | None = None
-    """A seated player lost their connection: their bot takes over at this time (Unix
-    seconds) unless they come back."""
+    """Connection lost: their bot plays from this time (Unix seconds) unless they return."""
 
 
-class TableInfo(_Msg):
+class TableInfo(Message):
     """A table as the lobby and its players see it."""
 
     id: str
@@ -219,7 +74,7 @@ class TableInfo(_Msg):
     spectators: int
 
 
-class Play(_Msg):
+class Play(Message):
     """One action in a pile or the history: ``cards`` empty for a pass."""
 
     seat: int
@@ -227,7 +82,7 @@ class Play(_Msg):
     cards: list[str]
 
 
-class Trade(_Msg):
+class Trade(Message):
     """A trade offer; the cards only for its two seats."""
 
     proposer: int
@@ -237,7 +92,7 @@ class Trade(_Msg):
     accepted: bool | None = None
 
 
-class GameView(_Msg):
+class GameView(Message):
     """One seat's (or a spectator's) view of the current game, from the engine's observation:
     every field of its play state (``tienlen.position.PlayState``, built in ``views.py``),
     the seat's own hand only, and the table's and the seat's own fields."""
@@ -280,14 +135,7 @@ class GameView(_Msg):
     """When a turn timer runs: the time (Unix seconds) the seat to act must act by."""
 
 
-class Chop(_Msg):
-    """A chop: whose play was chopped, and how many 2s (heo) it held."""
-
-    victim: int
-    twos: int
-
-
-class TableEvent(_Msg):
+class TableEvent(Message):
     """One versioned table event; which fields are set depends on ``kind``."""
 
     kind: Literal[
@@ -334,14 +182,13 @@ class TableEvent(_Msg):
     record: str | None = None
     """The finished game's id (``GET /api/games/{id}``)."""
     instant_win: str | None = None
-    chop: Chop | None = None
-    """For ``play``: the play chops (a bomb on a play of another kind, as the engine counts
-    chops)."""
+    chop: dict[str, int] | None = None
+    """For a ``play`` that chops: ``{"victim": seat, "twos": 2s in the play it beat}``."""
     until: float | None = None
     """For ``offline``: when the grace period ends (Unix seconds) and a bot plays for them."""
 
 
-class WelcomeMsg(_Msg):
+class WelcomeMsg(Message):
     """First frame on a table socket: who you are and where you sit."""
 
     type: Literal["welcome"] = "welcome"
@@ -354,7 +201,7 @@ class WelcomeMsg(_Msg):
     """The server's clock (Unix seconds), to read the deadlines in later frames by."""
 
 
-class StateMsg(_Msg):
+class StateMsg(Message):
     """A full resync: the table and your view of the current game."""
 
     type: Literal["state"] = "state"
@@ -363,7 +210,7 @@ class StateMsg(_Msg):
     view: GameView | None = None
 
 
-class EventMsg(_Msg):
+class EventMsg(Message):
     """A table event. One action can make several events (a last play ends the game, the
     next game is dealt): all but the last have ``more`` set, and the last carries your view
     of the game after them all."""
@@ -377,7 +224,7 @@ class EventMsg(_Msg):
     """The table, when the event changed seats, status or scores."""
 
 
-class ErrorMsg(_Msg):
+class ErrorMsg(Message):
     """Your last frame was refused; nothing changed at the table."""
 
     type: Literal["error"] = "error"
@@ -389,20 +236,20 @@ class ErrorMsg(_Msg):
     version: int | None = None
 
 
-class PongMsg(_Msg):
+class PongMsg(Message):
     """Answer to ``ping``."""
 
     type: Literal["pong"] = "pong"
 
 
-class LobbyMsg(_Msg):
+class LobbyMsg(Message):
     """The lobby socket's first frame: every listed table."""
 
     type: Literal["lobby"] = "lobby"
     tables: list[TableInfo]
 
 
-class LobbyTableMsg(_Msg):
+class LobbyTableMsg(Message):
     """A listed table changed (or left the list: ``removed``)."""
 
     type: Literal["lobby_table"] = "lobby_table"
@@ -427,7 +274,7 @@ def json_schema() -> str:
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "tienlen web protocol",
-        "client_message": _CLIENT.json_schema(),
+        "client_message": TypeAdapter(ClientMessage).json_schema(),
         "server_message": _SERVER.json_schema(),
     }
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
 from .admission import Admission
+from .client_messages import ClientMessage
 from .cluster import Cluster
 from .commits import Commits
 from .config import Settings
@@ -28,7 +29,7 @@ from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
 from .lobby import NewTable, new_table
-from .messages import ClientMessage, WelcomeMsg
+from .messages import WelcomeMsg
 from .metrics import Metrics
 from .tables import Pending, Refused, Table
 from .turns import Turns

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tienlen import Rules
 
-__all__ = ["TableConfig"]
+__all__ = ["DEFAULT_TURN_TIMER", "TableConfig"]
+
+#: The turn timer (seconds) of a table with two or more people that chose none.
+DEFAULT_TURN_TIMER: Final = 30.0
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,14 @@ class TableConfig:
     games: int | None = 1
     target: int | None = None
     private: bool = False
+
+    def timer_for(self, people: int) -> float | None:
+        """The turn timer in force with ``people`` seated: the host's (0: none), else
+        :data:`DEFAULT_TURN_TIMER` for two or more people, so nobody waits long on another
+        person; ``None`` where none runs."""
+        if self.turn_timer is not None:
+            return self.turn_timer or None
+        return DEFAULT_TURN_TIMER if people >= 2 else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, for the tables row."""

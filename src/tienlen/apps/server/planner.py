@@ -10,8 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .hub import Actor
-from .messages import (
+from .client_messages import (
     AcceptMsg,
     AskMsg,
     ClientMessage,
@@ -21,6 +20,7 @@ from .messages import (
     PlayMsg,
     RefuseMsg,
 )
+from .hub import Actor
 from .tables import Pending, Refused, Table
 
 __all__ = ["action", "applied", "plan", "presence"]

@@ -13,21 +13,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any
 
 from tienlen import Game, GameRecord, Rules
-from tienlen.cards import TWO
 from tienlen.game import why_refused
 from tienlen.players.base import fallback_move
 from tienlen.reasons import Reason
 
-from .actions import act, move_action
+from .actions import act, chop_made, move_action
 from .deals import ServerMatch, commitment_of
 from .messages import GameView, SeatInfo, TableEvent, TableInfo
 from .options import TableConfig
 from .views import game_view
 
-__all__ = ["DEFAULT_TURN_TIMER", "Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
+__all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
 #: Events that change a table (the others are announcements: chat, timeouts, and a card
 #: count asked, which no move depends on).
@@ -35,10 +34,6 @@ _STATE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "play", "pass", "give", "offer", "accept"}
     | {"refuse", "game_over", "match_over", "closed", "away", "back"}
 )
-
-
-#: The turn timer (seconds) of a table with two or more people that chose none.
-DEFAULT_TURN_TIMER: Final = 30.0
 
 
 class Refused(ValueError):
@@ -119,10 +114,9 @@ class Table:
     remote_viewers: dict[str, frozenset[str]] = field(default_factory=dict)
     """In a cluster, who watches through each other node (by node id)."""
     deadline: float | None = None
-    """While a turn timer runs: when the seat to act must have acted (Unix seconds; not
-    stored: set by the server that runs the table)."""
+    """While a turn timer runs: when the seat to act must act (Unix seconds; not stored)."""
     deadline_version: int = -1
-    """The :attr:`state_version` :attr:`deadline` was set at (a new state: a new deadline)."""
+    """The :attr:`state_version` :attr:`deadline` was set at."""
     fence: int | None = None
     """In a cluster, the fencing token this node owns the table under (every write of its
     events is checked against it); ``None`` on a single server and on a node that does not
@@ -184,37 +178,6 @@ class Table:
                 return i
         return None
 
-    @property
-    def turn_timer(self) -> float | None:
-        """The turn timer in force (seconds): the table's own (0: none), else
-        :data:`DEFAULT_TURN_TIMER` where two or more people sit, so nobody waits long on
-        another person; ``None`` where none runs."""
-        chosen = self.config.turn_timer
-        if chosen is not None:
-            return chosen or None
-        people = sum(1 for s in self.seats if s.player is not None)
-        return DEFAULT_TURN_TIMER if people >= 2 else None
-
-    def arm_deadline(self, now: float, *, runs: bool) -> None:
-        """Before a change goes out: when the person to act must act (their views carry
-        it), from ``now`` where the state is new, or ``None`` (a bot's turn, no timer, no
-        game going on, or a table this process does not run)."""
-        game = self.game
-        timer = self.turn_timer
-        if (
-            runs
-            and timer is not None
-            and game is not None
-            and not game.is_over
-            and self.status == "playing"
-            and not self.seats[game.turn].is_bot
-        ):
-            if self.deadline is None or self.deadline_version != self.state_version:
-                self.deadline = round(now + timer, 3)
-                self.deadline_version = self.state_version
-            return
-        self.deadline = None
-
     def watching(self) -> set[str]:
         """The players with the table open, here or (in a cluster) at another node."""
         return set(self.viewers).union(*self.remote_viewers.values())
@@ -243,7 +206,7 @@ class Table:
             ],
             status=self.status,  # type: ignore[arg-type]
             private=self.config.private,
-            turn_timer=self.turn_timer,
+            turn_timer=self.config.timer_for(sum(1 for s in self.seats if s.player)),
             games=self.config.games,
             target=self.config.target,
             match=self.match_no,
@@ -315,16 +278,10 @@ class Table:
                 self.reported = data["game"]
             case "match_over" | "closed":
                 self.status = "finished"
-            case "offline":
-                self.seats[data["seat"]].grace_until = data["until"]
-            case "online":
-                self.seats[data["seat"]].grace_until = None
-            case "away":
-                self.seats[data["seat"]].away = True
-                self.seats[data["seat"]].grace_until = None
-            case "back":
-                self.seats[data["seat"]].away = False
-                self.seats[data["seat"]].grace_until = None
+            case "offline" | "online" | "away" | "back":  # a grace runs only while offline
+                seat = self.seats[data["seat"]]
+                seat.grace_until = data["until"] if kind == "offline" else None
+                seat.away = kind == "away" or (seat.away and kind == "offline")
         if kind in _STATE_KINDS:
             self.state_version = self.version + 1
         self.version += 1
@@ -415,10 +372,8 @@ class Table:
         private: dict[str, dict[str, Any]] | None = None
         if kind == "play":
             public["cards"] = data["cards"]
-            if len(trial.chops) > len(game.chops):  # the engine's chop: a bomb on another kind
-                chop = trial.chops[-1]
-                twos = sum(1 for c in chop.target.cards if c.rank == TWO)
-                public["chop"] = {"victim": chop.victim, "twos": twos}
+            if chop := chop_made(game, trial):
+                public["chop"] = chop
         elif kind == "ask":
             public["partner"] = data["partner"]
             public["count"] = game.cards_left(data["partner"])

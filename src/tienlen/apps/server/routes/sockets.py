@@ -12,13 +12,14 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
+from ..client_messages import parse_client
 from ..db import PlayerRow
 from ..deps import origin_ok, server_of, token_of
 from ..errors import refuse_socket, validation_words
 from ..frames import FrameGate, frames
 from ..frames import close as close_flooded
 from ..limits import TokenBucket
-from ..messages import ErrorMsg, LobbyMsg, PongMsg, parse_client
+from ..messages import ErrorMsg, LobbyMsg, PongMsg
 from ..node import Server
 from ..tables import Refused, Table
 
