@@ -11,14 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from serverkit import database, server_settings
-from tienlen import Game, Rules
+from serverkit import database, server_settings, store_finished_game
+from tienlen import Game
 from tienlen.analysis.puzzles import starter_set
 from tienlen.apps.server import Server, create_app
-from tienlen.apps.server.db import GameRow, PlayerRow, TableRow
-from tienlen.apps.server.options import TableConfig
 from tienlen.apps.server.routes import analysis
 from tienlen.observation import observe
 from tienlen.players.base import Budget
@@ -36,42 +33,20 @@ def finished_record() -> dict[str, Any]:
     return GameRecord.from_game(game).to_dict()
 
 
-async def store_finished_game(srv: Server, game_id: str, record: dict[str, Any]) -> None:
-    """Store ``record`` as a finished game of a table, as a table's last commit does."""
-    config = TableConfig(rules=Rules(), preset="standard", options={}, bots=("greedy",) * 4)
-
-    async def store(s: AsyncSession) -> None:
-        s.add(PlayerRow(id="host", name="Host"))
-        await s.flush()
-        s.add(
-            TableRow(
-                id="t1", host_id="host", config=config.to_dict(), deal_secret="", status="finished"
-            )
-        )
-        await s.flush()
-        s.add(
-            GameRow(
-                id=game_id, table_id="t1", match=1, number=1, rules_key="standard", record=record
-            )
-        )
-
-    await srv.writer.write(store)
-
-
 def serve(tmp_path: Path, scenario: Any, *, url: str | None = None, fresh: bool = True) -> Any:
     """Run ``scenario(http)`` against a started server with the analysis routes on ``url``
     (a SQLite file in ``tmp_path`` by default); a ``fresh`` database is given the finished
-    game ``g1`` (the record above)."""
+    game ``g1`` (the record above) first."""
+    db = url or f"sqlite+aiosqlite:///{tmp_path / 't.db'}"
+    if fresh:
+        store_finished_game(db, "g1", finished_record())
 
     async def main() -> Any:
-        db = url or f"sqlite+aiosqlite:///{tmp_path / 't.db'}"
         settings = server_settings(db, tmp_path)
         srv = Server(settings)
         app = create_app(settings, server=srv)
         await srv.start()
         try:
-            if fresh:
-                await store_finished_game(srv, "g1", finished_record())
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
                 return await scenario(http)
