@@ -15,7 +15,7 @@ import pytest
 from serverkit import database, server_settings, store_finished_game
 from tienlen import Game
 from tienlen.analysis.puzzles import starter_set
-from tienlen.apps.server import Server, create_app
+from tienlen.apps.server import Server, create_app, history
 from tienlen.apps.server.routes import analysis
 from tienlen.observation import observe
 from tienlen.players.base import Budget
@@ -115,6 +115,23 @@ def test_a_finished_analysis_is_served_by_a_server_started_later_on_the_database
     assert done["status"] == "done" and done["analysis"]["decisions"][0]["label"] == "blunder"
     assert later == done
     assert asked_again == done  # not reviewed again: the stored analysis at once
+
+
+def test_an_analysis_the_database_would_not_take_is_served_from_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def refused(_s: Any, game_id: str, _analysis: Any) -> None:
+        raise OSError(f"the database did not answer for {game_id}")
+
+    monkeypatch.setattr(history, "store_analysis", refused)
+
+    async def scenario(http: httpx.AsyncClient) -> tuple[dict[str, Any], dict[str, Any]]:
+        seen = await reviewed(http, "g1", await guest(http, "Ann"))
+        return seen[-1], (await http.get("/api/games/g1/analysis")).json()
+
+    done, again = serve(tmp_path, scenario)
+    assert done["status"] == "done" and done["analysis"]["decisions"][0]["label"] == "blunder"
+    assert again == done
 
 
 def test_a_player_runs_one_analysis_at_a_time(
