@@ -195,6 +195,15 @@ def test_seats_sit_round_the_table_in_play_order(
             " && document.querySelectorAll('.seat').length === n",
             arg=players,
         )
+        # The seats are measured once laid out: each has a size and no two share a centre
+        # (right after the start they can still be in the page unplaced, all at 0).
+        wait(
+            "n => { const r = [...document.querySelectorAll('.seat')]"
+            ".map(e => e.getBoundingClientRect()).filter(b => b.width > 0 && b.height > 0);"
+            " return r.length === n"
+            " && new Set(r.map(b => `${Math.round(b.left)},${Math.round(b.top)}`)).size === n; }",
+            arg=players,
+        )
         centres = seat_centres(an.page)
         assert len(centres) == players
         me = an.page.locator(".seat.mine").get_attribute("data-seat")
