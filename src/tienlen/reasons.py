@@ -277,6 +277,76 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "{player}'s cards left: {error}",
         "vi": "bài còn lại của {player}: {error}",
     },
+    # Why the heuristic bot (the hint) suggests a move: ``{m:kind}`` the move, ``{n}`` its
+    # card count, ``{c}`` its top card, ``{t:kind}`` the pile it beats.
+    "hint_decline": {"en": "decline the lead", "vi": "nhường, không mở vòng"},
+    "hint_out": {"en": "go out with your {m:kind}", "vi": "về bằng {m:kind}"},
+    "hint_lead_low": {
+        "en": "lead your lowest {m:kind}",
+        "vi": "mở vòng bằng {m:kind}, bộ nhỏ nhất của bạn",
+    },
+    "hint_lead_shed": {"en": "shed {n} cards: {m:kind}", "vi": "xả {n} lá: {m:kind}"},
+    "hint_boss_out": {
+        "en": "nobody can beat your {m:kind}: keep the lead, then go out",
+        "vi": "không ai chặn được {m:kind} của bạn: giữ vòng rồi về",
+    },
+    "hint_boss_finish": {
+        "en": "nobody can beat your {m:kind}: take control for the finish",
+        "vi": "không ai chặn được {m:kind} của bạn: giành vòng để về",
+    },
+    "hint_one_card_single": {
+        "en": "an opponent has one card: lead your highest single ({c})",
+        "vi": "có người chỉ còn một lá: mở vòng bằng lá lẻ cao nhất của bạn ({c})",
+    },
+    "hint_one_card_combo": {
+        "en": "an opponent has one card: lead a {m:kind}, not a single",
+        "vi": "có người chỉ còn một lá: mở vòng bằng {m:kind}, đừng đánh lẻ",
+    },
+    "hint_pass": {
+        "en": "pass: nothing worth playing on this pile",
+        "vi": "bỏ lượt: vòng này không đáng đánh",
+    },
+    "hint_pass_only": {"en": "nothing to do but pass", "vi": "chỉ có thể bỏ lượt"},
+    "hint_give": {
+        "en": "give away the cards your hand needs least",
+        "vi": "đưa những lá bạn ít cần nhất",
+    },
+    "hint_follow_low": {
+        "en": "play your lowest {m:kind} that beats the pile",
+        "vi": "đánh {m:kind}, bộ nhỏ nhất chặn được vòng này",
+    },
+    "hint_breaks": {
+        "en": "the {m:kind} breaks up your hand",
+        "vi": "đánh {m:kind} sẽ phá bài của bạn",
+    },
+    "hint_chop": {
+        "en": "chop the {t:kind} with your {m:kind}",
+        "vi": "chặt {t:kind} bằng {m:kind} của bạn",
+    },
+    "hint_bomb_urgent": {
+        "en": "an opponent is nearly out: bomb with your {m:kind}",
+        "vi": "có người sắp về: chặt bằng {m:kind} của bạn",
+    },
+    "hint_keep_bomb": {
+        "en": "keep your {m:kind} for the 2s",
+        "vi": "giữ {m:kind} để chặt heo",
+    },
+    "hint_keep_two": {
+        "en": "keep your 2s for later rather than play the {m:kind}",
+        "vi": "giữ heo để sau, đừng đánh {m:kind}",
+    },
+    "hint_two_wins": {
+        "en": "win the pile with your {m:kind}",
+        "vi": "ăn vòng này bằng {m:kind} của bạn",
+    },
+    "hint_boss_follow": {
+        "en": "nobody can beat your {m:kind}: win the pile, then go out",
+        "vi": "không ai chặn được {m:kind} của bạn: ăn vòng rồi về",
+    },
+    "hint_next_one_card": {
+        "en": "the next player has one card: beat with your highest single ({c})",
+        "vi": "người kế tiếp chỉ còn một lá: chặn bằng lá lẻ cao nhất của bạn ({c})",
+    },
 }
 
 #: How a combination is worded: ``plain`` without its top, ``top`` with it (``{rank}`` the
