@@ -141,8 +141,22 @@ def test_bad_input_is_refused_in_words_and_changes_nothing(live: LiveServer) -> 
             "bad_game",
             "do not count cong",
         ),
-        ({"order": [0, 1, 2, 9], "cards_left": [0, 1, 1, 1]}, "bad_pad", "order.3"),
-        ({"order": ["0", 1, 2, 3]}, "bad_pad", "order.0"),
+        (
+            {"order": [0, 1, 2, 9], "cards_left": [0, 1, 1, 1]},
+            "bad_pad",
+            "order, place 4: not one of the players (Anna, Ben, Carla, Dan)",
+        ),
+        ({"order": ["0", 1, 2, 3]}, "bad_pad", "order, place 1: Input should be"),
+        (
+            {"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, -1]},
+            "bad_pad",
+            "cards_left of Dan: Input should be greater than or equal to 0",
+        ),
+        (
+            {"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 8}]},
+            "bad_pad",
+            "chop 1, of: not one of the players",
+        ),
         ({"order": [0, 1, 2, 3], "bonus": 5}, "bad_pad", "bonus"),
         ({"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 1}]}, "bad_game", "do not count chops"),
     ]:

@@ -113,14 +113,45 @@ class PadGame(BaseModel):
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def read_body(model: type[_M], body: bytes) -> _M:
-    """A pad request's body read strictly by ``model``; :class:`Refused` if it is not."""
+def read_body(model: type[_M], body: bytes, *, names: list[str] | None = None) -> _M:
+    """A pad request's body read strictly by ``model``; :class:`Refused` if it is not (a
+    game's problem placed by the pad's player ``names``, see :func:`game_problem`)."""
     if len(body) > MAX_BODY:
         raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
     try:
         return model.model_validate_json(body)
     except ValidationError as e:
-        raise Refused("bad_pad", validation_words(e, whole="body")) from None
+        words = validation_words(e, whole="body") if names is None else game_problem(e, names)
+        raise Refused("bad_pad", words) from None
+
+
+_SEAT_FIELDS = frozenset({"by", "of", "seat"})
+
+
+def game_problem(e: ValidationError, names: list[str]) -> str:
+    """The first problem of a game's body, placed in players' words: "order, place 4",
+    "cards_left of Dan", "chop 1, by" (positions from 1, never a seat from 0); a seat out of
+    range is "not one of the players"."""
+    errors = e.errors()
+    first = errors[0]
+    loc = first["loc"]
+    field = str(loc[0]) if loc else "body"
+    where, seat = field, False
+    if len(loc) > 1 and isinstance(loc[1], int):
+        i = loc[1]
+        rest = "".join(f", {part}" for part in loc[2:])
+        where = {
+            "order": f"order, place {i + 1}",
+            "cards_left": f"cards_left of {player_name(names, i)}",
+            "hands": f"hands of {player_name(names, i)}",
+            "chops": f"chop {i + 1}{rest}",
+            "guarantees": f"guarantee {i + 1}{rest}",
+        }.get(field, f"{field}, entry {i + 1}{rest}")
+        seat = (len(loc) == 2 and field in ("order", "cong")) or str(loc[-1]) in _SEAT_FIELDS
+    bound = first["type"] in ("less_than_equal", "greater_than_equal")
+    problem = f"not one of the players ({', '.join(names)})" if seat and bound else first["msg"]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {problem}{more}"[:300]
 
 
 def pad_rules(spec: NewPad) -> Rules:

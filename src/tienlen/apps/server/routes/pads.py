@@ -125,7 +125,7 @@ async def add_game(pad_id: str, request: Request, player: Me, srv: Node) -> dict
     def edit(rules: Rules, names: list[str], games: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if len(games) >= MAX_GAMES:
             raise Refused("too_large", f"a score pad holds at most {MAX_GAMES} games")
-        entry = read_body(PadGame, body)
+        entry = read_body(PadGame, body, names=names)
         entry_payments(rules, entry, names)
         return [*games, entry.model_dump(exclude_defaults=True)]
 
