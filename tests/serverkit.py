@@ -365,3 +365,46 @@ def play_out(
     for s in sockets.values():  # leave every socket at the end of a batch
         while not s.settled:
             s.recv()
+
+
+def store_finished_game(url: str, game_id: str, record: dict[str, Any]) -> None:
+    """Store ``record`` in the database at ``url`` (migrated first) as the finished game
+    ``game_id`` of a finished table, as a table's last commit does: for a server started
+    on that database afterwards."""
+    from tienlen import Rules
+    from tienlen.apps.server import db
+    from tienlen.apps.server.options import TableConfig
+
+    config = TableConfig(rules=Rules(), preset="standard", options={}, bots=("greedy",) * 4)
+
+    async def store() -> None:
+        engine, sessions = db.connect(url)
+        try:
+            await db.migrate(engine)
+            async with sessions.begin() as s:
+                s.add(db.PlayerRow(id="host", name="Host"))
+                await s.flush()
+                s.add(
+                    db.TableRow(
+                        id="t1",
+                        host_id="host",
+                        config=config.to_dict(),
+                        deal_secret="",
+                        status="finished",
+                    )
+                )
+                await s.flush()
+                s.add(
+                    db.GameRow(
+                        id=game_id,
+                        table_id="t1",
+                        match=1,
+                        number=1,
+                        rules_key="standard",
+                        record=record,
+                    )
+                )
+        finally:
+            await engine.dispose()
+
+    asyncio.run(store())

@@ -12,8 +12,9 @@ import pytest
 
 from tienlen import RULESETS, Game, Rules
 from tienlen.apps.cli import build_parser, main
-from tienlen.describe import SUMMARIES, describe_pattern, describe_rules
+from tienlen.describe import PHRASES, SUMMARIES, describe_pattern, describe_rules
 from tienlen.record import format_text, to_json
+from tienlen.rules import KNOBS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -127,10 +128,20 @@ def test_rules_diff_hawaii_akita_and_a_code(capsys: pytest.CaptureFixture[str]) 
     # A knob with nothing to say under these rules is shown by its values.
     _, out, _ = run(capsys, "rules", "diff", "standard", "standard.tie-rule-later-wins.cong")
     assert out.splitlines()[1:] == [
-        "- tie_rule: forbid → later-wins",
+        "- tie_rule: Two identical cards (two decks): forbid → later-wins",
         "- cong: (no such rule) → Cóng: a player who has not played a card when someone goes "
         "out pays double.",
     ]
+
+
+def test_rules_diff_words_a_knob_by_its_description_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The knob's words come from the catalogue entry its schema names, nowhere else.
+    key = next(k for k in KNOBS if k.name == "tie_rule").description
+    monkeypatch.setitem(PHRASES, key, {"en": "Twin cards", "vi": "Hai lá giống hệt"})
+    _, out, _ = run(capsys, "rules", "diff", "standard", "standard.tie-rule-red-beats-blue")
+    assert out.splitlines()[1:] == ["- tie_rule: Twin cards: forbid → red-beats-blue"]
 
 
 def test_rules_diff_names_004s_house_rules_in_words(capsys: pytest.CaptureFixture[str]) -> None:

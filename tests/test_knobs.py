@@ -50,3 +50,20 @@ def test_the_reader_takes_its_ranges_and_words_from_the_schema() -> None:
     assert players.describe(lists=True) == "an integer"
     assert BY_NAME["chops"].describe(lists=True) == "a list of lists of 2 strings"
     assert BY_NAME["chops"].describe(lists=False) == "a tuple of tuples of 2 strings"
+
+
+def test_every_knob_has_its_own_words_in_english_and_vietnamese() -> None:
+    from tienlen.describe import PHRASES, Phrase
+
+    for knob in KNOBS:
+        assert knob.description == f"knob.{knob.name}"
+        words = PHRASES[knob.description]
+        assert set(words) == {"en", "vi"}, knob.name
+        assert words["en"] and words["vi"] and words["en"] != words["vi"], knob.name
+        assert "{" not in words["en"] + words["vi"], knob.name  # a name takes no parameters
+    assert str(Phrase(BY_NAME["hand_size"].description)) == "Cards dealt to each player"
+    assert Phrase(BY_NAME["twos_in_straight"].description).text("vi") == "Heo trong sảnh"
+    # one knob, one name: no two knobs read the same in either language
+    for lang in ("en", "vi"):
+        names = [PHRASES[k.description][lang] for k in KNOBS]
+        assert len(set(names)) == len(KNOBS), lang

@@ -18,6 +18,7 @@ from tienlen.describe import (
     rules_sections,
 )
 from tienlen.reasons import LANGUAGES
+from tienlen.rules import KNOBS
 from tienlen.scoring import SCHEMES
 
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -105,6 +106,7 @@ def test_every_phrase_is_used_and_every_sentence_is_a_phrase() -> None:
     assert set(SUMMARIES) == set(RULESETS)
     used |= {p.code for p in SUMMARIES.values()}
     used |= {"pat.raw"}  # a pattern the words do not know is shown as written
+    used |= {k.description for k in KNOBS}  # each knob's own name (rules diff, the table form)
     assert set(PHRASES) - used == set()
 
 

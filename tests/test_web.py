@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from serverkit import HANG, Client, LiveServer, server_settings
+from tienlen.describe import PHRASES
+from tienlen.rules import KNOBS
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 # a browser and a server per test: left out of make test-fast
@@ -453,6 +455,25 @@ def test_the_rule_descriptions_come_in_both_languages(players: Any) -> None:
     about = an.page.locator("#about-rules")
     sync_api.expect(about).to_contain_text("Thối 2: người còn giữ heo cuối ván")
     sync_api.expect(about).to_contain_text("thang bom")
+
+
+def test_the_table_form_names_each_knob_by_its_description_key(
+    players: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The create-table form words a knob from the catalogue entry its schema names
+    (``Knob.description``), in the language chosen: changing that entry changes the form."""
+    key = next(k for k in KNOBS if k.name == "trading").description
+    monkeypatch.setitem(PHRASES, key, {"en": "Swap cards first", "vi": "Đổi bài trước"})
+    an = players("An")
+    an.enter("/")
+    knob = an.page.locator("#knob-trading")
+    an.page.locator("details", has=knob).locator("summary").click()
+    label = an.page.locator("label", has=knob)
+    sync_api.expect(label.locator(".knob-name")).to_have_text("Swap cards first")
+    an.page.click("#lang")
+    knob = an.page.locator("#knob-trading")
+    an.page.locator("details", has=knob).locator("summary").click()
+    sync_api.expect(an.page.locator("label", has=knob)).to_have_attribute("title", "Đổi bài trước")
 
 
 def hand_cards(page: Page) -> list[str]:

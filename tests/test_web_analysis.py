@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from serverkit import HANG, LiveServer, server_settings
+from serverkit import HANG, LiveServer, server_settings, store_finished_game
 from tienlen import Game
 from tienlen.analysis.puzzles import elo_update, starter_set
-from tienlen.apps.server import history
 from tienlen.cards import format_cards, parse_cards
 from tienlen.observation import observe
 from tienlen.players.base import Budget
@@ -38,14 +37,10 @@ def record() -> dict[str, Any]:
 
 
 @pytest.fixture
-def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    data = record()
-
-    async def game_record(_sessions: Any, game_id: str) -> dict[str, Any]:
-        return data
-
-    monkeypatch.setattr(history, "game_record", game_record)
-    live = LiveServer(server_settings(f"sqlite+aiosqlite:///{tmp_path / 'web.db'}", tmp_path))
+def page(tmp_path: Path) -> Iterator[Any]:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'web.db'}"
+    store_finished_game(url, "g1", record())
+    live = LiveServer(server_settings(url, tmp_path))
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         context = browser.new_context(base_url=live.base)

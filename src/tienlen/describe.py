@@ -111,6 +111,134 @@ PHRASES: dict[str, dict[str, str]] = {
     "head.passing": {"en": "Passing and the end of a pile", "vi": "Bỏ lượt và hết vòng"},
     "head.before": {"en": "Before play", "vi": "Trước khi đánh"},
     "head.ending": {"en": "End of the game and scoring", "vi": "Hết ván và tính điểm"},
+    # --- knobs: what each knob of the rules is about (Knob.description) ------------------
+    "knob.name": {"en": "Name of the rule set", "vi": "Tên bộ luật"},
+    "knob.players": {"en": "Number of players", "vi": "Số người chơi"},
+    "knob.decks": {"en": "Number of decks", "vi": "Số bộ bài"},
+    "knob.hand_size": {"en": "Cards dealt to each player", "vi": "Số lá chia cho mỗi người"},
+    "knob.few_players_hand_size": {
+        "en": "Cards each with 2 or 3 players",
+        "vi": "Số lá mỗi người khi chơi 2 hay 3 người",
+    },
+    "knob.starter_takes_spare": {
+        "en": "The first leader takes a card left over",
+        "vi": "Người đánh trước lấy lá dư",
+    },
+    "knob.deal_four_hands": {
+        "en": "Always deal four hands of 13",
+        "vi": "Luôn chia bốn phần 13 lá",
+    },
+    "knob.direction": {"en": "Direction of play", "vi": "Chiều đánh"},
+    "knob.first_lead": {"en": "The first lead of the first game", "vi": "Nước đầu của ván đầu"},
+    "knob.later_leads": {"en": "Who leads the later games", "vi": "Ai đánh trước các ván sau"},
+    "knob.first_lead_kinds": {
+        "en": "Combinations the first lead may be",
+        "vi": "Các bộ được đánh ở nước đầu",
+    },
+    "knob.extra_kinds": {"en": "Extra combinations", "vi": "Các bộ bài thêm"},
+    "knob.twos_in_straight": {"en": "2s in a straight", "vi": "Heo trong sảnh"},
+    "knob.twos_in_pair_run": {"en": "2s in a run of pairs", "vi": "Heo trong đôi thông"},
+    "knob.min_straight": {"en": "Shortest straight", "vi": "Sảnh ngắn nhất"},
+    "knob.min_pair_run": {"en": "Fewest pairs in a run of pairs", "vi": "Đôi thông ít đôi nhất"},
+    "knob.min_triple_run": {
+        "en": "Fewest triples in a run of triples",
+        "vi": "Ba thông ít sám cô nhất",
+    },
+    "knob.min_quad_run": {"en": "Fewest consecutive quads", "vi": "Tứ quý liên tiếp ít nhất"},
+    "knob.tie_rule": {
+        "en": "Two identical cards (two decks)",
+        "vi": "Hai lá giống hệt nhau (hai bộ bài)",
+    },
+    "knob.single_same_suit": {
+        "en": "A single is beaten in its own suit",
+        "vi": "Lá lẻ phải chặn bằng lá cùng chất",
+    },
+    "knob.pair_same_colours": {
+        "en": "A pair is beaten in its own colours",
+        "vi": "Đôi phải chặn bằng đôi cùng màu",
+    },
+    "knob.triple_same_suits": {
+        "en": "A triple is beaten in its own suits",
+        "vi": "Sám cô phải chặn bằng sám cô cùng chất",
+    },
+    "knob.pair_run_same_colours": {
+        "en": "A run of pairs is beaten in its own colours",
+        "vi": "Đôi thông phải chặn bằng đôi thông cùng màu",
+    },
+    "knob.pair_run_one_colour": {
+        "en": "Each pair of a run of pairs in one colour",
+        "vi": "Mỗi đôi trong đôi thông phải cùng màu",
+    },
+    "knob.pair_run_above": {
+        "en": "A run of pairs is beaten only from above its highest pair",
+        "vi": "Đôi thông phải chặn bằng đôi thông cao hơn hẳn",
+    },
+    "knob.straight_above": {
+        "en": "A straight is beaten only from above its highest card",
+        "vi": "Sảnh phải chặn bằng sảnh cao hơn hẳn",
+    },
+    "knob.straight_lock": {
+        "en": "A suited straight locks the suit",
+        "vi": "Sảnh đồng chất khoá sảnh",
+    },
+    "knob.triple_beats_ace": {
+        "en": "A triple may be played on a single ace",
+        "vi": "Sám cô chặn được át",
+    },
+    "knob.single_killer": {
+        "en": "A card that beats any single",
+        "vi": "Lá chặt được mọi lá lẻ",
+    },
+    "knob.chops": {"en": "What each bomb chops", "vi": "Bom chặt được gì"},
+    "knob.bomb_ladder": {"en": "The bomb ladder", "vi": "Thang bom"},
+    "knob.bombs_may_lead": {"en": "A bomb may lead a pile", "vi": "Được mở vòng bằng bom"},
+    "knob.pass_locks": {
+        "en": "Passing locks you out of the pile",
+        "vi": "Bỏ lượt thì bị khoá đến hết vòng",
+    },
+    "knob.after_pass_bombs": {
+        "en": "Bombs a passed player may still play",
+        "vi": "Bom được chặt sau khi đã bỏ lượt",
+    },
+    "knob.after_pass_on_chops": {
+        "en": "A passed player may bomb back on a bomb",
+        "vi": "Đã bỏ lượt vẫn được chặt chồng",
+    },
+    "knob.stacking": {"en": "Stacking", "vi": "Chồng bài"},
+    "knob.out_ends_pile": {
+        "en": "Going out ends the pile",
+        "vi": "Người về thì hết vòng",
+    },
+    "knob.may_finish_on_two": {"en": "Going out on a 2", "vi": "Được về bằng heo"},
+    "knob.instant_wins": {"en": "Instant wins", "vi": "Tới trắng"},
+    "knob.redeal_four_twos": {
+        "en": "Redeal when four 2s are dealt",
+        "vi": "Chia lại khi có tứ quý heo",
+    },
+    "knob.trading": {"en": "Trading cards before play", "vi": "Đổi bài trước khi đánh"},
+    "knob.opening_bombs": {
+        "en": "Bombs that may open the first game",
+        "vi": "Bom được đánh mở ván đầu",
+    },
+    "knob.hidden_counts": {"en": "Hidden card counts", "vi": "Giấu số lá trên tay"},
+    "knob.end_at_first_out": {
+        "en": "The game ends when the first player goes out",
+        "vi": "Người đầu tiên về là hết ván",
+    },
+    "knob.scoring": {"en": "Scoring", "vi": "Cách tính điểm"},
+    "knob.cong": {
+        "en": "Cóng (no card played pays double)",
+        "vi": "Cóng (chưa đánh lá nào thì trả gấp đôi)",
+    },
+    "knob.got_to_get_in": {"en": "Got to Get In points", "vi": "Điểm Got to Get In"},
+    "knob.guarantees": {"en": "Guarantees", "vi": "Bảo đảm"},
+    "knob.score_extras": {"en": "Extra scores", "vi": "Điểm thưởng phạt thêm"},
+    "knob.loser_owes_twos": {
+        "en": "The loser owes 2s",
+        "vi": "Người thua nợ heo",
+    },
+    "knob.chop_debts": {"en": "Cards owed for a chopped 2", "vi": "Lá nợ khi bị chặt heo"},
+    "knob.debt_card": {"en": "Which cards a debtor gives", "vi": "Người nợ đưa lá nào"},
     # --- combinations, patterns and hands (parts of sentences) ------------------------
     "kind.single": {"en": "single", "vi": "lá lẻ (rác)"},
     "kind.pair": {"en": "pair", "vi": "đôi"},
@@ -812,7 +940,8 @@ def describe_differences(a: Rules, b: Rules) -> list[str]:
 
     A knob's words are the sentences that change when only that knob is switched to the
     other value (in ``a``'s rules, else in ``b``'s where ``a`` cannot take it); a knob that
-    changes no sentence (a double-deck tie rule with one deck) is shown by its values."""
+    changes no sentence (a double-deck tie rule with one deck) is shown by its own words
+    (:attr:`~tienlen.knobs.Knob.description`) and its values."""
     lines = []
     for knob in KNOBS:
         if knob.name == "name":
@@ -822,7 +951,8 @@ def describe_differences(a: Rules, b: Rules) -> list[str]:
             continue
         words = _knob_words(a, knob.name, new) or _flip(_knob_words(b, knob.name, old))
         if words is None:
-            lines.append(f"{knob.name}: {_value_words(old)} → {_value_words(new)}")
+            what = Phrase(knob.description)
+            lines.append(f"{knob.name}: {what}: {_value_words(old)} → {_value_words(new)}")
         else:
             lines.append(f"{knob.name}: {_trim(*words)}")
     return lines

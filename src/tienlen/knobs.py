@@ -5,15 +5,16 @@ declaration.
 per knob, everything its readers and writers need: its shape (a yes/no flag, a single value,
 a table of entries, a table of pattern pairs), the words a value may be (``choices``),
 whether it takes a whole number (and in what ``range``), ``None``, free text or patterns, its
-default, and its allowed values in words. :mod:`tienlen.rules` builds :data:`tienlen.rules.KNOBS`
+default, its allowed values in words, and the key of its own words in the phrase
+catalogue (``description``). :mod:`tienlen.rules` builds :data:`tienlen.rules.KNOBS`
 with it and checks values against it; :mod:`tienlen.codes` writes and reads codes from it;
 :mod:`tienlen.describe` and the server's table form walk it. Nothing else reads the
 annotations, so a new knob needs no change to any of them.
 
 >>> from tienlen.rules import KNOBS
 >>> players = next(k for k in KNOBS if k.name == "players")
->>> players.shape, players.number, players.range, players.default
-('value', True, (2, 8), 4)
+>>> players.shape, players.number, players.range, players.default, players.description
+('value', True, (2, 8), 4, 'knob.players')
 >>> next(k for k in KNOBS if k.name == "direction").describe(lists=True)
 "one of 'clockwise', 'anticlockwise'"
 """
@@ -64,6 +65,14 @@ class Knob:
     """A value (an entry) may be free text."""
     patterns: bool = False
     """The values (entries) are combination patterns (:mod:`tienlen.patterns`)."""
+
+    @property
+    def description(self) -> str:
+        """The key of the knob's own words in the phrase catalogue
+        (:data:`tienlen.describe.PHRASES`, ``knob.hand_size``): every reader that names the
+        knob to a player (``tienlen rules diff``, the server's table form) words it from this
+        one key, in English and Vietnamese."""
+        return f"knob.{self.name}"
 
     @property
     def word(self) -> str:

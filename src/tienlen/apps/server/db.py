@@ -21,6 +21,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 __all__ = [
     "UNREACHABLE",
+    "AnalysisRow",
     "Base",
     "EventRow",
     "GamePlayerRow",
@@ -116,6 +117,16 @@ class GameRow(Base):
     rules_key: Mapped[str] = mapped_column(String(64))
     record: Mapped[dict[str, Any]] = mapped_column(JSON)
     finished: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class AnalysisRow(Base):
+    """A finished game's analysis, stored when its review in the browser finished."""
+
+    __tablename__ = "game_analyses"
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """One game of ``tienlen analyse --json``, as ``GET /api/games/{id}/analysis`` gives it."""
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class GamePlayerRow(Base):

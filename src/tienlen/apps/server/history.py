@@ -1,6 +1,7 @@
 """Finished games and ratings: what is stored when a game ends (the game, its players'
-places, their openskill ratings), and the read side: a game's record, a player's games
-and ratings, the leaderboard, as typed response models."""
+places, their openskill ratings) or its review finishes (its analysis), and the read side: a
+game's record and analysis, a player's games and ratings, the leaderboard, as typed response
+models."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from .db import GamePlayerRow, GameRow, PlayerRow, RatingRow
+from .db import AnalysisRow, GamePlayerRow, GameRow, PlayerRow, RatingRow
 from .tables import Refused
 
 __all__ = [
@@ -19,10 +20,12 @@ __all__ = [
     "PlayerGame",
     "Rated",
     "Rating",
+    "game_analysis",
     "game_record",
     "games_of",
     "leaderboard",
     "player_card",
+    "store_analysis",
     "store_game",
 ]
 
@@ -85,6 +88,19 @@ async def game_record(sessions: Sessions, game_id: str) -> dict[str, Any]:
     if row is None:
         raise Refused("not_found", f"no finished game {game_id[:40]!r}")
     return dict(row.record)
+
+
+async def game_analysis(sessions: Sessions, game_id: str) -> dict[str, Any] | None:
+    """A finished game's stored analysis, or ``None`` if it was never reviewed to the end."""
+    async with sessions() as s:
+        row = await s.get(AnalysisRow, game_id)
+    return None if row is None else dict(row.analysis)
+
+
+async def store_analysis(s: AsyncSession, game_id: str, analysis: Mapping[str, Any]) -> None:
+    """Keep a finished game's analysis with it (a second one, from another node that reviewed
+    the game at the same time, replaces the first: they are alike)."""
+    await s.merge(AnalysisRow(game_id=game_id, analysis=dict(analysis)))
 
 
 async def games_of(sessions: Sessions, player_id: str) -> list[PlayerGame]:

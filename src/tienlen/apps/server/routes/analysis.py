@@ -4,8 +4,8 @@
   (:mod:`tienlen.analysis.review`): one decision at a time in the bots' worker pool, so a
   review never holds up a table's bots for long; ``GET`` the same path says how far it is and,
   once done, gives the analysis (the ``tienlen analyse --json`` form of one game). A player
-  runs one review at a time and a node a few; a review once done is kept (in this node's
-  memory, not the database: a restart forgets it) and served to everyone.
+  runs one review at a time and a node a few; a review once done is stored with the game in
+  the database (a restart, or another node of a cluster, serves it) and served to everyone.
 - ``GET /api/puzzles`` lists the shipped puzzles, ``GET /api/puzzles/{id}`` gives one (every
   hand, the pile, the legal choices: the browser holds no rule), and
   ``POST /api/puzzles/{id}/answer`` checks an answer with the open-hands solver and gives a
@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,6 +24,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from tienlen import GameRecord
 from tienlen.analysis.decisions import DEFAULT_SAMPLES
@@ -39,6 +41,7 @@ from .pages import STATIC
 __all__ = ["MAX_RUNNING", "Answer", "router"]
 
 router = APIRouter()
+log = logging.getLogger("tienlen.server")
 
 
 def _shell() -> FileResponse:
@@ -65,13 +68,15 @@ class Job:
     failed: str | None = None
     started: float = field(default_factory=time.monotonic)
     task: asyncio.Task[None] | None = None
+    finished: bool = False
+    """Every decision reviewed and the analysis stored (or its store failed): done."""
 
     @property
     def status(self) -> str:
         """``running``, ``done`` or ``failed``."""
         if self.failed is not None:
             return "failed"
-        return "done" if len(self.decisions) == self.total else "running"
+        return "done" if self.finished else "running"
 
     def view(self, game_id: str) -> dict[str, Any]:
         """What ``GET`` answers."""
@@ -84,14 +89,24 @@ class Job:
         if self.failed is not None:
             out["message"] = self.failed
         if self.status == "done":
-            out["analysis"] = {
-                "samples": DEFAULT_SAMPLES,
-                "seats": list(self.seats),
-                "players": summary(self.seats, self.decisions),
-                "decisions": self.decisions,
-                "skipped": self.skipped,
-            }
+            out["analysis"] = self.analysis()
         return out
+
+    def analysis(self) -> dict[str, Any]:
+        """The finished analysis (one game of ``tienlen analyse --json``)."""
+        return {
+            "samples": DEFAULT_SAMPLES,
+            "seats": list(self.seats),
+            "players": summary(self.seats, self.decisions),
+            "decisions": self.decisions,
+            "skipped": self.skipped,
+        }
+
+
+def _done(game_id: str, analysis: dict[str, Any]) -> dict[str, Any]:
+    """What ``GET`` answers for a stored analysis."""
+    n = len(analysis["decisions"])
+    return {"game": game_id, "status": "done", "done": n, "total": n, "analysis": analysis}
 
 
 def _jobs(request: Request) -> dict[str, Job]:
@@ -103,28 +118,60 @@ def _jobs(request: Request) -> dict[str, Job]:
     return jobs
 
 
+async def _known(srv: Server, jobs: dict[str, Job], game_id: str) -> dict[str, Any] | None:
+    """What is known of a game's review: the stored analysis, else this node's job (taken
+    before the database is read: a job that ends meanwhile leaves the memory once stored)."""
+    job = jobs.get(game_id)
+    stored = await history.game_analysis(srv.sessions, game_id)
+    if stored is not None:
+        return _done(game_id, stored)
+    return None if job is None else job.view(game_id)
+
+
 async def _run(
-    job: Job, srv: Server, record: dict[str, Any], numbers: list[int], seed: str
+    job: Job,
+    srv: Server,
+    jobs: dict[str, Job],
+    game_id: str,
+    record: dict[str, Any],
+    numbers: list[int],
 ) -> None:
+    """Review the game's decisions, then store the analysis with the game and forget the job
+    (the database serves it from then on; if the store fails, this node's memory does)."""
     loop = asyncio.get_running_loop()
     try:
         for number in numbers:
             job.decisions.append(
                 await loop.run_in_executor(
-                    srv.pool, review_decision_data, record, number, DEFAULT_SAMPLES, seed
+                    srv.pool, review_decision_data, record, number, DEFAULT_SAMPLES, game_id
                 )
             )
     except Exception as e:  # a broken pool, a stopping server: the review says so
         job.failed = f"the analysis stopped: {type(e).__name__}"
+        return
+    analysis = job.analysis()
+
+    async def store(s: AsyncSession) -> None:
+        await history.store_analysis(s, game_id, analysis)
+
+    try:
+        await srv.writer.write(store)
+    except Exception as e:
+        log.warning("game %s: its analysis was not stored (%s)", game_id, e)
+    else:
+        if jobs.get(game_id) is job:
+            del jobs[game_id]
+    finally:
+        job.finished = True
 
 
 @router.post("/api/games/{game_id}/analysis")
 async def start_analysis(game_id: str, request: Request, srv: Node, me: Me) -> dict[str, Any]:
     """Start reviewing a finished game (every seat), unless it is reviewed or under way."""
     jobs = _jobs(request)
-    job = jobs.get(game_id)
-    if job is not None and job.status != "failed":
-        return job.view(game_id)
+    known = await _known(srv, jobs, game_id)
+    if known is not None and known["status"] != "failed":
+        return known
     running = [j for j in jobs.values() if j.status == "running"]
     if any(j.player == me.id for j in running):
         raise Refused("rate_limited", "one analysis at a time: wait for yours to finish")
@@ -135,17 +182,17 @@ async def start_analysis(game_id: str, request: Request, srv: Node, me: Me) -> d
     numbers, skipped = decisions_of(record)
     seats = tuple(range(record.rules.players))
     job = jobs[game_id] = Job(me.id, len(numbers), seats, skipped)
-    job.task = asyncio.create_task(_run(job, srv, data, numbers, game_id))
+    job.task = asyncio.create_task(_run(job, srv, jobs, game_id, data, numbers))
     return job.view(game_id)
 
 
 @router.get("/api/games/{game_id}/analysis")
-async def analysis_of(game_id: str, request: Request) -> dict[str, Any]:
-    """How far a game's review is; once done, the analysis."""
-    job = _jobs(request).get(game_id)
-    if job is None:
+async def analysis_of(game_id: str, request: Request, srv: Node) -> dict[str, Any]:
+    """How far a game's review is; once done, the analysis (stored with the game)."""
+    known = await _known(srv, _jobs(request), game_id)
+    if known is None:
         return {"game": game_id, "status": "none", "done": 0, "total": 0}
-    return job.view(game_id)
+    return known
 
 
 # --- puzzles ---------------------------------------------------------------------------------

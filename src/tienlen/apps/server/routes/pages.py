@@ -19,7 +19,7 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
 from tienlen import RULESETS, Rules
-from tienlen.describe import SUMMARIES, phrase_catalogue, rules_sections
+from tienlen.describe import SUMMARIES, Phrase, phrase_catalogue, rules_sections
 from tienlen.knobs import Knob
 from tienlen.reasons import reason_catalogue
 from tienlen.rules import KNOBS
@@ -86,13 +86,20 @@ def _field(knob: Knob) -> dict[str, Any]:
 
 
 def knob_fields() -> list[dict[str, Any]]:
-    """Every knob of :class:`~tienlen.Rules` but the label, with what the form needs to edit
-    it: ``bool``, ``int``, ``choice`` (with ``choices``), ``text``, or ``json`` (tables).
+    """Every knob of :class:`~tienlen.Rules` but the label, with its own words
+    (``description``, ``{code, params}`` from :attr:`~tienlen.knobs.Knob.description`) and
+    what the form needs to edit it: ``bool``, ``int``, ``choice`` (with ``choices``),
+    ``text``, or ``json`` (tables).
 
-    >>> [f for f in knob_fields() if f["name"] == "direction"]
-    [{'name': 'direction', 'type': 'choice', 'choices': ['clockwise', 'anticlockwise']}]
+    >>> [f for f in knob_fields() if f["name"] == "direction"]  # doctest: +NORMALIZE_WHITESPACE
+    [{'name': 'direction', 'description': {'code': 'knob.direction', 'params': {}},
+      'type': 'choice', 'choices': ['clockwise', 'anticlockwise']}]
     """
-    return [{"name": k.name, **_field(k)} for k in KNOBS if k.name != "name"]
+    return [
+        {"name": k.name, "description": Phrase(k.description).to_dict(), **_field(k)}
+        for k in KNOBS
+        if k.name != "name"
+    ]
 
 
 #: The values offered for the knobs that hold a number (others: the preset's and the rules code's).
@@ -112,7 +119,8 @@ def _sentences(rules: Rules) -> list[dict[str, Any]]:
 
 @functools.cache
 def knob_options(preset: str) -> list[dict[str, Any]]:
-    """The knobs of ``preset`` a table may change, each value in the engine's own words: for
+    """The knobs of ``preset`` a table may change, each in its own words (``description``)
+    and each value in the engine's own words: for
     every value the rules accept, the sentences of its explanation (``{code, params}``)
     that differ between the values (none: the rule is simply not there). A knob none of
     whose values changes a sentence here is left out, as are those that hold tables (a
@@ -146,7 +154,15 @@ def knob_options(preset: str) -> list[dict[str, Any]]:
         choices = [{"value": v, "words": [s for s in w if s not in common]} for v, w in worded]
         if any(c["words"] for c in choices):
             value = getattr(base, name)
-            out.append({"name": name, "type": f["type"], "value": value, "choices": choices})
+            out.append(
+                {
+                    "name": name,
+                    "description": f["description"],
+                    "type": f["type"],
+                    "value": value,
+                    "choices": choices,
+                }
+            )
     return out
 
 

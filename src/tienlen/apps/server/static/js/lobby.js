@@ -27,21 +27,24 @@ function said(choice) {
 }
 
 /** One knob as a control worded by the engine: a checkbox where only one value has words,
- * else a list of each value's sentences. */
+ * else a list of each value's sentences after the knob's own words (its description). */
 function knobInput(knob) {
   const id = `knob-${knob.name}`;
+  const about = phraseText(knob.description);
   const worded = knob.choices.filter((c) => c.words.length);
   if (knob.type === "bool" && worded.length === 1) {
     const on = worded[0].value;
     const box = h("input", { type: "checkbox", id, name: knob.name, dataset: { on: String(on) } });
     box.checked = knob.value === on;
-    return h("label", { class: "knob check", for: id }, box, h("span", {}, said(worded[0])));
+    return h("label", { class: "knob check", for: id, title: about }, box,
+      h("span", {}, said(worded[0])));
   }
   const select = h("select", { id, name: knob.name },
     knob.choices.map((c) => h("option", { value: String(c.value) }, said(c) || t("lobby.ruleoff"))));
   select.value = String(knob.value);
   select.dataset.type = knob.type;
-  return h("label", { class: "knob", for: id }, select);
+  return h("label", { class: "knob", for: id, title: about },
+    h("span", { class: "knob-name" }, about), select);
 }
 
 function knobValue(input) {
