@@ -52,3 +52,27 @@ def test_legal_moves_come_from_the_observation_alone() -> None:
     assert legal_moves_of(obs) == game.legal_moves()
     with pytest.raises(ValueError, match="this seat's turn"):
         legal_moves_of(observe(game, (game.turn + 1) % 4))
+
+
+def test_a_hint_reason_is_worded_in_vietnamese_too() -> None:
+    game = Game("standard", hands=["2s 4c", "8s 8c 8d 8h Jd", "5d 6h Qd", "7h Jh Ah"], leader=0)
+    game.play("2s")
+    _, reason = hint(observe(game, 1))
+    assert reason.code == "hint_chop"
+    assert reason.text("vi") == "chặt lá 2♠ bằng tứ quý 8 của bạn"
+    game = Game("standard", hands=["6s 6d 9c", "Kh", "4c 7c 8c Qd", "4d 7d 8d Qs"], leader=0)
+    _, reason = hint(observe(game, 0))
+    assert reason.text("vi") == "có người chỉ còn một lá: mở vòng bằng đôi 6, đừng đánh lẻ"
+    assert reason.to_dict()["params"]["m"]["kind"] == "pair"
+
+
+def test_every_hint_in_a_game_has_a_hint_code_and_vietnamese_words() -> None:
+    game = Game("standard", seed=7)
+    seen = set()
+    while not game.is_over:
+        move, reason = hint(observe(game, game.turn), game.legal_moves())
+        assert reason.code.startswith("hint_") and reason.text("en") == reason
+        assert reason.text("vi") != reason
+        seen.add(reason.code)
+        game.play(move)
+    assert len(seen) >= 3  # leads, follows and passes: more than one reason

@@ -4,6 +4,7 @@ each test runs on SQLite, and on PostgreSQL when it is configured."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -130,18 +131,32 @@ def test_bad_input_is_refused_in_words_and_changes_nothing(live: LiveServer) -> 
     before = a.http.get(f"/api/pads/{pad['id']}").json()
     url = f"/api/pads/{pad['id']}/games"
     for body, code, words in [
-        ({"order": [0, 1, 2]}, "bad_game", "each of the 4 seats once"),
-        ({"order": [0, 0, 1, 2], "cards_left": [0, 1, 1, 1]}, "bad_game", "each of the 4 seats"),
-        ({"order": [0, 1, 2, 3]}, "bad_game", "needs the cards each seat held"),
-        ({"order": [0, 1, 2, 3], "cards_left": [3, 0, 1, 1]}, "bad_game", "winner (seat 0)"),
+        ({"order": [0, 1, 2]}, "bad_game", "each of the 4 players once"),
+        ({"order": [0, 0, 1, 2], "cards_left": [0, 1, 1, 1]}, "bad_game", "Anna, Anna, Ben"),
+        ({"order": [0, 1, 2, 3]}, "bad_game", "needs the cards each player held"),
+        ({"order": [0, 1, 2, 3], "cards_left": [3, 0, 1, 1]}, "bad_game", "Anna went out first"),
         ({"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, 99]}, "bad_game", "from 0 to 13"),
         (
             {"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, 1], "cong": [1]},
             "bad_game",
             "do not count cong",
         ),
-        ({"order": [0, 1, 2, 9], "cards_left": [0, 1, 1, 1]}, "bad_pad", "order.3"),
-        ({"order": ["0", 1, 2, 3]}, "bad_pad", "order.0"),
+        (
+            {"order": [0, 1, 2, 9], "cards_left": [0, 1, 1, 1]},
+            "bad_pad",
+            "order, place 4: not one of the players (Anna, Ben, Carla, Dan)",
+        ),
+        ({"order": ["0", 1, 2, 3]}, "bad_pad", "order, place 1: Input should be"),
+        (
+            {"order": [0, 1, 2, 3], "cards_left": [0, 1, 1, -1]},
+            "bad_pad",
+            "cards_left of Dan: Input should be greater than or equal to 0",
+        ),
+        (
+            {"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 8}]},
+            "bad_pad",
+            "chop 1, of: not one of the players",
+        ),
         ({"order": [0, 1, 2, 3], "bonus": 5}, "bad_pad", "bonus"),
         ({"order": [0, 1, 2, 3], "chops": [{"by": 0, "of": 1}]}, "bad_game", "do not count chops"),
     ]:
@@ -171,6 +186,56 @@ def test_bad_input_is_refused_in_words_and_changes_nothing(live: LiveServer) -> 
     anonymous.http.cookies.clear()
     assert anonymous.http.post(url, json={"order": [0, 1, 2, 3]}).status_code == 401
     assert a.http.get(f"/api/pads/{pad['id']}").json() == before
+
+
+def test_a_game_that_does_not_fit_names_the_players_in_both_languages(live: LiveServer) -> None:
+    """Every way the engine refuses a pad's game names the players, never a seat from 0 or
+    a tuple, and carries a reason the browser words in English or Vietnamese."""
+    from tienlen.reasons import Reason
+
+    a = Client(live.base, "A")
+    pad = new_pad(a, names=NAMES, rules="proplay.guarantees.cong")
+    url = f"/api/pads/{pad['id']}/games"
+    fine = {"order": [BEN, ANNA, CARLA, DAN], "cards_left": [5, 0, 3, 12]}
+    cases: list[tuple[dict[str, Any], str, str]] = [
+        ({"order": [BEN, ANNA, CARLA]}, "outcome_order", "not Ben, Anna, Carla"),
+        ({"order": [BEN, ANNA, CARLA, 7]}, "outcome_order", "not Ben, Anna, Carla, player 8"),
+        ({"order": [BEN, BEN, CARLA, DAN]}, "outcome_order", "not Ben, Ben, Carla, Dan"),
+        ({"cards_left": [5, 0, 3]}, "outcome_cards_left_count", "each of the 4 players"),
+        ({"cards_left": [5, 0, 14, 12]}, "outcome_cards_left_range", "Carla cannot have held 14"),
+        ({"cards_left": [5, 2, 3, 12]}, "outcome_winner_cards", "Ben went out first"),
+        ({"cong": [BEN]}, "outcome_cong", "Ben went out first, so cannot be cóng"),
+        ({"cong": [DAN, 6]}, "outcome_no_player", "player 7 is not a player"),
+        ({"hands": ["2h", "", ""]}, "outcome_hands_count", "each of the 4 players"),
+        ({"hands": ["2h", "", "zz", ""]}, "outcome_hand", "Carla's cards left"),
+        (
+            {"guarantees": [{"seat": DAN}, {"seat": DAN, "blind": True}]},
+            "outcome_guarantee_twice",
+            "Dan can guarantee only once",
+        ),
+        ({"guarantees": [{"seat": 5}]}, "outcome_no_player", "player 6"),
+        ({"chops": [{"by": DAN, "of": DAN}]}, "outcome_self_chop", "Dan cannot chop their own"),
+        ({"chops": [{"by": CARLA, "of": 4}]}, "outcome_no_player", "player 5"),
+        (
+            {"chops": [{"by": CARLA, "of": DAN}, {"by": ANNA, "of": CARLA, "on": 1}]},
+            "outcome_chop_on",
+            "chop 2 can only answer an earlier chop, not chop 2",
+        ),
+        ({"instant_win": True}, "outcome_uncounted", "do not count instant_win"),
+    ]
+    for change, code, words in cases:
+        r = a.http.post(url, json={**fine, **change})
+        body = r.json()
+        assert r.status_code == 400 and body["code"] == "bad_game", (change, body)
+        assert body["reason"]["code"] == code and words in body["message"], (change, body)
+        assert not re.search(r"\(\d+(, \d+)*\)|\bseat\b|\[\d", body["message"]), body
+        said = Reason(code, body["reason"]["params"])
+        assert str(said) == body["message"]
+        vietnamese = said.text("vi")
+        assert vietnamese != body["message"]
+        for name in NAMES:  # the players named in English are named in Vietnamese too
+            assert (name in vietnamese) == (name in body["message"]), (change, vietnamese)
+    assert a.http.get(f"/api/pads/{pad['id']}").json()["games"] == []
 
 
 def test_pads_are_rate_limited(live: LiveServer) -> None:

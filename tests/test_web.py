@@ -416,6 +416,14 @@ def test_the_score_pad_for_a_three_game_match_on_a_phone(players: Any, server: L
     binh.page.fill("#pad-guest", "Binh")
     binh.page.click("#pad-join button")
     sync_api.expect(binh.page.locator("#pad-game")).to_be_visible()
+    # A game that does not fit the rules is refused naming the player, in Binh's language.
+    for place, seat in enumerate((0, 1, 2, 3), 1):
+        binh.page.select_option(f"#place-{place}", str(seat))
+    binh.page.fill("#left-0", "3")
+    binh.page.click("#pad-add")
+    sync_api.expect(binh.page.locator("#pad-error")).to_have_text(
+        "An về nhất nên còn 0 lá, không phải 3"
+    )
     # Both copies follow each other: a game added on the phone shows in Binh's copy, and one
     # Binh deletes goes from the phone's.
     for place, seat in enumerate((3, 2, 1, 0), 1):

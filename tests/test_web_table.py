@@ -97,6 +97,10 @@ def tap_a_turn(page: Any, lang: str) -> None:
     press(page.locator("#hint"))
     page.wait_for_function("() => document.querySelector('#note')?.textContent")
     chosen = page.locator(".hand .card.selected").evaluate_all("bs => bs.map(b => b.dataset.card)")
+    note = page.locator("#note").inner_text()
+    assert not chosen or note.endswith(")"), note  # the hint's reason beside it
+    if lang == "vi":  # worded in Vietnamese too
+        assert not re.search(r"\b(your|the|with|lead|play|nothing)\b", note), note
     play = page.get_by_role("button", name=PLAY[lang], exact=True)
     if chosen:
         # Unselect by taps, see Play disabled with nothing chosen, then choose again by taps.

@@ -210,6 +210,143 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "you cannot {action} cards during the {phase} phase",
         "vi": "không thể {action} trong giai đoạn {phase}",
     },
+    # A game's outcome as a score pad is told it (tienlen.scoring.OutcomeError): ``player``
+    # and ``players`` are the players' names, written by the app that knows them.
+    "outcome_order": {
+        "en": "the finishing order must name each of the {count} players once, not {players}",
+        "vi": "thứ tự về phải có đủ {count} người chơi, mỗi người một lần, không phải {players}",
+    },
+    "outcome_cards_left_count": {
+        "en": "give the cards each of the {count} players held when the first went out, "
+        "not {given} counts",
+        "vi": "hãy ghi số lá của cả {count} người chơi khi người đầu tiên về, không phải {given}",
+    },
+    "outcome_cards_left_range": {
+        "en": "{player} cannot have held {cards} cards: from 0 to {most}",
+        "vi": "{player} không thể còn {cards} lá: chỉ từ 0 đến {most}",
+    },
+    "outcome_winner_cards": {
+        "en": "{player} went out first, so held 0 cards, not {cards}",
+        "vi": "{player} về nhất nên còn 0 lá, không phải {cards}",
+    },
+    "outcome_needs_cards_left": {
+        "en": "{scoring} scoring needs the cards each player held when the first went out",
+        "vi": "cách tính điểm {scoring} cần số lá mỗi người còn khi người đầu tiên về",
+    },
+    "outcome_cong": {
+        "en": "{player} went out first, so cannot be cóng",
+        "vi": "{player} về nhất nên không thể bị cóng",
+    },
+    "outcome_no_player": {
+        "en": "{player} is not a player in this game",
+        "vi": "{player} không có trong ván này",
+    },
+    "outcome_instant_win": {
+        "en": "after an instant win nobody played: no cóng, chops or last play",
+        "vi": "tới trắng thì không ai đánh: không có cóng, chặt hay nước cuối",
+    },
+    "outcome_hands_count": {
+        "en": "give the cards left of each of the {count} players, not {given} hands",
+        "vi": "hãy ghi bài còn lại của cả {count} người chơi, không phải {given}",
+    },
+    "outcome_no_guarantees": {
+        "en": "these rules have no guarantees",
+        "vi": "luật này không có cam kết về nhất",
+    },
+    "outcome_guarantee_twice": {
+        "en": "{player} can guarantee only once",
+        "vi": "{player} chỉ được cam kết một lần",
+    },
+    "outcome_self_chop": {
+        "en": "chop {chop}: {player} cannot chop their own play",
+        "vi": "lần chặt {chop}: {player} không thể tự chặt bài của mình",
+    },
+    "outcome_chop_twos": {
+        "en": "chop {chop}: the counts of 2s are 0 or more",
+        "vi": "lần chặt {chop}: số heo phải từ 0 trở lên",
+    },
+    "outcome_chop_on": {
+        "en": "chop {chop} can only answer an earlier chop, not chop {on}",
+        "vi": "lần chặt {chop} chỉ chặt lại được lần chặt trước nó, không phải lần {on}",
+    },
+    "outcome_uncounted": {
+        "en": "these rules do not count {fields}",
+        "vi": "luật này không tính {fields}",
+    },
+    "outcome_hand": {
+        "en": "{player}'s cards left: {error}",
+        "vi": "bài còn lại của {player}: {error}",
+    },
+    # Why the heuristic bot (the hint) suggests a move: ``{m:kind}`` the move, ``{n}`` its
+    # card count, ``{c}`` its top card, ``{t:kind}`` the pile it beats.
+    "hint_decline": {"en": "decline the lead", "vi": "nhường, không mở vòng"},
+    "hint_out": {"en": "go out with your {m:kind}", "vi": "về bằng {m:kind}"},
+    "hint_lead_low": {
+        "en": "lead your lowest {m:kind}",
+        "vi": "mở vòng bằng {m:kind}, bộ nhỏ nhất của bạn",
+    },
+    "hint_lead_shed": {"en": "shed {n} cards: {m:kind}", "vi": "xả {n} lá: {m:kind}"},
+    "hint_boss_out": {
+        "en": "nobody can beat your {m:kind}: keep the lead, then go out",
+        "vi": "không ai chặn được {m:kind} của bạn: giữ vòng rồi về",
+    },
+    "hint_boss_finish": {
+        "en": "nobody can beat your {m:kind}: take control for the finish",
+        "vi": "không ai chặn được {m:kind} của bạn: giành vòng để về",
+    },
+    "hint_one_card_single": {
+        "en": "an opponent has one card: lead your highest single ({c})",
+        "vi": "có người chỉ còn một lá: mở vòng bằng lá lẻ cao nhất của bạn ({c})",
+    },
+    "hint_one_card_combo": {
+        "en": "an opponent has one card: lead a {m:kind}, not a single",
+        "vi": "có người chỉ còn một lá: mở vòng bằng {m:kind}, đừng đánh lẻ",
+    },
+    "hint_pass": {
+        "en": "pass: nothing worth playing on this pile",
+        "vi": "bỏ lượt: vòng này không đáng đánh",
+    },
+    "hint_pass_only": {"en": "nothing to do but pass", "vi": "chỉ có thể bỏ lượt"},
+    "hint_give": {
+        "en": "give away the cards your hand needs least",
+        "vi": "đưa những lá bạn ít cần nhất",
+    },
+    "hint_follow_low": {
+        "en": "play your lowest {m:kind} that beats the pile",
+        "vi": "đánh {m:kind}, bộ nhỏ nhất chặn được vòng này",
+    },
+    "hint_breaks": {
+        "en": "the {m:kind} breaks up your hand",
+        "vi": "đánh {m:kind} sẽ phá bài của bạn",
+    },
+    "hint_chop": {
+        "en": "chop the {t:kind} with your {m:kind}",
+        "vi": "chặt {t:kind} bằng {m:kind} của bạn",
+    },
+    "hint_bomb_urgent": {
+        "en": "an opponent is nearly out: bomb with your {m:kind}",
+        "vi": "có người sắp về: chặt bằng {m:kind} của bạn",
+    },
+    "hint_keep_bomb": {
+        "en": "keep your {m:kind} for the 2s",
+        "vi": "giữ {m:kind} để chặt heo",
+    },
+    "hint_keep_two": {
+        "en": "keep your 2s for later rather than play the {m:kind}",
+        "vi": "giữ heo để sau, đừng đánh {m:kind}",
+    },
+    "hint_two_wins": {
+        "en": "win the pile with your {m:kind}",
+        "vi": "ăn vòng này bằng {m:kind} của bạn",
+    },
+    "hint_boss_follow": {
+        "en": "nobody can beat your {m:kind}: win the pile, then go out",
+        "vi": "không ai chặn được {m:kind} của bạn: ăn vòng rồi về",
+    },
+    "hint_next_one_card": {
+        "en": "the next player has one card: beat with your highest single ({c})",
+        "vi": "người kế tiếp chỉ còn một lá: chặn bằng lá lẻ cao nhất của bạn ({c})",
+    },
 }
 
 #: How a combination is worded: ``plain`` without its top, ``top`` with it (``{rank}`` the

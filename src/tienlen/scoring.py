@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import TWO, TWOS_MASK, Card, cards_of_mask, rank_counts
 from .combos import Move, index, is_twos
@@ -71,6 +71,7 @@ __all__ = [
     "SCHEMES",
     "BombPlay",
     "Outcome",
+    "OutcomeError",
     "Payment",
     "Scheme",
     "ScoredChop",
@@ -95,6 +96,18 @@ __all__ = [
 PROPLAY_BET = 2
 #: Both copies of the 3♠ (ids 0 and 1).
 THREE_SPADES_MASK = 0b11
+
+
+class OutcomeError(ValueError):
+    """An outcome that does not fit the rules: the English text (quoting the value), with a
+    stable ``code`` (a key of :data:`tienlen.reasons.REASONS`) and its ``params``. A
+    parameter named ``player`` is a seat (from 0) and ``players`` a list of seats, so an app
+    that knows the players' names words the error with them."""
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 class Payment(NamedTuple):
@@ -619,41 +632,103 @@ def _check(rules: Rules, o: Outcome) -> None:
     n = rules.players
     seats = range(n)
     if sorted(o.order) != list(seats):
-        raise ValueError(f"the finishing order must name each of the {n} seats once: {o.order!r}")
+        raise OutcomeError(
+            f"the finishing order must name each of the {n} seats once: {o.order!r}",
+            "outcome_order",
+            count=n,
+            players=list(o.order),
+        )
     winner = o.order[0]
     if o.cards_left:
         most = rules.cards_per_hand
-        if len(o.cards_left) != n or not all(0 <= c <= most for c in o.cards_left):
-            raise ValueError(
-                f"cards_left needs {n} counts from 0 to {most}, one per seat: {o.cards_left!r}"
+        if len(o.cards_left) != n:
+            raise OutcomeError(
+                f"cards_left needs {n} counts from 0 to {most}, one per seat: {o.cards_left!r}",
+                "outcome_cards_left_count",
+                count=n,
+                given=len(o.cards_left),
             )
+        for seat, held in enumerate(o.cards_left):
+            if not 0 <= held <= most:
+                raise OutcomeError(
+                    f"cards_left needs {n} counts from 0 to {most}, one per seat: {o.cards_left!r}",
+                    "outcome_cards_left_range",
+                    player=seat,
+                    cards=held,
+                    most=most,
+                )
         if o.cards_left[winner] and not o.instant_win:
-            raise ValueError(
+            raise OutcomeError(
                 f"the winner (seat {winner}) went out, so held 0 cards, not "
-                f"{o.cards_left[winner]!r}"
+                f"{o.cards_left[winner]!r}",
+                "outcome_winner_cards",
+                player=winner,
+                cards=o.cards_left[winner],
             )
     elif "cards_left" in SCHEMES[rules.scoring].reads:
-        raise ValueError(
-            f"{rules.scoring} scoring needs the cards each seat held when the first went out"
+        raise OutcomeError(
+            f"{rules.scoring} scoring needs the cards each seat held when the first went out",
+            "outcome_needs_cards_left",
+            scoring=rules.scoring,
         )
-    if not o.cong <= frozenset(seats) or winner in o.cong:
-        raise ValueError(f"cóng seats must be seats other than the winner: {sorted(o.cong)!r}")
+    for seat in sorted(o.cong):
+        if seat not in seats or seat == winner:
+            raise OutcomeError(
+                f"cóng seats must be seats other than the winner: {sorted(o.cong)!r}",
+                "outcome_cong" if seat == winner else "outcome_no_player",
+                player=seat,
+            )
     if o.instant_win and (o.cong or o.three_spades_last or o.chops):
-        raise ValueError("after an instant win nobody played: no cóng, chops or last play")
+        raise OutcomeError(
+            "after an instant win nobody played: no cóng, chops or last play",
+            "outcome_instant_win",
+        )
     if o.hands and len(o.hands) != n:
-        raise ValueError(f"hands needs one hand per seat ({n}), not {len(o.hands)}")
+        raise OutcomeError(
+            f"hands needs one hand per seat ({n}), not {len(o.hands)}",
+            "outcome_hands_count",
+            count=n,
+            given=len(o.hands),
+        )
     if o.guarantees:
         if not rules.guarantees:
-            raise ValueError("these rules have no guarantees (rules.guarantees is off)")
-        seats_guaranteed = [seat for seat, _blind in o.guarantees]
-        if len(set(seats_guaranteed)) != len(seats_guaranteed) or not all(
-            s in seats for s in seats_guaranteed
-        ):
-            raise ValueError(f"each seat guarantees at most once: {o.guarantees!r}")
+            raise OutcomeError(
+                "these rules have no guarantees (rules.guarantees is off)", "outcome_no_guarantees"
+            )
+        guaranteed: set[int] = set()
+        for seat, _blind in o.guarantees:
+            if seat not in seats or seat in guaranteed:
+                raise OutcomeError(
+                    f"each seat guarantees at most once: {o.guarantees!r}",
+                    "outcome_no_player" if seat not in seats else "outcome_guarantee_twice",
+                    player=seat,
+                )
+            guaranteed.add(seat)
     for i, c in enumerate(o.chops):
-        if not (c.seat in seats and c.victim in seats) or c.seat == c.victim:
-            raise ValueError(f"chop {i + 1}: a seat chops another seat, not {c!r}")
+        for seat in (c.seat, c.victim):
+            if seat not in seats:
+                raise OutcomeError(
+                    f"chop {i + 1}: a seat chops another seat, not {c!r}",
+                    "outcome_no_player",
+                    player=seat,
+                )
+        if c.seat == c.victim:
+            raise OutcomeError(
+                f"chop {i + 1}: a seat chops another seat, not {c!r}",
+                "outcome_self_chop",
+                chop=i + 1,
+                player=c.seat,
+            )
         if c.red_twos < 0 or c.black_twos < 0:
-            raise ValueError(f"chop {i + 1}: counts of 2s are 0 or more, not {c!r}")
+            raise OutcomeError(
+                f"chop {i + 1}: counts of 2s are 0 or more, not {c!r}",
+                "outcome_chop_twos",
+                chop=i + 1,
+            )
         if c.on is not None and not 0 <= c.on < i:
-            raise ValueError(f"chop {i + 1}: it can only answer an earlier chop, not {c.on!r}")
+            raise OutcomeError(
+                f"chop {i + 1}: it can only answer an earlier chop, not {c.on!r}",
+                "outcome_chop_on",
+                chop=i + 1,
+                on=c.on + 1,
+            )

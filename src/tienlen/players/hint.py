@@ -16,6 +16,7 @@ from tienlen.combos import Choice, Move
 from tienlen.observation import Observation
 from tienlen.play import legal_moves
 from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.reasons import Reason
 
 __all__ = ["hint", "legal_moves_of"]
 
@@ -30,9 +31,10 @@ def legal_moves_of(obs: Observation) -> list[Move]:
     return legal_moves(obs, obs.hand_mask, obs.rules)
 
 
-def hint(obs: Observation, legal: Sequence[Choice] | None = None) -> tuple[Choice, str]:
-    """Suggest a move for the observing seat and say why. ``legal`` defaults to the seat's
-    legal moves (:func:`legal_moves_of`)."""
+def hint(obs: Observation, legal: Sequence[Choice] | None = None) -> tuple[Choice, Reason]:
+    """Suggest a move for the observing seat and say why: the reason is English as a
+    ``str``, with a code and parameters to word it in Vietnamese too (``why.text("vi")``).
+    ``legal`` defaults to the seat's legal moves (:func:`legal_moves_of`)."""
     moves: Sequence[Choice] = list(legal) if legal is not None else legal_moves_of(obs)
     if not moves:
         raise ValueError("no legal moves: nothing to hint")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -54,7 +55,10 @@ def status_of(code: str) -> int:
 
 def error_response(e: Refused) -> JSONResponse:
     """A refusal as an HTTP answer."""
-    return JSONResponse({"code": e.code, "message": str(e)}, status_code=status_of(e.code))
+    body: dict[str, Any] = {"code": e.code, "message": str(e)}
+    if e.reason is not None:
+        body["reason"] = e.reason
+    return JSONResponse(body, status_code=status_of(e.code))
 
 
 def validation_words(e: ValidationError | RequestValidationError, *, whole: str = "message") -> str:

@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tienlen import RULESETS, Rules, RulesError, parse_cards
 from tienlen.cards import mask_of
+from tienlen.reasons import Reason, reason
 from tienlen.scoring import (
     Outcome,
+    OutcomeError,
     Payment,
     ScoredChop,
     net_points,
@@ -111,14 +113,45 @@ class PadGame(BaseModel):
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def read_body(model: type[_M], body: bytes) -> _M:
-    """A pad request's body read strictly by ``model``; :class:`Refused` if it is not."""
+def read_body(model: type[_M], body: bytes, *, names: list[str] | None = None) -> _M:
+    """A pad request's body read strictly by ``model``; :class:`Refused` if it is not (a
+    game's problem placed by the pad's player ``names``, see :func:`game_problem`)."""
     if len(body) > MAX_BODY:
         raise Refused("too_large", f"a score pad request is at most {MAX_BODY} bytes")
     try:
         return model.model_validate_json(body)
     except ValidationError as e:
-        raise Refused("bad_pad", validation_words(e, whole="body")) from None
+        words = validation_words(e, whole="body") if names is None else game_problem(e, names)
+        raise Refused("bad_pad", words) from None
+
+
+_SEAT_FIELDS = frozenset({"by", "of", "seat"})
+
+
+def game_problem(e: ValidationError, names: list[str]) -> str:
+    """The first problem of a game's body, placed in players' words: "order, place 4",
+    "cards_left of Dan", "chop 1, by" (positions from 1, never a seat from 0); a seat out of
+    range is "not one of the players"."""
+    errors = e.errors()
+    first = errors[0]
+    loc = first["loc"]
+    field = str(loc[0]) if loc else "body"
+    where, seat = field, False
+    if len(loc) > 1 and isinstance(loc[1], int):
+        i = loc[1]
+        rest = "".join(f", {part}" for part in loc[2:])
+        where = {
+            "order": f"order, place {i + 1}",
+            "cards_left": f"cards_left of {player_name(names, i)}",
+            "hands": f"hands of {player_name(names, i)}",
+            "chops": f"chop {i + 1}{rest}",
+            "guarantees": f"guarantee {i + 1}{rest}",
+        }.get(field, f"{field}, entry {i + 1}{rest}")
+        seat = (len(loc) == 2 and field in ("order", "cong")) or str(loc[-1]) in _SEAT_FIELDS
+    bound = first["type"] in ("less_than_equal", "greater_than_equal")
+    problem = f"not one of the players ({', '.join(names)})" if seat and bound else first["msg"]
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {problem}{more}"[:300]
 
 
 def pad_rules(spec: NewPad) -> Rules:
@@ -141,16 +174,37 @@ def pad_rules(spec: NewPad) -> Rules:
         raise Refused("bad_rules", str(e)) from None
 
 
-def entry_payments(rules: Rules, entry: PadGame) -> list[Payment]:
+def player_name(names: list[str], seat: int) -> str:
+    """Seat ``seat``'s (from 0) name on a pad; "player 8" (from 1) for a seat it lacks."""
+    return names[seat] if 0 <= seat < len(names) else f"player {seat + 1}"
+
+
+def named(error: OutcomeError, names: list[str]) -> Reason:
+    """The engine's refusal of an outcome, with each seat in it written as its player's name."""
+    params = dict(error.params)
+    if "player" in params:
+        params["player"] = player_name(names, params["player"])
+    if "players" in params:
+        params["players"] = ", ".join(player_name(names, s) for s in params["players"])
+    return reason(error.code, **params)
+
+
+def entry_payments(rules: Rules, entry: PadGame, names: list[str]) -> list[Payment]:
     """The engine's payments for an entry (made an :class:`~tienlen.scoring.Outcome`);
     :class:`Refused` if the entry gives what the rules do not count, or the engine finds it
-    does not fit them."""
+    does not fit them, the players named by ``names`` (a :class:`~tienlen.reasons.Reason`,
+    so the browser words it in its language)."""
     try:
         hands: tuple[int, ...] = ()
         if entry.hands is not None:
             if len(entry.hands) != rules.players:
-                raise ValueError(f"hands needs one hand per seat ({rules.players})")
-            hands = tuple(mask_of(parse_cards(text)) if text.strip() else 0 for text in entry.hands)
+                raise OutcomeError(
+                    "hands needs one hand per player",
+                    "outcome_hands_count",
+                    count=rules.players,
+                    given=len(entry.hands),
+                )
+            hands = tuple(_hand(text, seat, names) for seat, text in enumerate(entry.hands))
         outcome = Outcome(
             order=tuple(entry.order),
             cards_left=tuple(entry.cards_left or ()),
@@ -165,10 +219,24 @@ def entry_payments(rules: Rules, entry: PadGame) -> list[Payment]:
         )
         extra = uncounted_fields(rules, outcome)
         if extra:
-            raise ValueError(f"these rules do not count {', '.join(extra)}")
+            raise Refused("bad_game", reason("outcome_uncounted", fields=", ".join(extra)))
         return outcome_payments(rules, outcome)  # which checks the outcome too
-    except ValueError as e:
+    except OutcomeError as e:
+        raise Refused("bad_game", named(e, names)) from None
+    except Refused:
+        raise
+    except ValueError as e:  # no seat in it: the engine's words as they are
         raise Refused("bad_game", str(e)) from None
+
+
+def _hand(text: str, seat: int, names: list[str]) -> int:
+    if not text.strip():
+        return 0
+    try:
+        return mask_of(parse_cards(text))
+    except ValueError as e:
+        error = reason("outcome_hand", player=player_name(names, seat), error=str(e))
+        raise Refused("bad_game", error) from None
 
 
 def pad_view(row: PadRow) -> dict[str, Any]:
@@ -178,7 +246,7 @@ def pad_view(row: PadRow) -> dict[str, Any]:
     totals = [0] * n
     games = []
     for number, entry in enumerate(row.games, 1):
-        pays = entry_payments(rules, PadGame.model_validate(entry))
+        pays = entry_payments(rules, PadGame.model_validate(entry), list(row.names))
         deltas = list(net_points(pays, n))
         totals = [t + d for t, d in zip(totals, deltas, strict=True)]
         games.append(

@@ -23,11 +23,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from tienlen.cards import ACE, RANKS, TWOS_MASK
-from tienlen.combos import Choice, Give, Move, describe_kind, is_twos
+from tienlen.combos import Choice, Give, Move, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner
 from tienlen.players.toolkit import unseen_mask
+from tienlen.reasons import Reason, kind_param, reason
 from tienlen.rules import Rules
 
 __all__ = ["Context", "HeuristicBot", "Scored"]
@@ -48,19 +49,12 @@ W: dict[str, float] = {
 
 
 class Scored(NamedTuple):
-    """A move with its score (higher is better) and the reason, in words."""
+    """A move with its score (higher is better) and the reason (English as a ``str``, with a
+    ``hint_*`` code of :data:`tienlen.reasons.REASONS` to word it in another language)."""
 
     score: float
     move: Choice
-    reason: str
-
-
-def _name(m: Move) -> str:
-    if m.kind == "single":
-        return f"single {m.top}"
-    if m.kind in ("pair", "triple", "quad"):
-        return f"{m.kind} of {RANKS[m.top_rank]}s"
-    return describe_kind(m.kind, m.size, m.top_rank, m.top)
+    reason: Reason
 
 
 class HeuristicBot:
@@ -78,7 +72,7 @@ class HeuristicBot:
             return self.ranked(obs, legal)[0].move
         return Context.of(obs).best(plays)
 
-    def decide(self, obs: Observation, legal: Sequence[Choice]) -> tuple[Choice, str]:
+    def decide(self, obs: Observation, legal: Sequence[Choice]) -> tuple[Choice, Reason]:
         """The chosen move and why."""
         best = self.ranked(obs, legal)[0]
         return best.move, best.reason
@@ -91,7 +85,7 @@ class HeuristicBot:
         if gives:
             return self._gives(obs, gives)
         if obs.phase == "trading" or (len(plays) == 1 and plays[0].is_pass):
-            return [Scored(0.0, m, "nothing to do but pass") for m in plays]
+            return [Scored(0.0, m, reason("hint_pass_only")) for m in plays]
         ctx = Context.of(obs)
         out = []
         for m in plays:
@@ -106,40 +100,26 @@ class HeuristicBot:
         out = []
         for m in legal:
             cost = pl.cost(hand & ~m.mask)
-            out.append(Scored(-cost, m, "give away the cards your hand needs least"))
+            out.append(Scored(-cost, m, reason("hint_give")))
         out.sort(key=lambda s: (-s.score, s.move.mask))
         return out
 
 
-_REASONS = {
-    "decline": "decline the lead",
-    "out": "go out with your {m}",
-    "lead-low": "lead your lowest {m}",
-    "lead-shed": "shed {n} cards: {m}",
-    "boss-out": "nobody can beat your {m}: keep the lead, then go out",
-    "boss-finish": "nobody can beat your {m}: take control for the finish",
-    "one-card-single": "an opponent has one card: lead your highest single ({c})",
-    "one-card-combo": "an opponent has one card: lead a {m}, not a single",
-    "pass": "pass: nothing worth playing on this pile",
-    "pass-only": "nothing to do but pass",
-    "follow-low": "play your lowest {m} that beats the pile",
-    "breaks": "the {m} breaks up your hand",
-    "chop": "chop the {t} with your {m}",
-    "bomb-urgent": "an opponent is nearly out: bomb with your {m}",
-    "keep-bomb": "keep your {m} for the 2s",
-    "keep-two": "keep your 2s for later rather than play the {m}",
-    "two-wins": "win the pile with your {m}",
-    "boss-follow": "nobody can beat your {m}: win the pile, then go out",
-    "next-one-card": "the next player has one card: beat with your highest single ({c})",
-}
+def _kind_of(m: Move | None) -> dict[str, object]:
+    """A move as a reason's ``{name:kind}`` parameter (a pass, or none: "pass")."""
+    if m is None or not m.mask:
+        return kind_param("pass", 0)
+    return kind_param(m.kind, m.size, RANKS[m.top_rank], str(m.top))
 
 
-def _explain(code: str, m: Move, top: Move | None) -> str:
-    return _REASONS[code].format(
-        m=_name(m) if m.mask else "pass",
+def _explain(code: str, m: Move, top: Move | None) -> Reason:
+    """The reason ``hint_<code>`` for playing ``m`` on ``top``."""
+    return reason(
+        "hint_" + code.replace("-", "_"),
+        m=_kind_of(m),
         n=m.mask.bit_count(),
-        c=m.top,
-        t=_name(top) if top is not None and top.mask else "",
+        c=str(m.top) if m.mask else "",
+        t=_kind_of(top),
     )
 
 

@@ -34,8 +34,9 @@ __all__ = ["router"]
 
 router = APIRouter()
 
-#: A change to a pad's games: (the pad's rules, its games) -> its games after it.
-Edit = Callable[[Rules, list[dict[str, Any]]], list[dict[str, Any]]]
+#: A change to a pad's games: (the pad's rules, its players' names, its games) -> its games
+#: after it.
+Edit = Callable[[Rules, list[str], list[dict[str, Any]]], list[dict[str, Any]]]
 
 
 async def _body(request: Request) -> bytes:
@@ -104,7 +105,7 @@ async def _change(srv: Server, player: str, pad_id: str, edit: Edit) -> dict[str
     lock = srv.pad_locks.setdefault(pad_id[:40], asyncio.Lock())
     async with lock:
         row = await _row(srv, pad_id)
-        games = edit(Rules.from_code(row.rules), list(row.games))
+        games = edit(Rules.from_code(row.rules), list(row.names), list(row.games))
 
         async def store(s: AsyncSession) -> None:
             await s.execute(
@@ -121,11 +122,11 @@ async def add_game(pad_id: str, request: Request, player: Me, srv: Node) -> dict
     """Add a game to the pad; the engine checks it against the pad's rules first."""
     body = await _body(request)
 
-    def edit(rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def edit(rules: Rules, names: list[str], games: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if len(games) >= MAX_GAMES:
             raise Refused("too_large", f"a score pad holds at most {MAX_GAMES} games")
-        entry = read_body(PadGame, body)
-        entry_payments(rules, entry)
+        entry = read_body(PadGame, body, names=names)
+        entry_payments(rules, entry, names)
         return [*games, entry.model_dump(exclude_defaults=True)]
 
     return await _change(srv, player.id, pad_id, edit)
@@ -135,7 +136,7 @@ async def add_game(pad_id: str, request: Request, player: Me, srv: Node) -> dict
 async def delete_game(pad_id: str, number: int, player: Me, srv: Node) -> dict[str, Any]:
     """Delete game ``number`` (from 1) from the pad, e.g. one entered by mistake."""
 
-    def edit(_rules: Rules, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def edit(_rules: Rules, _names: list[str], games: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not 1 <= number <= len(games):
             raise Refused("not_found", f"the pad has no game {number}: it has {len(games)}")
         return games[: number - 1] + games[number:]

@@ -62,7 +62,9 @@ def _seat_of(srv: Node, table_id: str, player: str) -> tuple[Table | None, int |
 
 @router.get("/api/tables/{table_id}/hint")
 async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
-    """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase."""
+    """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase:
+    ``why`` in English, ``reason`` its ``{code, params}`` (``GET /api/reasons``) to word it
+    in the page's language."""
     table, seat = _seat_of(srv, table_id, player.id)
     game = table.game if table is not None else None
     if game is None or seat is None or game.is_over or game.turn != seat:
@@ -71,7 +73,12 @@ async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
         raise Refused("not_playing", "hints are for the play phase")
     move, why = hint(observe(game, seat), game.legal_moves())
     kind = move.kind if isinstance(move, Move) and move.cards else None
-    return {"cards": [c.ascii() for c in move.cards], "kind": kind, "why": why}
+    return {
+        "cards": [c.ascii() for c in move.cards],
+        "kind": kind,
+        "why": why,
+        "reason": why.to_dict(),
+    }
 
 
 @router.get("/api/tables/{table_id}/groups")

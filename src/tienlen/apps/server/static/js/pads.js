@@ -2,7 +2,7 @@
 // The page only collects what the players saw; the server scores every game with the
 // engine's own scoring (tienlen.scoring) and sends the points and standings back.
 import { ApiError, api, currentGuest, ensureGuest, h, setGuest } from "./api.js";
-import { t } from "./i18n.js";
+import { loadReasons, reasonText, t } from "./i18n.js";
 
 async function send(method, path, body) {
   const r = await fetch(path, {
@@ -13,6 +13,12 @@ async function send(method, path, body) {
   const data = await r.json().catch(() => ({}));
   if (!r.ok) throw new ApiError(r.status, data);
   return data;
+}
+
+/** A refused request in words: an engine reason (a game that does not fit the rules, the
+ * players by name) in the language in use, else the server's message. */
+function errorWords(e) {
+  return e instanceof ApiError ? reasonText({ ...e.body, message: e.message }) : e.message;
 }
 
 function numberInput(id, attrs = {}) {
@@ -175,7 +181,7 @@ function gameForm(pad, onAdd) {
     try {
       onAdd(await send("POST", `/api/pads/${pad.id}/games`, entry));
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = errorWords(e);
     }
   });
   return form;
@@ -185,6 +191,7 @@ function gameForm(pad, onAdd) {
  * opening a shared link sees the pad at once and gives a name (inline) to add games; every
  * open copy follows the games added or deleted elsewhere. */
 async function mountPad(root, id) {
+  await loadReasons();
   let pad = await api(`/api/pads/${encodeURIComponent(id)}`);
   let me = await currentGuest();
   let form = null;

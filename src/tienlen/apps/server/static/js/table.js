@@ -124,7 +124,7 @@ export async function mount(root, tableId) {
       hint: async () => {
         try {
           const got = await api(`/api/tables/${encodeURIComponent(tableId)}/hint`);
-          dispatch({ type: "hint", cards: got.cards, kind: got.kind, why: got.why });
+          dispatch({ type: "hint", cards: got.cards, kind: got.kind, why: got.why, reason: got.reason });
         } catch (e) {
           dispatch({ type: "note", note: { key: "error.generic", message: e.message } });
         }

@@ -168,7 +168,7 @@ const HANDLERS = {
   }),
   select: (st, msg) => ({ ...st, selected: [...msg.cards], error: null }),
   clear: (st) => ({ ...st, selected: [], error: null, note: null }),
-  hint: (st, msg) => ({ ...st, selected: [...msg.cards], note: msg.cards.length ? { key: "note.hint", cards: msg.cards, kind: msg.kind, why: msg.why } : { key: "note.hintpass" } }),
+  hint: (st, msg) => ({ ...st, selected: [...msg.cards], note: msg.cards.length ? { key: "note.hint", cards: msg.cards, kind: msg.kind, why: msg.why, reason: msg.reason } : { key: "note.hintpass" } }),
   note: (st, msg) => ({ ...st, note: msg.note }),
   groups: (st, msg) => ({
     ...st, groups: msg.groups,

@@ -3,7 +3,7 @@
 // state of its own or talks to the server.
 import { h } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardRow, cardsText } from "./cards.js";
-import { lang, phraseText, reasonText, t } from "./i18n.js";
+import { phraseText, reasonText, t } from "./i18n.js";
 import { candidates, myTurn, playOrder } from "./tablestate.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -361,7 +361,7 @@ export function render(st, ctx) {
       handBox(st, ctx),
       h("div", { class: "messages" },
         h("p", { class: "error", id: "error", role: "alert" }, st.error ? reasonText(st.error) : ""),
-        h("p", { class: "note", id: "note", role: "status" }, st.note ? words(st, st.note) + (st.note.why && lang() === "en" ? ` (${st.note.why})` : "") : ""),
+        h("p", { class: "note", id: "note", role: "status" }, st.note ? words(st, st.note) + (st.note.why ? ` (${reasonText({ reason: st.note.reason, message: st.note.why })})` : "") : ""),
         legalBox(st, ctx)),
       controlBox(st, ctx))),
   h("aside", { class: "side", id: "side", "aria-label": t("table.more"), dataset: { open: String(ctx.drawerOpen()) } },
