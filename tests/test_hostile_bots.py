@@ -191,6 +191,7 @@ def no_process_left(pids: Path) -> None:
         ("silent", "sent nothing for move request 1 in 2.0s"),
     ],
 )
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 def test_the_arena_finishes_writes_its_results_and_reaps_the_bot(
     tmp_path: Path, kind: str, problem: str
 ) -> None:
@@ -241,6 +242,7 @@ def test_markup_and_escapes_in_what_a_bot_says_are_shown_escaped(tmp_path: Path)
     no_process_left(pids)
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 def test_bots_that_never_greet_are_reaped_in_every_worker(tmp_path: Path) -> None:
     bot = write_bot(tmp_path, "no-hello")
     pids = tmp_path / "pids"

@@ -181,6 +181,7 @@ def test_the_arena_runs_cmd_entries() -> None:
     assert result.labels[0] == "cmd:example-lowest"  # the name its hello gives
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 @pytest.mark.parametrize(
     ("bad", "message"),
     [

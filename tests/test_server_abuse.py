@@ -67,6 +67,7 @@ def test_the_players_budget_is_shared_by_their_sockets() -> None:
     assert [two.admit(), two.admit()] == [Verdict.READ, Verdict.NOTICE]
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path: Path) -> None:
     with live_server(
         backend,
@@ -102,6 +103,7 @@ def test_a_binary_frame_is_a_bad_message_and_the_socket_goes_on(live: LiveServer
     assert s.recv()["type"] == "pong"
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> None:
     with live_server(
         backend,

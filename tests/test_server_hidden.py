@@ -76,6 +76,7 @@ def check(sock: Socket, seat: int | None, hands: dict[int, list[list[set[str]]]]
     return checked
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 @pytest.mark.parametrize("preset", ["standard", "lu"])
 def test_no_frame_names_a_card_in_another_seats_hand(live: LiveServer, preset: str) -> None:
     clients, sockets, table = seated_table(

@@ -214,6 +214,7 @@ def test_mutual_trading_offers_accepted_and_refused(make: Make) -> None:
     ]
 
 
+@pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
 def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
     live = make()
     _clients, sockets, _table = seated_table(

@@ -743,18 +743,21 @@ def snapshot_game_app() -> tuple[TienLenApp, Callable[[Pilot[Any]], Awaitable[No
     return app, before
 
 
+@pytest.mark.slow  # whole screens rendered to SVG: left out of make test-fast
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_game_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app, before = snapshot_game_app()
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
+@pytest.mark.slow  # whole screens rendered to SVG: left out of make test-fast
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_setup_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app = TienLenApp(settings=settings(seed=3, games=5))
     assert snap_compare(app, terminal_size=size)
 
 
+@pytest.mark.slow  # whole screens rendered to SVG: left out of make test-fast
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_game_over(snap_compare: Any, size: tuple[int, int]) -> None:
     ctl = MatchController(settings(seed=4, bots=("random",) * 3, games=3))
@@ -772,6 +775,7 @@ def test_snapshot_game_over(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(app, terminal_size=size, run_before=before)
 
 
+@pytest.mark.slow  # whole screens rendered to SVG: left out of make test-fast
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_replay(snap_compare: Any, size: tuple[int, int], tmp_path: Path) -> None:
     path, _ = finished_game_file(tmp_path)
