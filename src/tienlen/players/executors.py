@@ -26,7 +26,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 __all__ = ["Batch", "Executor", "LocalExecutor", "RayExecutor", "executor"]
 
@@ -82,7 +82,32 @@ def _indexed(fn: Callable[[T], R], pair: tuple[int, T]) -> tuple[int, R]:
     return pair[0], fn(pair[1])
 
 
-class LocalExecutor:
+class _Released:
+    """A ``with`` block over an executor: closed when the block ends normally, terminated
+    when it ends with an error."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def terminate(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.terminate()
+
+
+class LocalExecutor(_Released):
     """``workers`` forked processes of this machine (created at the first batch that needs
     them); with one worker, the work runs in this process as its results are read.
     ``initializer`` runs in each worker process as it starts."""
@@ -120,22 +145,8 @@ class LocalExecutor:
             self._pool.join()
             self._pool = None
 
-    def __enter__(self) -> LocalExecutor:
-        return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if kind is None:
-            self.close()
-        else:
-            self.terminate()
-
-
-class RayExecutor:
+class RayExecutor(_Released):
     """Ray tasks on the cluster at ``address`` (see the module docstring), one task per
     item. ``workers``: how many items a caller should split its work into (default: the
     cluster's CPUs). Joins the Ray instance this process has already started, if any; shuts
@@ -186,17 +197,6 @@ class RayExecutor:
 
     def terminate(self) -> None:
         """As :meth:`close` (Ray cancels nothing here: unread tasks finish on their own)."""
-        self.close()
-
-    def __enter__(self) -> RayExecutor:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
         self.close()
 
 
