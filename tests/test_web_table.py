@@ -9,6 +9,7 @@ Turn timers and grace periods are a few seconds here, so each test takes seconds
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,6 +164,21 @@ def test_a_whole_game_by_taps_from_play_now(
         an.close()
 
 
+def settled_seat_centres(page: Any, n: int) -> dict[int, tuple[float, float]]:
+    """The centres of the ``n`` seats once the table has settled: two readings a tenth of a
+    second apart agree and no two seats share a place (right after the start the table can
+    be drawn before its felt has its size, every seat in one spot)."""
+    deadline = time.monotonic() + WAIT / 1000
+    last: dict[int, tuple[int, int]] = {}
+    while True:
+        got = {s: (round(x), round(y)) for s, (x, y) in seat_centres(page).items()}
+        if len(got) == n and len(set(got.values())) == n and got == last:
+            return {s: (float(x), float(y)) for s, (x, y) in got.items()}
+        assert time.monotonic() < deadline, f"the seats did not settle: {got}"
+        last = got
+        page.wait_for_timeout(100)
+
+
 def seat_centres(page: Any) -> dict[int, tuple[float, float]]:
     got = page.locator(".seat").evaluate_all(
         "els => els.map(e => { const r = e.getBoundingClientRect();"
@@ -199,16 +215,7 @@ def test_seats_sit_round_the_table_in_play_order(
             " && document.querySelectorAll('.seat').length === n",
             arg=players,
         )
-        # The seats are measured once laid out: each has a size and no two share a centre
-        # (right after the start they can still be in the page unplaced, all at 0).
-        wait(
-            "n => { const r = [...document.querySelectorAll('.seat')]"
-            ".map(e => e.getBoundingClientRect()).filter(b => b.width > 0 && b.height > 0);"
-            " return r.length === n"
-            " && new Set(r.map(b => `${Math.round(b.left)},${Math.round(b.top)}`)).size === n; }",
-            arg=players,
-        )
-        centres = seat_centres(an.page)
+        centres = settled_seat_centres(an.page, players)
         assert len(centres) == players
         me = an.page.locator(".seat.mine").get_attribute("data-seat")
         mine = int(me or 0)
