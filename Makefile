@@ -20,6 +20,16 @@ $(CHROMIUM):
 			>/tmp/tienlen-chromium.log 2>&1 || echo "Chromium could not be installed: see /tmp/tienlen-chromium.log"; \
 	else echo "Chromium is missing: the browser tests will be skipped (apt-get install chromium)"; fi
 
+# The HAProxy configuration of docs/deploy.md runs in a test: Debian's haproxy, installed
+# the same way (without it that test is skipped).
+HAPROXY := /usr/sbin/haproxy
+$(HAPROXY):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing HAProxy for the proxy test (apt-get)"; \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q haproxy) \
+			>/tmp/tienlen-haproxy.log 2>&1 || echo "HAProxy could not be installed: see /tmp/tienlen-haproxy.log"; \
+	else echo "HAProxy is missing: the proxy test will be skipped (apt-get install haproxy)"; fi
+
 # The engine compiled with mypyc (opt-in, see setup.py): the package installed into
 # build/compiled, used by putting that folder first on PYTHONPATH. The source stays the
 # package that .venv runs.
@@ -45,7 +55,7 @@ play: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/tienlen serve
 
-test: $(STAMP) $(CHROMIUM)
+test: $(STAMP) $(CHROMIUM) $(HAPROXY)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy

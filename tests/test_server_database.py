@@ -1,5 +1,6 @@
-"""PostgreSQL failing under a live server: its connections dropped mid-game, and the
-database refusing connections for a while. Actions are refused with "try_again", nothing is
+"""PostgreSQL failing under a live server: its connections dropped mid-game, the
+database refusing connections for a while, and the database blackholed (it takes every
+packet and answers none). Actions are refused with "try_again", nothing is
 half-written (a table never runs ahead of what was committed), play resumes by itself, and
 the stored log replays to exactly the live state. Runs on PostgreSQL only."""
 
@@ -17,6 +18,7 @@ import pytest
 from sqlalchemy import text
 
 from backends import POSTGRES
+from blackhole import behind_a_blackhole
 from serverkit import (
     HANG,
     Client,
@@ -201,6 +203,47 @@ def test_a_database_refusing_for_a_while_refuses_actions_then_play_resumes(
         assert_replay_is_live(live, pg, tmp_path, [bots, ann])
     finally:
         live.close()
+
+
+#: The statement and connection timeouts of the blackhole test, and what the refusal may
+#: take besides (a loaded test machine): a blackholed database used to hang an action for
+#: as long as TCP kept trying (20 s and more).
+TIMEOUTS = {"db_timeout": 1.0, "db_connect_timeout": 1.0}
+SLACK = 4.0
+
+
+def test_a_blackholed_database_answers_try_again_within_its_timeouts(
+    pg: str, tmp_path: Path
+) -> None:
+    hole = behind_a_blackhole(pg)
+    live = LiveServer(server_settings(hole.url, tmp_path, **TIMEOUTS, **LIMITS))
+    bound = sum(TIMEOUTS.values()) + SLACK
+    try:
+        assert live.server is not None
+        clients, sockets, ann = seated_table(live, ["Ann"], bots="greedy")
+        sock = sockets[0]
+        sock.send(type="start")
+        play_out({0: sock}, actions=2)  # stops with Ann to act
+        assert sock.view is not None
+        before = sock.version
+        hole.cut()
+        kind, fields = first_legal(sock.view)
+        began = time.monotonic()
+        sock.act(kind, **fields)
+        err = sock.error()
+        assert (err["code"], err["version"]) == ("try_again", before), err
+        assert time.monotonic() - began < bound
+        began = time.monotonic()
+        r = clients[0].http.get("/api/me")
+        assert (r.status_code, r.json()["code"]) == (503, "try_again")
+        assert time.monotonic() - began < bound
+        hole.mend()
+        act_until_accepted(sock, kind, **fields)
+        play_out({0: sock}, actions=2)
+        assert_replay_is_live(live, pg, tmp_path, [ann])
+    finally:
+        live.close()
+        hole.close()
 
 
 def test_a_connection_the_database_closed_is_replaced_before_use(pg: str) -> None:

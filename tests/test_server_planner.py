@@ -120,3 +120,36 @@ def test_an_absent_player_goes_away_and_comes_back(table: Table) -> None:
     table.viewers["guest"] = 1  # watching here again: not away
     assert planner.presence(table, "guest", "away") == []
     assert planner.presence(table, "watcher", "away") == []  # holds no seat
+
+
+def test_a_chat_line_sent_again_with_its_id_is_said_once(table: Table) -> None:
+    """A client that got no answer (``unavailable``, ``try_again``, a lost socket) sends the
+    line again: said once, and the resend costs no rate."""
+    guest = actor("guest", chats=2)
+    line = '{"type": "chat", "text": "chơi đẹp", "id": "k3v9q2"}'
+    said = plan(guest, table, line)
+    assert [(p.kind, p.public["text"], p.public["id"]) for p in said] == [
+        ("chat", "chơi đẹp", "k3v9q2")
+    ]
+    assert plan(guest, table, line) == []
+    assert table.version == 1
+    # Another id, or another player's same id, is another line.
+    assert len(plan(guest, table, '{"type": "chat", "text": "chơi đẹp", "id": "x"}')) == 1
+    assert len(plan(HOST, table, line)) == 1
+    # Without an id, a line sent again is said again.
+    plan(HOST, table, '{"type": "chat", "text": "hi"}')
+    assert len(plan(HOST, table, '{"type": "chat", "text": "hi"}')) == 1
+
+
+def test_a_chat_id_is_remembered_through_a_rollback_and_a_replay(table: Table) -> None:
+    guest = actor("guest")
+    line = '{"type": "chat", "text": "gg", "id": "a1"}'
+    plan(guest, table, line)
+    table.rollback(0)  # its commit failed: it was not said
+    assert len(plan(guest, table, line)) == 1
+    # A node that loads the table from its log (a restart, a takeover) knows the id too.
+    replayed = Table(id="t", host="host", config=table.config, secret="s" * 64, invite=None)
+    replayed.apply(
+        "chat", {"player": "guest", "name": "Guest", "seat": None, "text": "gg", "id": "a1"}
+    )
+    assert replayed.said("guest", "a1") and not replayed.said("host", "a1")

@@ -150,6 +150,11 @@ def test_a_whole_game_by_taps_from_play_now(
         # Standings and results go by points, most first.
         points = [int(x) for x in page.locator("#match-standings li b").all_inner_texts()]
         assert points == sorted(points, reverse=True) and len(points) == 4
+        if device is LAPTOP:  # the side column's move log shows the newest move
+            log = page.locator("#log")
+            assert log.is_visible()
+            assert log.evaluate("e => e.scrollHeight > e.clientHeight")
+            assert log.evaluate("e => e.scrollTop + e.clientHeight >= e.scrollHeight - 2")
     finally:
         an.close()
 
@@ -390,5 +395,26 @@ def test_installable_with_an_honest_offline_page(browser: Any, server: LiveServe
         sync_api.expect(page.locator("h1")).to_contain_text("You are offline")
         assert "needs its server" in page.locator("body").inner_text()
         an.context.set_offline(False)
+    finally:
+        an.close()
+
+
+def test_sounds_start_off_and_reduced_motion_stills_the_table(
+    browser: Any, server: LiveServer
+) -> None:
+    an = Player(browser, server, "An", reduced_motion="reduce", **PORTRAIT)
+    try:
+        play_now(an)
+        sound = an.page.locator("#sound")
+        sync_api.expect(sound).to_have_attribute("aria-pressed", "false")
+        press(sound)
+        sync_api.expect(an.page.locator("#sound")).to_have_attribute("aria-pressed", "true")
+        assert an.page.evaluate("localStorage.getItem('tienlen.sound')") == "on"
+        card = an.page.locator(".hand button.card").first
+        assert card.evaluate("e => getComputedStyle(e).transitionDuration") == "0s"
+        # A tapped card rises at once: no transition runs (without the setting one would).
+        press(card)
+        sync_api.expect(card).to_have_attribute("aria-pressed", "true")
+        assert an.page.evaluate("document.getAnimations().length") == 0
     finally:
         an.close()

@@ -15,6 +15,11 @@ from typing import Any
 
 __all__ = ["register", "run", "settings_of"]
 
+#: Seconds past its ``stop_timeout`` that the supervisor waits for a worker before killing it.
+STOP_SLACK = 5.0
+#: Seconds of a node's stop deadline kept for exiting once :meth:`Server.stop` gave up.
+STOP_MARGIN = 0.5
+
 
 def register(subparsers: Any) -> None:
     """Add the ``serve`` subcommand."""
@@ -35,6 +40,20 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--database-url",
         help="e.g. postgresql+asyncpg://user@host/db (default: SQLite in the data folder)",
+    )
+    p.add_argument(
+        "--db-timeout",
+        type=float,
+        default=Settings.db_timeout,
+        help="seconds a PostgreSQL statement may take before the action is refused with "
+        "try_again (%(default)s)",
+    )
+    p.add_argument(
+        "--db-connect-timeout",
+        type=float,
+        default=Settings.db_connect_timeout,
+        help="seconds connecting to PostgreSQL, or waiting for a pooled connection, may take "
+        "(%(default)s)",
     )
     p.add_argument(
         "--redis-url",
@@ -58,6 +77,13 @@ def register(subparsers: Any) -> None:
         type=float,
         default=Settings.lease_renew,
         help="seconds between lease renewals, well under --lease-ttl (%(default)s)",
+    )
+    p.add_argument(
+        "--stop-timeout",
+        type=float,
+        default=Settings.stop_timeout,
+        help="seconds a node has to stop after SIGTERM (closing its sockets, handing its "
+        "leases back); past it, it exits at once (%(default)s)",
     )
     p.add_argument(
         "--workers",
@@ -117,10 +143,13 @@ def settings_of(args: argparse.Namespace) -> Any:
     return Settings(
         data=args.data,
         database_url=args.database_url,
+        db_timeout=args.db_timeout,
+        db_connect_timeout=args.db_connect_timeout,
         redis_url=args.redis_url,
         redis_prefix=args.redis_prefix,
         lease_ttl=args.lease_ttl,
         lease_renew=args.lease_renew,
+        stop_timeout=args.stop_timeout,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
@@ -245,11 +274,19 @@ def _cluster_problem(args: argparse.Namespace) -> str | None:
         return "a cluster node (--redis-url) needs a PostgreSQL --database-url, not SQLite"
     if not 0 < args.lease_renew < args.lease_ttl:
         return "--lease-renew must be positive and shorter than --lease-ttl"
+    if not args.stop_timeout > 0:
+        return "--stop-timeout must be positive"
+    if not (args.db_timeout > 0 and args.db_connect_timeout > 0):
+        return "--db-timeout and --db-connect-timeout must be positive"
     return None
 
 
-def _worker(settings: Any, sock: socket.socket) -> None:
-    """One node process of ``--workers`` (started by :func:`_supervise`)."""
+def _worker(settings: Any, sock: socket.socket, parent: int) -> None:
+    """One node process of ``--workers`` (started by :func:`_supervise`): it stops (handing
+    its leases back) when the supervisor ``parent`` dies, even of SIGKILL."""
+    from tienlen.apps.server.lifeline import die_with_parent
+
+    die_with_parent(parent, signal.SIGTERM)
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
@@ -259,7 +296,8 @@ def _worker(settings: Any, sock: socket.socket) -> None:
 def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
     """Run ``workers`` node processes on the one listening socket (each accepts from it);
     one that dies is started again, but one that could not start (its database, exit 2)
-    stops them all with status 2; SIGTERM or Ctrl-C stops them all."""
+    stops them all with status 2; SIGTERM or Ctrl-C stops them all (each within its
+    ``stop_timeout``). If the supervisor dies, even of SIGKILL, its workers stop too."""
     import multiprocessing
 
     spawn = multiprocessing.get_context("spawn")
@@ -278,15 +316,18 @@ def _supervise(settings: Any, sock: socket.socket, workers: int) -> int:
                 break
             procs = [p for p in procs if p.is_alive()]
             for _ in range(workers - len(procs)):
-                worker = spawn.Process(target=_worker, args=(settings, sock))
+                worker = spawn.Process(target=_worker, args=(settings, sock, os.getpid()))
                 worker.start()
                 procs.append(worker)
             stopping.wait(0.5)
     finally:
         for each in procs:
             each.terminate()  # each stops cleanly on SIGTERM (giving back its leases)
-        for each in procs:
-            each.join()
+        for each in procs:  # each ends itself at its deadline; this one is a last resort
+            each.join(settings.stop_timeout + STOP_SLACK)
+            if each.is_alive():
+                each.kill()
+                each.join()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return status
@@ -296,6 +337,18 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
     import uvicorn
 
     from tienlen.apps.server import Server, create_app
+    from tienlen.apps.server.lifeline import OVERDUE, Deadline
+
+    # From the signal on, the stop is bounded: whatever it waits on (a database or a Redis
+    # that stopped answering, a bot worker), the process exits at the deadline.
+    deadline = Deadline(settings.stop_timeout, what="stopping the node")
+
+    class Node(uvicorn.Server):
+        """uvicorn, whose stopping signal starts the node's stop deadline."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            deadline.arm()
+            super().handle_exit(sig, frame)
 
     server = Server(settings)
     try:
@@ -316,6 +369,9 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
         # Frames are small JSON: compressing each costs more CPU than the bytes it saves.
         ws_per_message_deflate=False,
         lifespan="on",
+        # Open sockets are closed (1012: the browser reconnects, to another node) within a
+        # third of the stop deadline; the leases and the database get the rest.
+        timeout_graceful_shutdown=max(1, int(settings.stop_timeout / 3)),
         # The server reads X-Forwarded-For itself, from --trusted-proxy addresses only.
         proxy_headers=False,
     )
@@ -332,10 +388,20 @@ async def _serve(settings: Any, sock: socket.socket) -> int:
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, lambda _sig, _frame: None)
+    status = 0
     try:
-        await uvicorn.Server(config).serve(sockets=[sock])
+        await Node(config).serve(sockets=[sock])
     finally:
-        await server.stop()
+        deadline.arm()
+        try:
+            await asyncio.wait_for(server.stop(), max(deadline.left() - STOP_MARGIN, 0.0))
+        except TimeoutError:
+            print(
+                f"tienlen serve: the node did not stop within {settings.stop_timeout:g} s "
+                "(its leases run out on their own)",
+                file=sys.stderr,
+            )
+            status = OVERDUE
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return 0
+    return status

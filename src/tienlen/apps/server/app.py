@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from fastapi.middleware.gzip import GZipMiddleware
 
 from . import errors
 from .config import Settings
@@ -33,6 +34,9 @@ def create_app(settings: Settings, *, server: Server | None = None) -> FastAPI:
 
     app = FastAPI(title="tienlen", lifespan=lifespan)
     app.state.server = srv
+    # The pages' files and the engine's catalogues are text: compressed, a page is a
+    # fraction of its bytes (docs/web.md measures both).
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     for router in (pages, pads, operations, players, tables, games, analysis, sockets):
         app.include_router(router.router)
     errors.install(app)

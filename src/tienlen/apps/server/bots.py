@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import multiprocessing
+import os
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -14,15 +15,24 @@ from tienlen.observation import Observation
 from tienlen.players.base import Budget, choose_safely
 from tienlen.players.registry import make_bot
 
+from .lifeline import die_with_parent
+
 __all__ = ["bot_seed", "choose", "make_pool"]
 
 
 def make_pool(kind: str, workers: int) -> Executor:
-    """``process`` (the default: real parallelism) or ``thread`` (light, for tests)."""
+    """``process`` (the default: real parallelism) or ``thread`` (light, for tests).
+
+    A worker process dies with the server, even one killed with SIGKILL."""
     if kind == "thread":
         return ThreadPoolExecutor(workers, thread_name_prefix="tienlen-bot")
     if kind == "process":
-        return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(
+            workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        )
     raise ValueError(f"bot pool must be 'process' or 'thread', not {kind!r}")
 
 

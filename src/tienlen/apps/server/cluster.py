@@ -117,19 +117,26 @@ class Cluster:
 
     async def stop(self) -> None:
         """Publish what is waiting, give back the leases this node holds and close the
-        connections."""
+        connections, each step within ``redis_timeout``: a Redis that takes connections and
+        answers nothing must not hold the node's stop up (a command is tried again after a
+        timeout, and a cancelled task may wait on a database that does not answer either)."""
+        wait = self.host.settings.redis_timeout
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.bus.outbox.join(), self.host.settings.redis_timeout)
+            await asyncio.wait_for(self.bus.outbox.join(), wait)
         for task in self.tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=wait)
         owned = [self.owner_key(t.id) for t in self.host.hub.tables.values() if t.fence is not None]
         if owned:
-            with contextlib.suppress(*DOWN):
-                await self.redis.eval(RELEASE, len(owned), *owned, self.node)
+            with contextlib.suppress(*DOWN):  # (a timeout is an OSError)
+                await asyncio.wait_for(
+                    self.redis.eval(RELEASE, len(owned), *owned, self.node), wait
+                )
         for table in self.host.hub.tables.values():
             table.fence = None
-        await self.bus.close()
+        with contextlib.suppress(*DOWN):
+            await asyncio.wait_for(self.bus.close(), wait)
 
     async def ping(self) -> None:
         """Readiness: Redis answers."""

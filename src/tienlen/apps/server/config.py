@@ -24,6 +24,13 @@ class Settings:
     data: Path = field(default_factory=default_data_dir)
     database_url: str | None = None
     """``None``: SQLite in ``data``/tienlen.db; or e.g. ``postgresql+asyncpg://host/db``."""
+    db_timeout: float = 5.0
+    """Seconds a statement on a PostgreSQL database may take (the client stops waiting, and
+    the database cancels it): an action that runs past it is refused with ``try_again``."""
+    db_connect_timeout: float = 3.0
+    """Seconds connecting to PostgreSQL may take, and an action may wait for a pooled
+    connection. A database that stops answering gets an action its ``try_again`` within
+    about ``db_connect_timeout + db_timeout``."""
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: str = "info"
@@ -42,6 +49,10 @@ class Settings:
     """Seconds a node waits for the owner's answer to a forwarded action."""
     redis_timeout: float = 2.0
     """Seconds a Redis command (or connecting) may take before Redis counts as down."""
+    stop_timeout: float = 10.0
+    """Seconds a node has to stop after SIGTERM: it closes its sockets (up to a third of
+    it), hands its leases back and closes the database; past it the process exits at once
+    (its leases then run out after ``lease_ttl``)."""
     grace: float = 20.0
     """Seconds a disconnected player keeps their seat before a bot plays for them."""
     bot_pool: str = "process"

@@ -13,12 +13,14 @@ from typing import Any
 
 from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event, text
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 __all__ = [
+    "UNREACHABLE",
     "Base",
     "EventRow",
     "GamePlayerRow",
@@ -37,6 +39,12 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MIGRATE_LOCK = int.from_bytes(b"tienlen", "big")
 #: How long SQLite waits on a locked database before failing, in milliseconds.
 BUSY_TIMEOUT_MS = 5000
+#: What a database that cannot be reached just now raises: the driver's errors (the
+#: connection refused or lost, a statement cancelled by the server's timeout), a timeout
+#: (an :class:`OSError`: connecting or a statement ran past :func:`connect`'s bounds), or
+#: the pool's timeout (every connection busy, none could be made in time). An action that
+#: meets one is refused with ``try_again``.
+UNREACHABLE: tuple[type[Exception], ...] = (DBAPIError, OSError, PoolTimeout)
 
 
 def now() -> datetime:
@@ -153,8 +161,16 @@ class PadRow(Base):
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
-def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
+def connect(
+    url: str, *, timeout: float | None = None, connect_timeout: float | None = None
+) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
     """An engine and a session factory for ``url``; SQLite gets WAL and a busy timeout.
+
+    On a server database, ``timeout`` bounds each statement (asyncpg gives up on its answer,
+    and the server cancels the statement itself) and ``connect_timeout`` both connecting
+    and waiting for a pooled connection, so that a database that stopped answering (a
+    network that drops its packets) fails an action with one of :data:`UNREACHABLE`
+    within about the two together, instead of hanging it for as long as TCP waits.
 
     A server database's connection that the driver knows to be closed (the database
     restarted, failed over or terminated it) is replaced when taken from the pool, before it
@@ -162,9 +178,19 @@ def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
     The check is local: SQLAlchemy's ``pool_pre_ping`` costs three round trips to the
     database per checkout (begin, a query, rollback), on every commit."""
     sqlite = url.startswith("sqlite")
-    engine = create_async_engine(
-        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if sqlite else {}
-    )
+    options: dict[str, Any] = {}
+    if sqlite:
+        options["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+    elif url.startswith("postgresql+asyncpg"):
+        args: dict[str, Any] = {}
+        if timeout is not None:
+            args["command_timeout"] = timeout
+            args["server_settings"] = {"statement_timeout": str(max(1, round(timeout * 1000)))}
+        if connect_timeout is not None:
+            args["timeout"] = connect_timeout
+            options["pool_timeout"] = connect_timeout
+        options["connect_args"] = args
+    engine = create_async_engine(url, **options)
     if not sqlite:
 
         @event.listens_for(engine.sync_engine, "checkout")
@@ -188,7 +214,10 @@ def connect(url: str) -> tuple[AsyncEngine, async_sessionmaker[Any]]:
 
 
 async def migrate(engine: AsyncEngine) -> str:
-    """Bring the schema to the newest Alembic revision; returns that revision."""
+    """Bring the schema to the newest Alembic revision; returns that revision.
+
+    A migration may take long (a new index on a big table), and a node waits for another
+    that migrates first: on a server database they run without the statement timeout."""
     from alembic import command
     from alembic.config import Config
     from alembic.script import ScriptDirectory
@@ -200,11 +229,20 @@ async def migrate(engine: AsyncEngine) -> str:
         cfg.attributes["connection"] = sync_conn
         command.upgrade(cfg, "head")
 
-    async with engine.begin() as conn:
-        if engine.dialect.name == "postgresql":
-            # Cluster nodes starting together migrate one at a time (until this commits).
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK})
-        await conn.run_sync(upgrade)
+    untimed = engine
+    if engine.dialect.name == "postgresql":
+        untimed = create_async_engine(engine.url, poolclass=NullPool)
+    try:
+        async with untimed.begin() as conn:
+            if engine.dialect.name == "postgresql":
+                # Cluster nodes starting together migrate one at a time (until this commits).
+                await conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_LOCK}
+                )
+            await conn.run_sync(upgrade)
+    finally:
+        if untimed is not engine:
+            await untimed.dispose()
     head = ScriptDirectory.from_config(cfg).get_current_head()
     assert head is not None
     return head

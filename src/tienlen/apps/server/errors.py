@@ -12,9 +12,9 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 
+from .db import UNREACHABLE
 from .messages import ErrorMsg
 from .tables import Refused
 
@@ -74,7 +74,7 @@ def database_needed() -> Iterator[None]:
     """Database errors (unreachable, connection lost) as a "try again" refusal."""
     try:
         yield
-    except (DBAPIError, OSError):
+    except UNREACHABLE:
         log.warning("the database did not answer", exc_info=True)
         raise Refused("try_again", TRY_AGAIN) from None
 
@@ -105,8 +105,9 @@ def install(app: FastAPI) -> None:
             headers=e.headers,
         )
 
-    @app.exception_handler(DBAPIError)
-    @app.exception_handler(OSError)
     async def database_down(_request: Request, e: Exception) -> JSONResponse:
         log.warning("the database did not answer: %s", type(e).__name__)
         return error_response(Refused("try_again", TRY_AGAIN))
+
+    for unreachable in UNREACHABLE:
+        app.add_exception_handler(unreachable, database_down)

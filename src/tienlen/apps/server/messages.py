@@ -127,10 +127,14 @@ class AskMsg(_ClientMsg):
 
 
 class ChatMsg(_ClientMsg):
-    """Say something at the table."""
+    """Say something at the table. ``id``, the client's name for this line (any string of up
+    to 32 characters, e.g. a random one), makes sending it again safe: a line whose id its
+    sender already used in this match is not said twice (a client that got ``unavailable``
+    or ``try_again``, or lost its socket, cannot tell whether the line was said)."""
 
     type: Literal["chat"]
     text: Annotated[str, Field(min_length=1)]
+    id: Annotated[str, Field(min_length=1, max_length=32)] | None = None
 
 
 class SyncMsg(_ClientMsg):
@@ -319,6 +323,8 @@ class TableEvent(_Msg):
     count: int | None = None
     """For ``ask``: how many cards seat ``partner`` held when ``seat`` asked."""
     text: str | None = None
+    id: str | None = None
+    """For ``chat``: the id its sender gave the line, if any."""
     game: int | None = None
     commitment: str | None = None
     seed: str | None = None

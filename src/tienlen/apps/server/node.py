@@ -45,7 +45,9 @@ class Server:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.engine, self.sessions = connect(settings.url)
+        self.engine, self.sessions = connect(
+            settings.url, timeout=settings.db_timeout, connect_timeout=settings.db_connect_timeout
+        )
         self.hub = Hub()
         self.metrics = Metrics(self)
         self.writer = Writer(

@@ -77,9 +77,13 @@ def plan(actor: Actor, table: Table, msg: ClientMessage, *, chat_max: int) -> li
         text = msg.text.strip()
         if len(text) > chat_max:
             raise Refused("too_long", f"chat lines are limited to {chat_max} characters")
+        if msg.id is not None and table.said(actor.player, msg.id):
+            return []  # sent again (it was said, the answer was lost): said once
         if not actor.chat.take():
             raise Refused("rate_limited", "too many chat lines: slow down")
         said = {"player": actor.player, "name": actor.name, "seat": seat, "text": text}
+        if msg.id is not None:
+            said["id"] = msg.id
         return [applied(table, Pending("chat", said, actor=actor.player))]
     if msg.type == "sit":
         if table.status != "waiting":

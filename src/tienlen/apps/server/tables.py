@@ -269,6 +269,14 @@ class Table:
         )
 
     # --- changing -------------------------------------------------------------------------
+    def said(self, player: str, line: str) -> bool:
+        """Whether ``player`` said a chat line with the id ``line`` in this match (or, before
+        the first, since the table was made): the events since the last start hold them."""
+        return any(
+            kind == "chat" and data.get("id") == line and data.get("player") == player
+            for kind, data in self._log
+        )
+
     def apply(self, kind: str, data: Mapping[str, Any]) -> int:
         """Apply one event (``data``: its public and its actor's private fields); returns its
         version.

@@ -5,7 +5,8 @@ write transaction made SQLite writers queue on the file lock (its busy handler s
 past the busy timeout a commit fails with "database is locked"), and cost one commit per
 action. Here writes wait in one queue; one task runs all that are waiting in a single
 transaction, so a burst of actions at many tables costs one commit. If that transaction
-fails, each write is retried alone, so only the one at fault fails.
+fails, each write is retried alone, so only the one at fault fails (unless the database did
+not answer at all: then they all fail at once).
 
 Most writes are a table's new event rows: they are given as rows, not as a job, so that a
 group inserts all of its rows in one statement (every statement is a round trip to the
@@ -25,6 +26,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import FromClause, insert, select
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 __all__ = ["Fenced", "Job", "Writer"]
@@ -91,8 +94,9 @@ class Writer:
             try:
                 await self._run(group)
             except Exception as e:
-                if len(group) == 1:
-                    _settle(group[0][3], e)
+                if len(group) == 1 or _no_answer(e):
+                    for one in group:
+                        _settle(one[3], e)
                     continue
                 for one in group:  # find the one at fault; the others still commit
                     try:
@@ -146,6 +150,15 @@ class Writer:
         for table_id, mine in fences:
             if found.get(table_id) != mine:
                 raise Fenced(table_id, mine, found.get(table_id))
+
+
+def _no_answer(e: Exception) -> bool:
+    """The group failed for want of an answer from the database (a timeout, a connection
+    lost), not because of one of its writes: each would fail alike, one timeout after the
+    other, so none is tried again alone."""
+    if isinstance(e, DBAPIError):
+        return bool(e.connection_invalidated)
+    return isinstance(e, OSError | PoolTimeout)
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
