@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +11,7 @@ from tienlen import Game, Rules
 from tienlen.analysis.decisions import Estimate, analyse_decision
 from tienlen.analysis.review import label, review_game
 from tienlen.combos import format_move
+from tienlen.match_record import read_games
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.heuristic import HeuristicBot
@@ -151,3 +153,20 @@ def test_points_count_the_cards_held_when_the_first_seat_went_out_before_the_dec
     values = analyse_decision(observe(game, 2), samples=8)
     assert values.stake == "not last"
     assert {v.points for v in values.choices} == {Estimate(-2.0, 0.0)}
+
+
+def test_with_two_seats_left_the_solver_values_the_endgame_the_playouts_misplay() -> None:
+    # The third game of a saved match, before its action 66: S0 has seen every card played,
+    # so it knows S3 holds the rest. Passing (under stacking: taking the pile) still wins
+    # with best play, though the heuristic playouts lose it from there every time.
+    saved = Path(__file__).parent / "fixtures" / "saved" / "san-jose-match.json"
+    record = read_games(saved.read_bytes())[2]
+    game = record.new_game()
+    for action in record.actions[:65]:
+        apply_action(game, action)
+    assert game.position.format() == "3h4c5s5h7hJh/-/-/3c4s4d8s 0 2 0:7s p3x3 - 21"
+    values = analyse_decision(observe(game, 0), samples=8)
+    assert values.stake == "not last"
+    assert {format_move(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
+    for v in values.choices:
+        assert (v.win, v.place) == (Estimate(1.0, 0.0), Estimate(3.0, 0.0))

@@ -22,6 +22,11 @@ The samples are spent by successive halving: every choice gets the first ``first
 deals; then the better half (and the choices in ``keep``) go on to twice as many, and so on
 up to ``samples``. A choice dropped early keeps its value, with a larger error.
 
+With two seats left the seat sees every card (those it has not seen are all the other's,
+unless some were set aside at the deal): there, in a position within the open-hands
+solver's reach, the stake and the place come from the solver, exact with best play on both
+sides, where a playout might misplay the endgame; the points stay the playouts'.
+
 Points count what the sampled games hold from the decision on, plus the public facts
 before it (who had played a card, the cards held when the first seat went out): chops made
 before the decision are left out (they are the same for every choice).
@@ -39,8 +44,11 @@ from tienlen.game import Game
 from tienlen.observation import Observation
 from tienlen.play import legal_moves
 from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
+from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
 from tienlen.scoring import Outcome, outcome_of, score_outcome
+
+from .solver import Solver, TooLargeError
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -54,6 +62,10 @@ __all__ = [
 DEFAULT_SAMPLES = 128
 #: Deals every choice is played out on before the worse half is dropped.
 FIRST_SAMPLES = 8
+#: The most cards in hand, in all, of an endgame the solver values (see :func:`_exact`), and
+#: its node budget there.
+EXACT_CARDS = 20
+EXACT_NODES = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,12 +153,13 @@ class _Scorer:
             winner = obs.finish_order[0]
             # Walk back from now to the play that emptied the winner's hand: the cards
             # played since were still held when it went out.
-            while plays[-1].seat != winner:
+            while plays and plays[-1].seat != winner:
                 last = plays.pop()
                 counts[last.seat] += last.move.mask.bit_count()
-            before = {a.seat for a in plays}
-            cong = frozenset(s for s in range(len(counts)) if s != winner and s not in before)
-            self.snapshot = (tuple(counts), cong)
+            if plays:  # (a game set up mid-way may not show it: then the playouts' own)
+                before = {a.seat for a in plays}
+                cong = frozenset(s for s in range(len(counts)) if s != winner and s not in before)
+                self.snapshot = (tuple(counts), cong)
         self.played = frozenset(a.seat for a in plays)
 
     def outcome(self, game: Game) -> Outcome:
@@ -225,9 +238,34 @@ def analyse_decision(
         half = max(2, (len(ranked) + 1) // 2)
         survivors = {v.choice.mask for v in ranked[:half]} | kept
         active = [m for m in active if m.mask in survivors]
+    exact = _exact(obs)
+    if exact is not None:
+        out = len(obs.finish_order)
+        for mask, rows in results.items():
+            won = exact[mask]
+            place = float(out + 1 if won else out + 2)
+            rows[:] = [(1.0 if won else 0.0, place, points) for _, _, points in rows]
     values = _order([_value(m, results[m.mask]) for m in legal])
     stake = "first" if not obs.finish_order else "not last"
     return DecisionValues(obs.seat, stake, tuple(values))
+
+
+def _exact(obs: Observation) -> dict[int, bool] | None:
+    """Where the observation itself fixes every hand (one other seat left, holding every card
+    the seat has not seen) and the position is within the solver's reach: whether the seat
+    goes out before the other after each choice, with best play on both sides."""
+    counts = obs.tracked_counts()
+    others = [s for s, c in enumerate(counts) if s != obs.seat and c]
+    if len(others) != 1 or unseen_mask(obs).bit_count() != counts[others[0]]:
+        return None
+    if sum(counts) > EXACT_CARDS:
+        return None
+    game = Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs))
+    try:
+        solution = Solver(nodes=EXACT_NODES).solve(game)
+    except TooLargeError:
+        return None
+    return {m.mask: won for m, won in solution.choices}
 
 
 def _value(move: Move, results: list[tuple[float, float, float]]) -> ChoiceValue:
