@@ -21,16 +21,14 @@ from .client_messages import (
     RefuseMsg,
 )
 from .hub import Actor
-from .tables import Pending, Refused, Table
+from .tables import Pending, Refused, Table, merged
 
 __all__ = ["action", "applied", "plan", "presence"]
 
 
 def applied(table: Table, p: Pending) -> Pending:
     """``p`` applied to ``table`` (its version set); the actor's private share included."""
-    seat = p.public.get("seat")
-    share = p.private.get(str(seat), {}) if p.private and seat is not None else {}
-    p.version = table.apply(p.kind, {**p.public, **share})
+    p.version = table.apply(p.kind, merged(p.public, p.private))
     return p
 
 

@@ -36,6 +36,7 @@ from .. import history
 from ..deps import Me, Node
 from ..node import Server
 from ..tables import Refused
+from ..views import mask_ids
 from .pages import STATIC
 
 __all__ = ["MAX_RUNNING", "Answer", "router"]
@@ -208,10 +209,6 @@ def _puzzle(puzzle_id: str) -> Puzzle:
     return found
 
 
-def _cards(mask: int) -> list[str]:
-    return [c.ascii() for c in cards_of_mask(mask)]
-
-
 @router.get("/api/puzzles")
 async def puzzles() -> list[dict[str, Any]]:
     """The puzzles, easiest first: id, difficulty, rating."""
@@ -234,10 +231,10 @@ async def puzzle(puzzle_id: str) -> dict[str, Any]:
         "rules": p.rules.code(),
         "source": p.source,
         "seat": game.turn,
-        "hands": [_cards(h) for h in game.hand_masks],
-        "pile": [{"seat": a.seat, "cards": _cards(a.move.mask)} for a in game.pile],
+        "hands": [mask_ids(h) for h in game.hand_masks],
+        "pile": [{"seat": a.seat, "cards": mask_ids(a.move.mask)} for a in game.pile],
         "out": list(game.finish_order),
-        "choices": [_cards(m.mask) for m in game.legal_plays()],
+        "choices": [mask_ids(m.mask) for m in game.legal_plays()],
     }
 
 
@@ -258,17 +255,16 @@ async def answer(puzzle_id: str, body: Answer, srv: Node) -> dict[str, Any]:
         mask = mask_of(parse_cards(" ".join(body.cards)))
     except ValueError as e:
         raise Refused("bad_answer", str(e)) from None
-    if mask not in {m.mask for m in p.game().legal_plays()}:
-        shown = format_cards(cards_of_mask(mask), ascii=True) or "pass"
-        raise Refused("bad_answer", f"{shown!r} is not a legal choice here")
     text = format_cards(cards_of_mask(mask), ascii=True) or "pass"
+    if mask not in {m.mask for m in p.game().legal_plays()}:
+        raise Refused("bad_answer", f"{text!r} is not a legal choice here")
     loop = asyncio.get_running_loop()
     correct = await loop.run_in_executor(srv.pool, check_data, p.to_dict(), text)
     return {
         "correct": correct,
-        "solution": _cards(mask_of(parse_cards(p.solution))) if p.solution != "pass" else [],
+        "solution": mask_ids(mask_of(parse_cards(p.solution))) if p.solution != "pass" else [],
         "line": [
-            {"seat": seat, "cards": [] if move == "pass" else _cards(mask_of(parse_cards(move)))}
+            {"seat": seat, "cards": [] if move == "pass" else mask_ids(mask_of(parse_cards(move)))}
             for seat, move in p.line
         ],
     }
