@@ -15,7 +15,7 @@ from tienlen import RULESETS, Game, Rules
 from tienlen.cards import parse_cards
 from tienlen.combos import classify
 from tienlen.debts import CardDebt, Settlement
-from tienlen.exchanges import MutualTrading
+from tienlen.exchanges import MutualTrading, TradeOffer
 from tienlen.movegen import table_for
 from tienlen.packed import PackedState, packed, unpacked
 from tienlen.position import Action, Chop, CountAsk, PlayState, parse_position
@@ -37,6 +37,8 @@ def a_record_of_distinct_values() -> dict[str, Any]:
     pair = classify(parse_cards("9h 9d"), Rules.preset("standard"))
     assert pair is not None
     play = Action(2, pair)
+    trading = MutualTrading(1, 4, 1)
+    trading.offers.append(TradeOffer(1, 2, 0b1000, 0b10000))
     return {
         "turn": 3,
         "leader": 2,
@@ -62,10 +64,24 @@ def a_record_of_distinct_values() -> dict[str, Any]:
         "chops": (Chop(2, 1, play.move, play.move),),
         "receivers": (1,),
         "asks": (CountAsk(0, 1, 4, 2),),
-        "trading": MutualTrading(1, 4, 1),
+        "trading": trading,
         "exchange": Settlement((debt,), "any-two"),
         "tables": [None, table_for(0b10, Rules.preset("standard"))],
     }
+
+
+# What the exchanges hold (their slots, read by name: the compiled classes keep no __dict__).
+SLOTS = {
+    MutualTrading: ("leader", "offers", "players", "step"),
+    Settlement: ("_debt", "_next", "_paid", "chooser", "count", "debt_card", "debts", "log"),
+}
+
+
+def contents(value: object) -> object:
+    """A value's contents to compare a copy with: a list as it is, an exchange by its slots."""
+    if isinstance(value, list):
+        return value
+    return {name: getattr(value, name) for name in SLOTS[type(value)]}
 
 
 def test_a_copy_carries_every_field_and_shares_nothing_that_changes_in_place() -> None:
@@ -78,6 +94,7 @@ def test_a_copy_carries_every_field_and_shares_nothing_that_changes_in_place() -
         if isinstance(value, (list, MutualTrading, Settlement)):
             assert copied is not value, f"{name} is shared between a record and its copy"
             assert type(copied) is type(value), name
+            assert contents(copied) == contents(value), f"{name} is not copied whole"
         else:
             assert copied == value, name
     assert twin.hands == record.hands and twin.history == record.history
