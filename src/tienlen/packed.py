@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Final
 
-from .cards import Card, bits_of_mask
+from .cards import Card, ids_of_mask
 from .debts import CardDebt, Settlement
 from .exchanges import MutualTrading, SanJoseExchange
 from .movegen import MoveTable
@@ -122,7 +122,7 @@ _VALUES: Final = attrgetter(*(f.name for f in fields(PackedState)))
 
 def seats_of_mask(mask: int) -> frozenset[int]:
     """The seats of a seat bitmask."""
-    return frozenset(bit.bit_length() - 1 for bit in bits_of_mask(mask))
+    return frozenset(ids_of_mask(mask))
 
 
 def mask_of_seats(seats: Iterable[int]) -> int:
