@@ -159,14 +159,15 @@ _STATE_FIELDS: Final = tuple(f.name for f in fields(PlayState))
 _SHARED: Final = tuple(n for n in _STATE_FIELDS if n not in ("hands", "card_counts"))
 
 
+# Each PlayState field with its reader (looked up once, not on every call).
+_READERS: Final[tuple[tuple[str, Callable[[PackedState], Any]], ...]] = tuple(
+    (name, _TO_STATE.get(name, attrgetter(name))) for name in _STATE_FIELDS
+)
+
+
 def unpacked(p: PackedState) -> PlayState:
     """The :class:`~tienlen.position.PlayState` of ``p``, every hand included."""
-    return PlayState(
-        **{
-            name: _TO_STATE[name](p) if name in _TO_STATE else getattr(p, name)
-            for name in _STATE_FIELDS
-        }
-    )
+    return PlayState(**{name: read(p) for name, read in _READERS})
 
 
 def packed(state: PlayState, hands: Sequence[int]) -> PackedState:
