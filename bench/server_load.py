@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -126,22 +127,33 @@ class Player:
 
 
 async def open_table(
-    bases: list[str], n: int, args: argparse.Namespace
+    bases: list[str],
+    n: int,
+    args: argparse.Namespace,
+    *,
+    humans: int = 4,
+    bots: str | None = None,
+    place: Callable[[str, int], Awaitable[list[int]]] | None = None,
 ) -> tuple[list[Player], ClientConnection]:
+    """Table ``n``, made on node ``n % len(bases)``, with ``humans`` client players in the
+    first seats (the others played by ``bots``); the socket of seat ``i`` goes to node
+    ``(n + i) % len(bases)``, or to the node that ``place(table id, n)`` names for it."""
     async with httpx.AsyncClient(base_url=bases[n % len(bases)], timeout=60) as http:
         tokens = []
-        for i in range(4):
+        for i in range(humans):
             r = await http.post("/api/guest", json={"name": f"t{n}p{i}"})
             tokens.append(r.json()["token"])
+        body: dict[str, Any] = {"preset": args.preset, "games": args.games}
+        if bots is not None:
+            body["bots"] = bots
         r = await http.post(
-            "/api/tables",
-            json={"preset": args.preset, "games": args.games},
-            headers={"Authorization": f"Bearer {tokens[0]}"},
+            "/api/tables", json=body, headers={"Authorization": f"Bearer {tokens[0]}"}
         )
         table = r.json()["table"]["id"]
+    nodes = await place(table, n) if place else [(n + i) % len(bases) for i in range(humans)]
     players = []
     for i, token in enumerate(tokens):
-        ws_base = bases[(n + i) % len(bases)].replace("http://", "ws://", 1)
+        ws_base = bases[nodes[i]].replace("http://", "ws://", 1)
         ws = await connect(
             f"{ws_base}/ws/tables/{table}",
             additional_headers={"Authorization": f"Bearer {token}"},
@@ -149,13 +161,13 @@ async def open_table(
         )
         await ws.send(json.dumps({"type": "sit", "seat": i}))
         rng = random.Random(n * 4 + i)
-        players.append(Player(ws, i, rng, args.think, local=i % len(bases) == 0))
-    # Wait until the host's socket shows all four seats taken. Count seats, not ``sit``
+        players.append(Player(ws, i, rng, args.think, local=nodes[i] == n % len(bases)))
+    # Wait until the host's socket shows every client's seat taken. Count seats, not ``sit``
     # events: a sit handled before the host's socket joined the table reaches the host in
     # its first ``state`` frame, not as an event (counting events stalled from 16 tables).
     host = players[0].ws
     taken = 0
-    while taken < 4:
+    while taken < humans:
         msg = json.loads(await host.recv())
         table_info = msg.get("table")
         if isinstance(table_info, dict):
@@ -187,10 +199,12 @@ async def scratch_database(server_url: str, drop: str | None = None) -> str:
     return base.replace("postgresql://", "postgresql+asyncpg://", 1).rsplit("/", 1)[0] + "/" + name
 
 
-def start_nodes(args: argparse.Namespace, database_url: str | None) -> list[tuple[str, Any]]:
-    """The server processes, each with its base URL."""
+def start_nodes(
+    args: argparse.Namespace, database_url: str | None, prefix: str
+) -> list[tuple[str, Any]]:
+    """The server processes (``args.nodes``; cluster nodes on Redis key prefix ``prefix``
+    when ``args.redis`` is given), each with its base URL."""
     data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
-    prefix = f"tienlen-bench-{secrets.token_hex(4)}:"
     # Every client connects from this one address: lift the per-address caps on guests and
     # connection attempts, which are there for a crowd of addresses, not for a benchmark
     # (through the environment, which a server from before the caps ignores: the benchmark
@@ -229,7 +243,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     if args.nodes > 1 and (args.postgres is None or args.redis is None):
         raise SystemExit("--nodes > 1 needs --postgres and --redis")
     database_url = await scratch_database(args.postgres) if args.postgres else None
-    nodes = start_nodes(args, database_url)
+    nodes = start_nodes(args, database_url, f"tienlen-bench-{secrets.token_hex(4)}:")
     bases = [b for b, _p in nodes]
     pids = [p.pid for _b, p in nodes]
     try:
