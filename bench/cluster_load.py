@@ -281,7 +281,17 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
             "SELECT pg_total_relation_size('table_events')::float / greatest(count(*), 1)"
             " FROM table_events"
         )
-        return figures(args, count, first, last, idle, end, held, lat[lat0:], numsub, size)
+        per_game = await db.fetchval(
+            "WITH last AS (SELECT table_id, max(version) AS v FROM table_events"
+            " WHERE kind = 'game_over' GROUP BY table_id)"
+            " SELECT count(*) FILTER (WHERE kind = ANY($1::text[]))::float"
+            " / nullif(count(*) FILTER (WHERE kind = 'game_over'), 0)"
+            " FROM table_events e JOIN last USING (table_id) WHERE e.version <= last.v",
+            list(ACTIONS),
+        )
+        return figures(
+            args, count, first, last, idle, end, held, lat[lat0:], numsub, size, per_game
+        )
     finally:
         for task in runs:
             task.cancel()
@@ -321,6 +331,7 @@ def figures(
     lat: list[float],
     numsub: dict[str, int],
     row_bytes: float,
+    per_game: float | None,
 ) -> dict[str, Any]:
     """The printed figures of one cluster size."""
     wall = last.at - first.at
@@ -355,6 +366,12 @@ def figures(
         "actions per second": round(actions / wall, 1),
         "actions per table per minute": round(actions / wall * 60 / args.tables, 1),
         "games per minute": round((last.games - first.games) / wall * 60, 1),
+        # Games end in bursts while the tables are in their first games (they all began
+        # together): the steady rate is the action rate over the actions a game takes.
+        "actions per finished game; games/min at that": [
+            round(per_game, 1) if per_game else None,
+            round(actions / wall * 60 / per_game, 1) if per_game else None,
+        ],
         "latency p50, p99 ms": [
             round(statistics.median(lat) * 1000, 1) if lat else None,
             p99(lat) if len(lat) >= 100 else None,
