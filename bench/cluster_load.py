@@ -356,7 +356,7 @@ def figures(
         "nodes": count,
         "routing": args.routing,
         "tables": args.tables,
-        "humans per table (the rest: bots)": args.humans
+        "humans per table (and bots)": args.humans
         if args.humans == 4
         else f"{args.humans} ({args.bots})",
         "think seconds (mean)": args.think,

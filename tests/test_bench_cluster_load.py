@@ -60,7 +60,7 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
     )
     assert figures["nodes"] == "1"
     assert figures["tables held, by node"] == "[3]"
-    assert figures["humans per table (the rest: bots)"] == "2 (greedy)"
+    assert figures["humans per table (and bots)"] == "2 (greedy)"
     assert float(figures["actions per second"]) > 0
     assert float(figures["server CPU ms per action"]) > 0
     assert re.fullmatch(r"\['\d+ -> \d+'\]", figures["RSS MiB by node (idle -> end)"])
