@@ -222,6 +222,8 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
     """Start ``count`` nodes, play, measure, stop; the figures."""
     run = copy.copy(args)
     run.nodes = count
+    if args.per_node:
+        run.tables = args.tables * count
     prefix = f"tienlen-cluster-bench-{secrets.token_hex(4)}:"
     database_url = await scratch_database(args.postgres)
     name = database_url.rsplit("/", 1)[1]
@@ -240,10 +242,15 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
         db = await asyncpg.connect(base_url.rsplit("/", 1)[0] + "/" + name)
         await watch.start()
         idle = [node_rss(pid) for pid in pids]
+        quiet = sum(tree_cpu_seconds(pid) for pid in pids), time.perf_counter()
+        await asyncio.sleep(args.idle)
+        idle_cpu = (sum(tree_cpu_seconds(pid) for pid in pids) - quiet[0]) / (
+            time.perf_counter() - quiet[1]
+        )
         place = await placer(run, bases, redis, prefix)
         bots = args.bots if args.humans < 4 else None
         sem = asyncio.Semaphore(8)
-        opening = progress.add_task(f"N={count}: opening tables", total=args.tables)
+        opening = progress.add_task(f"N={count}: opening tables", total=run.tables)
 
         async def opened(n: int) -> tuple[list[Player], Any]:
             async with sem:
@@ -251,7 +258,7 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
                 progress.advance(opening)
                 return got
 
-        tables = list(await asyncio.gather(*(opened(n) for n in range(args.tables))))
+        tables = list(await asyncio.gather(*(opened(n) for n in range(run.tables))))
         progress.remove_task(opening)
         runs = [asyncio.create_task(p.run()) for players, _ in tables for p in players]
         for _players, host in tables:
@@ -290,7 +297,7 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
             list(ACTIONS),
         )
         return figures(
-            args, count, first, last, idle, end, held, lat[lat0:], numsub, size, per_game
+            run, count, first, last, idle, end, held, lat[lat0:], numsub, size, per_game, idle_cpu
         )
     finally:
         for task in runs:
@@ -332,6 +339,7 @@ def figures(
     numsub: dict[str, int],
     row_bytes: float,
     per_game: float | None,
+    idle_cpu: float,
 ) -> dict[str, Any]:
     """The printed figures of one cluster size."""
     wall = last.at - first.at
@@ -378,6 +386,12 @@ def figures(
         ],
         "server CPU seconds (all nodes)": round(last.cpu - first.cpu, 2),
         "server CPU ms per action": round((last.cpu - first.cpu) / max(1, actions) * 1000, 3),
+        # What the nodes spend with no table open (ticks, lease renewals) is paid once per
+        # node however many actions it runs: at a low action rate it weighs on the sum.
+        "idle nodes' CPU ms per second (all nodes)": round(idle_cpu * 1000, 1),
+        "server CPU ms per action, less the idle CPU": round(
+            (last.cpu - first.cpu - idle_cpu * wall) / max(1, actions) * 1000, 3
+        ),
         "tables held, by node": held,
         "RSS MiB by node (idle -> end)": [
             f"{i[0]:.0f} -> {e[0]:.0f}" for i, e in zip(idle, end, strict=True)
@@ -450,6 +464,11 @@ def main() -> None:
     )
     parser.add_argument("--tables", type=int, default=100, help="tables played at once (100)")
     parser.add_argument(
+        "--per-node",
+        action="store_true",
+        help="--tables per node: N nodes play N times as many tables (the same load per node)",
+    )
+    parser.add_argument(
         "--humans",
         type=int,
         choices=range(1, 5),
@@ -475,15 +494,22 @@ def main() -> None:
         "--warmup", type=float, default=10.0, help="seconds played before measuring (10)"
     )
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds measured (60)")
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=5.0,
+        help="seconds the nodes' CPU is measured with no table open, before the tables (5)",
+    )
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
-    medians = {
-        n: statistics.median(r["server CPU ms per action"] for r in results if r["nodes"] == n)
-        for n in dict.fromkeys(args.nodes)
-    }
-    for n, ms in medians.items():
-        against = f", {ms / medians[1]:.2f}x one node's" if 1 in medians else ""
-        print(f"CPU per action, {n} node(s): {ms:.3f} ms (median of runs){against}")
+    for figure in ("server CPU ms per action", "server CPU ms per action, less the idle CPU"):
+        medians = {
+            n: statistics.median(r[figure] for r in results if r["nodes"] == n)
+            for n in dict.fromkeys(args.nodes)
+        }
+        for n, ms in medians.items():
+            against = f", {ms / medians[1]:.2f}x one node's" if 1 in medians else ""
+            print(f"{figure}, {n} node(s): {ms:.3f} (median of runs){against}")
 
 
 if __name__ == "__main__":

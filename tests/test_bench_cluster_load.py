@@ -63,8 +63,11 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
     assert figures["humans per table (and bots)"] == "2 (greedy)"
     assert float(figures["actions per second"]) > 0
     assert float(figures["server CPU ms per action"]) > 0
+    assert float(figures["idle nodes' CPU ms per second (all nodes)"]) >= 0
     assert re.fullmatch(r"\['\d+ -> \d+'\]", figures["RSS MiB by node (idle -> end)"])
+    assert float(figures["idle nodes' CPU ms per second (all nodes)"]) >= 0
+    total, net = done.stdout.splitlines()[-2:]
     assert re.fullmatch(
-        r"CPU per action, 1 node\(s\): [\d.]+ ms .*, 1\.00x one node's",
-        done.stdout.splitlines()[-1],
+        r"server CPU ms per action, 1 node\(s\): [\d.]+ .*, 1\.00x one node's", total
     )
+    assert net.startswith("server CPU ms per action, less the idle CPU, 1 node(s): ")
