@@ -297,7 +297,19 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
             list(ACTIONS),
         )
         return figures(
-            run, count, first, last, idle, end, held, lat[lat0:], numsub, size, per_game, idle_cpu
+            run,
+            count,
+            first,
+            last,
+            idle,
+            end,
+            held,
+            lat[lat0:],
+            numsub,
+            size,
+            per_game,
+            idle_cpu,
+            sum(p.refusals for players, _ in tables for p in players),
         )
     finally:
         for task in runs:
@@ -340,6 +352,7 @@ def figures(
     row_bytes: float,
     per_game: float | None,
     idle_cpu: float,
+    refused: int,
 ) -> dict[str, Any]:
     """The printed figures of one cluster size."""
     wall = last.at - first.at
@@ -384,6 +397,7 @@ def figures(
             round(statistics.median(lat) * 1000, 1) if lat else None,
             p99(lat) if len(lat) >= 100 else None,
         ],
+        "actions refused and sent again (unavailable, try_again)": refused,
         "server CPU seconds (all nodes)": round(last.cpu - first.cpu, 2),
         "server CPU ms per action": round((last.cpu - first.cpu) / max(1, actions) * 1000, 3),
         # What the nodes spend with no table open (ticks, lease renewals) is paid once per

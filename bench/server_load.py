@@ -42,6 +42,9 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+#: Refusals that say nothing was done and to try again.
+RETRY = ("unavailable", "try_again", "moved")
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -78,12 +81,20 @@ class Player:
         self.sent_at: float | None = None
         self.latencies: list[float] = []
         self.actions = 0
+        self.frame = ""
+        """The last action sent (sent again after a refusal that says "nothing was done")."""
+        self.refusals = 0
 
     async def run(self) -> None:
         async for text in self.ws:
             msg: dict[str, Any] = json.loads(text)
             kind = msg["type"]
             if kind == "error":
+                if msg["code"] in RETRY:  # a cluster changing hands or overloaded
+                    self.refusals += 1
+                    await asyncio.sleep(0.2)
+                    await self.ws.send(self.frame)
+                    continue
                 if msg["code"] != "stale":
                     raise RuntimeError(f"seat {self.seat}: {msg}")
                 self.sent_at = None
@@ -123,7 +134,8 @@ class Player:
         frame["version"] = self.version
         self.sent_at = time.perf_counter()
         self.actions += 1
-        await self.ws.send(json.dumps(frame))
+        self.frame = json.dumps(frame)
+        await self.ws.send(self.frame)
 
 
 async def open_table(
