@@ -92,8 +92,9 @@ class Player:
             if kind == "error":
                 if msg["code"] in RETRY:  # a cluster changing hands or overloaded
                     self.refusals += 1
-                    await asyncio.sleep(0.2)
-                    await self.ws.send(self.frame)
+                    if self.frame:  # (not the ``sit`` that opened the seat: it took it)
+                        await asyncio.sleep(0.2)
+                        await self.ws.send(self.frame)
                     continue
                 if msg["code"] != "stale":
                     raise RuntimeError(f"seat {self.seat}: {msg}")
