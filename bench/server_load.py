@@ -92,7 +92,7 @@ class Player:
             if kind == "error":
                 if msg["code"] in RETRY:  # a cluster changing hands or overloaded
                     self.refusals += 1
-                    if self.frame:  # (not the ``sit`` that opened the seat: it took it)
+                    if self.frame:  # (a ``sit`` or the host's ``start``: counted only)
                         await asyncio.sleep(0.2)
                         await self.ws.send(self.frame)
                     continue
