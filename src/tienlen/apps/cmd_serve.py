@@ -166,6 +166,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         connections_per_address=args.connections_per_address,
         trusted_proxies=tuple(args.trusted_proxy),
         abandon_after=args.abandon_after,
+        evict_after=args.evict_after,
     )
 
 
@@ -232,6 +233,12 @@ def _limit_options(p: argparse.ArgumentParser, defaults: Any) -> None:
         default=str(_env("abandon-after", defaults.abandon_after)),
         help="seconds a table of bots only plays with nobody watching before it is "
         "closed (%(default)s)",
+    )
+    p.add_argument(
+        "--evict-after",
+        type=float,
+        default=str(_env("evict-after", defaults.evict_after)),
+        help="seconds a table nobody has open, with nothing to run, stays in memory (%(default)s)",
     )
 
 

@@ -43,11 +43,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from redis.asyncio import Redis
-from sqlalchemy import func, select, update
+from sqlalchemy import update
 
 from .bus import DOWN, RELEASE, RENEW, Bus
 from .client_messages import ClientMessage
-from .db import EventRow, TableRow
+from .db import TableRow
 from .forwarding import Forwarding
 from .hub import Actor, TableHost
 from .tables import Pending, Refused, Table, merged
@@ -297,20 +297,9 @@ class Cluster:
             self.heard.pop((m["table"], m["node"]), None)
 
     async def created(self, table: Table) -> None:
-        """A table made here: the other nodes load it, and this node owns it."""
-        self.bus.send(self.bus.events, {"op": "created", "table": table.id})
+        """A table made here: this node owns it."""
         with contextlib.suppress(*DOWN):
             await self.acquire(table.id)
-
-    async def load(self, table_id: str) -> None:
-        """Load a table another node created, if it exists (a name that is no table's
-        costs one read, and no lock is made for it)."""
-        async with self.host.sessions() as s:
-            if await s.get(TableRow, table_id) is None:
-                return
-        async with self.host.hub.lock(table_id):
-            if table_id not in self.host.hub.tables:
-                await self._load_locked(table_id)
 
     async def _load_locked(self, table_id: str) -> Table:
         async with self.host.sessions() as s:
@@ -345,8 +334,7 @@ class Cluster:
 
     async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
         if table_id not in self.host.hub.tables:
-            await self.load(table_id)  # read whole from the log
-            return
+            return  # not held here: read whole from the log when needed
         async with self.host.hub.lock(table_id):
             table = self.host.hub.tables[table_id]
             if table.fence is not None:
@@ -360,25 +348,11 @@ class Cluster:
                 self._apply(table, fresh)
 
     async def _resync(self) -> None:
-        """After Redis came back: load the tables made meanwhile, catch every replica up."""
-        async with self.host.sessions() as s:
-            latest = dict(
-                (
-                    await s.execute(
-                        select(EventRow.table_id, func.max(EventRow.version)).group_by(
-                            EventRow.table_id
-                        )
-                    )
-                ).all()
-            )
-            ids = (await s.scalars(select(TableRow.id))).all()
-        for table_id in ids:
-            table = self.host.hub.tables.get(table_id)
-            if table is None:
-                await self.load(table_id)
-            elif latest.get(table_id, 0) > table.version and table.fence is None:
+        """After Redis came back: catch every replica held up."""
+        for table_id, table in list(self.host.hub.tables.items()):
+            if table.fence is None:
                 async with self.host.hub.lock(table_id):
-                    await self.refresh(self.host.hub.tables[table_id])
+                    await self.refresh(table)
 
     # --- forwarding and messages -----------------------------------------------------------
     async def dispatch(
@@ -398,8 +372,6 @@ class Cluster:
             if m["op"] == "events":
                 self.owners[m["table"]] = m["node"]
                 await self._replicate(m["table"], m["rows"])
-            elif m["op"] == "created":
-                await self.load(m["table"])
             elif m["op"] == "viewers":
                 self._viewers(m)
             elif m["op"] == "resync":

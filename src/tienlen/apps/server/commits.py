@@ -40,8 +40,6 @@ TABLE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "closed"}
     | {"away", "back", "offline", "online"}
 )
-#: Events that change a table's status (stored in its row, for loading on start).
-_STATUS_KINDS = frozenset({"start", "rematch", "match_over", "closed"})
 #: Seconds between attempts to rebuild a table from a database that does not answer.
 _REBUILD_WAIT = (0.1, 2.0)
 
@@ -114,21 +112,22 @@ class Commits:
         fences = None
         if self.cluster is not None:
             fences = {table.id: -1 if table.fence is None else table.fence}
-        status_changed = any(p.kind in _STATUS_KINDS for p in pending)
+        # The row keeps the table's status and lobby line (the lobby is listed from rows).
+        line = table.info().model_dump() if any(p.kind in TABLE_KINDS for p in pending) else None
         status = table.status
         games = [p.game_row for p in pending if p.game_row is not None]
 
         async def store(s: AsyncSession) -> None:
             for game in games:
                 await store_game(s, table.id, game)
-            if status_changed:
+            if line is not None:
                 await s.execute(
-                    update(TableRow).where(TableRow.id == table.id).values(status=status)
+                    update(TableRow).where(TableRow.id == table.id).values(status=status, line=line)
                 )
 
         try:
             await self.writer.write(
-                store if games or status_changed else None, rows=rows, fences=fences
+                store if games or line is not None else None, rows=rows, fences=fences
             )
         except Fenced:
             # Another node took the table over: this one writes nothing more for it.

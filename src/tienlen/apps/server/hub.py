@@ -23,7 +23,7 @@ from .config import Settings
 from .db import EventRow, TableRow
 from .errors import TRY_AGAIN
 from .limits import TokenBucket
-from .messages import LobbyTableMsg, TableInfo
+from .messages import LobbyTableMsg
 from .tables import Pending, Refused, Table
 
 __all__ = ["Actor", "Client", "Hub", "TableHost"]
@@ -97,14 +97,6 @@ class Hub:
         if table.invite is not None and not member and not invited:
             raise Refused("forbidden", "this table is private: use its invite link")
         return table
-
-    def listed(self) -> list[TableInfo]:
-        """The public tables not yet finished."""
-        return [
-            t.info()
-            for t in self.tables.values()
-            if not t.config.private and t.status != "finished"
-        ]
 
     def lobby_update(self, table: Table) -> None:
         """Send the table's line to the lobby's clients (a public table's)."""

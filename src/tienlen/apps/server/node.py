@@ -13,7 +13,6 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
@@ -28,8 +27,9 @@ from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
-from .lobby import NewTable, new_table
-from .messages import WelcomeMsg
+from .lobby import NewTable, listed, new_table
+from .memory import Memory
+from .messages import TableInfo, WelcomeMsg
 from .metrics import Metrics
 from .tables import Pending, Refused, Table
 from .turns import Turns
@@ -71,6 +71,10 @@ class Server:
             dispatch=self.dispatch,
             clustered=settings.redis_url is not None,
         )
+        self.memory = Memory(
+            settings, self.hub, self.sessions, self.commits, self.turns, loaded=self._loaded
+        )
+        """The tables held: loaded when first needed, dropped when idle."""
         self.creations: dict[str, TokenBucket] = {}
         self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
         self.pad_locks: dict[str, asyncio.Lock] = {}
@@ -113,25 +117,18 @@ class Server:
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
-        """Migrate the schema, load the signing key, rebuild every table (a finished one too:
-        its final state can be seen and its host can start a rematch)."""
+        """Migrate the schema and load the signing key; no table is read (each is loaded
+        when first needed, :mod:`.memory`), so a start takes as long on a database of a
+        million events as on an empty one."""
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
         schema = await migrate(self.engine)
         await self.identity.load_key()
-        async with self.sessions() as s:
-            rows = (await s.scalars(select(TableRow))).all()
-        for row in rows:
-            table = await self.load(row)
-            self.hub.tables[table.id] = table
-            if self.cluster is not None:
-                continue  # a replica until this node takes it over (see cluster.py)
-            self.schedule(table)
-            self.start_graces(table)
-        log.info("loaded %d tables", len(rows))
         if self.cluster is not None:
             await self.cluster.start()
             self.probes["redis"] = self.cluster.ping
+        else:
+            self.hub.spawn(self.memory.sweeping(lambda _table_id: None))
         self.admission.start()
         self.hub.spawn(idle.close_abandoned(self))
         self.schema = schema
@@ -168,6 +165,13 @@ class Server:
         """A table this node starts running: its absent seated players get their grace."""
         self.turns.start_graces(table)
 
+    def _loaded(self, table: Table) -> None:
+        """A table just loaded: a single server runs it now (its absent seated players get
+        their grace); a cluster node, once it owns it (:mod:`.cluster`)."""
+        if self.cluster is None:
+            self.schedule(table)
+            self.start_graces(table)
+
     def runs(self, table: Table) -> bool:
         """Whether this node runs ``table``'s bots and timer (a cluster node: if it owns it)."""
         return self.turns.runs(table)
@@ -189,6 +193,7 @@ class Server:
                     deal_secret=table.secret,
                     invite=table.invite,
                     status=table.status,
+                    line=table.info().model_dump(),
                 )
             )
             await s.flush()
@@ -200,11 +205,17 @@ class Server:
             await self.cluster.created(table)
         return table
 
+    async def listed(self) -> list[TableInfo]:
+        """The public tables not yet finished (:func:`.lobby.listed`)."""
+        return await listed(self.sessions, self.hub.tables)
+
+    async def held(self, table_id: str) -> Table:
+        """The table, loaded first if it is not in memory (:meth:`.memory.Memory.held`)."""
+        return await self.memory.held(table_id)
+
     async def find(self, table_id: str, player: str, invite: str | None) -> Table:
-        """:meth:`.hub.Hub.table_for`; a cluster node first loads a table another node just
-        created."""
-        if self.cluster is not None and table_id not in self.hub.tables:
-            await self.cluster.load(table_id)
+        """:meth:`.hub.Hub.table_for`, the table loaded first if it is not in memory."""
+        await self.held(table_id)
         return self.hub.table_for(table_id, player, invite)
 
     # --- changes --------------------------------------------------------------------------
@@ -216,6 +227,7 @@ class Server:
         if self.cluster is not None:
             await self.cluster.dispatch(actor, table_id, op, msg)
         else:
+            await self.held(table_id)
             await self.perform(actor, table_id, op, msg)
 
     async def perform(

@@ -72,6 +72,13 @@ class Turns:
         the table)."""
         return not self.clustered or table.fence is not None
 
+    def busy(self, table_id: str) -> bool:
+        """Whether the table has a bot's move, a turn timer or a grace pending here."""
+        timer = self.timers.get(table_id)
+        return (timer is not None and not timer.done()) or any(
+            t == table_id for t, _player in self.graces
+        )
+
     # --- bots and the turn timer ----------------------------------------------------------
     def schedule(self, table: Table) -> None:
         """After a change: let a bot move, or start the turn timer of the human to act."""

@@ -149,9 +149,15 @@ async def lobby_socket(ws: WebSocket) -> None:
     if got is None:
         return
     _player, conn = got
+    srv.hub.lobby.add(conn)  # (a line changed while the list is read is queued before it)
+    try:
+        conn.send(LobbyMsg(tables=await srv.listed()))
+    except Refused as e:  # the database is down: the browser reconnects later
+        srv.hub.lobby.discard(conn)
+        await refuse_socket(ws, e)
+        await srv.admission.close_socket(conn.player, conn.socket)
+        return
     writer = asyncio.create_task(conn.writer())
-    srv.hub.lobby.add(conn)
-    conn.send(LobbyMsg(tables=srv.hub.listed()))
     try:
         async for frame in frames(ws, conn.gate, srv.settings.frame_cap):
             if isinstance(frame, Refused):
