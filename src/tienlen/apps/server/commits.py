@@ -19,12 +19,11 @@ from typing import Any, Protocol
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from .cluster import Cluster
 from .db import EventRow, TableRow
 from .deadlines import arm_deadline
 from .errors import TRY_AGAIN, database_needed
 from .history import store_game
-from .hub import Client, Hub
+from .hub import Client, Collector, Hub
 from .messages import EventMsg, GameView, StateMsg, TableInfo
 from .metrics import Metrics
 from .options import TableConfig
@@ -42,6 +41,16 @@ TABLE_KINDS = frozenset(
 )
 #: Seconds between attempts to rebuild a table from a database that does not answer.
 _REBUILD_WAIT = (0.1, 2.0)
+
+
+class Fanout(Protocol):
+    """What commits use of a cluster node (:class:`.cluster.Cluster`)."""
+
+    def publish(self, table: Table, pending: list[Pending]) -> None:
+        """A batch committed here: to the other nodes' clients and lobbies."""
+
+    def lost(self, table: Table) -> None:
+        """This node no longer owns ``table`` (its write was fenced out)."""
 
 
 class Commits:
@@ -65,7 +74,7 @@ class Commits:
         """At most this many missed events are replayed; past that, a full state."""
         self.changed = changed
         """Called once a table's change is committed (its bots and timer go on)."""
-        self.cluster: Cluster | None = None
+        self.cluster: Fanout | None = None
         """The node's cluster (fences, fan-out), if it is one."""
 
     async def load(self, row: TableRow) -> Table:
@@ -149,7 +158,7 @@ class Commits:
         arm_deadline(table, time.time(), runs=self._runs(table))
         self.announce(table, pending)
         if self.cluster is not None:
-            self.cluster.publish(table.id, rows)
+            self.cluster.publish(table, pending)
         self.changed(table)
 
     async def _rebuild(self, stale: Table, failed: list[Pending]) -> None:
@@ -194,6 +203,19 @@ class Commits:
         self._broadcast(table, pending)
         if any(p.kind in TABLE_KINDS for p in pending):
             self.hub.lobby_update(table)
+
+    def frames(
+        self, table: Table, pending: list[Pending], seats: set[int | None]
+    ) -> dict[int | None, list[str]]:
+        """A committed batch's frames for each of ``seats`` (``None``: the spectators), as
+        :meth:`announce` sends them: for another node's clients."""
+        info = table.info() if any(p.kind in TABLE_KINDS for p in pending) else None
+        out = {}
+        for seat in seats:
+            client = Collector("")
+            _send(client, seat, pending, table.view(seat), info)
+            out[seat] = client.frames
+        return out
 
     def _broadcast(self, table: Table, pending: list[Pending]) -> None:
         views: dict[int | None, GameView | None] = {}

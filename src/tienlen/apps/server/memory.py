@@ -75,6 +75,16 @@ class Memory:
                 self.loaded(table)
         return table
 
+    async def snapshot(self, table_id: str) -> Table:
+        """The table replayed from its log for one read, not kept (a cluster node reading
+        a table another node owns)."""
+        with database_needed():
+            async with self.sessions() as s:
+                row = await s.get(TableRow, table_id)
+            if row is None:
+                raise Refused("not_found", f"no open table {table_id[:40]!r}")
+            return await self.commits.load(row)
+
     async def load_locked(self, row: TableRow) -> Table:
         """Rebuild the table from its log and hold it (under its lock); a row stored before
         lobby lines were (schema 0005) gets its line now."""

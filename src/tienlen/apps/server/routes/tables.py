@@ -52,11 +52,11 @@ async def one_table(
     table_id: str, player: Me, srv: Node, invite: str | None = None
 ) -> dict[str, Any]:
     """One table the caller may see (a private one with its invite)."""
-    return (await srv.find(table_id, player.id, invite)).info().model_dump()
+    return (await srv.info(table_id, player.id, invite)).model_dump()
 
 
 async def _seat_of(srv: Node, table_id: str, player: str) -> tuple[Table, int | None]:
-    table = await srv.held(table_id)
+    table = await srv.read(table_id)
     return table, table.seat_of(player)
 
 
