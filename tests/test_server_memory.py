@@ -11,9 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 from sqlalchemy import event, insert
 
-from serverkit import HANG, Client, LiveServer, live_server, seated_table, server_settings
+from serverkit import (
+    HANG,
+    Client,
+    LiveServer,
+    database,
+    live_server,
+    seated_table,
+    server_settings,
+)
 from tienlen.apps.server import Server
 from tienlen.apps.server.db import EventRow, PlayerRow, TableRow
 from tienlen.apps.server.lobby import NewTable, new_table
@@ -100,6 +109,33 @@ def test_a_table_whose_players_are_away_is_loaded_and_waits(backend: str, tmp_pa
         # Its player comes back: the match goes on.
         back = clients[0].socket(table)
         back.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "back")
+
+
+def test_a_table_of_bots_left_playing_by_a_restart_is_closed(backend: str, tmp_path: Path) -> None:
+    with database(backend, tmp_path) as url:
+        first = LiveServer(server_settings(url, tmp_path))
+        try:
+            host = Client(first.base, "Host")
+            table = host.create(bots="random", games=100)["table"]["id"]
+            s = host.socket(table)
+            s.until(lambda m: m["type"] == "state")
+            s.send(type="start")  # nobody sits: four bots play
+            s.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "deal")
+        finally:
+            first.close()
+        again = LiveServer(server_settings(url, tmp_path, abandon_after=0.2))
+        try:
+            lobby = httpx.Client(base_url=again.base, timeout=HANG)
+
+            def listed() -> set[str]:
+                return {t["id"] for t in lobby.get("/api/tables").json()}
+
+            assert table in listed()  # playing, as its row says
+            until(lambda: table not in listed(), "the table is loaded and closed")
+            host.http.base_url = httpx.URL(again.base)
+            assert host.http.get(f"/api/tables/{table}").json()["status"] == "finished"
+        finally:
+            again.close()
 
 
 #: The generated event log: this many tables of this many events each.

@@ -302,7 +302,7 @@ class Cluster:
                     await self.acquire(table_id)
                     continue
             except DOWN:
-                pass
+                return None  # nobody can take it now
             if owner != self.node:
                 return None
             await asyncio.sleep(0.1)

@@ -23,7 +23,7 @@ from .messages import TableInfo
 from .options import TableConfig
 from .tables import Refused, Table
 
-__all__ = ["NewTable", "changed_knobs", "listed", "new_table", "requested_rules"]
+__all__ = ["NewTable", "bots_only", "changed_knobs", "listed", "new_table", "requested_rules"]
 
 
 class NewTable(BaseModel):
@@ -123,3 +123,19 @@ async def listed(
         elif line is not None:
             out.append(TableInfo.model_validate(line))
     return out
+
+
+async def bots_only(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    """The tables whose rows say they are playing with bots in every seat."""
+    with database_needed():
+        async with sessions() as s:
+            rows = (
+                await s.execute(
+                    select(TableRow.id, TableRow.line).where(TableRow.status == "playing")
+                )
+            ).all()
+    return [
+        table_id
+        for table_id, line in rows
+        if line is not None and all(seat.get("player") is None for seat in line["seats"])
+    ]

@@ -26,7 +26,7 @@ from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
-from .lobby import NewTable, listed, new_table
+from .lobby import NewTable, bots_only, listed, new_table
 from .memory import Memory
 from .messages import TableInfo, WelcomeMsg
 from .metrics import Metrics
@@ -132,6 +132,7 @@ class Server:
         self.hub.spawn(self.memory.sweeping(evicted or (lambda _table_id: None)))
         self.admission.start()
         self.hub.spawn(idle.close_abandoned(self))
+        self.hub.spawn(idle.wake_abandoned(self))
         self.schema = schema
 
     async def stop(self) -> None:
@@ -233,10 +234,19 @@ class Server:
         """The table to read (an HTTP request): the one held here, loaded first if it is
         not in memory (a cluster node: taken if nobody owns it); one owned by another node
         is replayed from the log for this read and not kept."""
+        table = await self.take(table_id)
+        return table if table is not None else await self.memory.snapshot(table_id)
+
+    async def take(self, table_id: str) -> Table | None:
+        """The table held here, loaded if it is not (a cluster node: taken if nobody owns
+        it; ``None`` if another node does)."""
         if self.cluster is None:
             return await self.memory.held(table_id)
-        table = await self.cluster.held(table_id)
-        return table if table is not None else await self.memory.snapshot(table_id)
+        return await self.cluster.held(table_id)
+
+    async def playing_bots_only(self) -> list[str]:
+        """The tables whose rows say they are played by bots only (:func:`.lobby.bots_only`)."""
+        return await bots_only(self.sessions)
 
     async def info(self, table_id: str, player: str, invite: str | None) -> TableInfo:
         """The line of a table ``player`` may see (:meth:`.hub.Hub.table_for`), from its
