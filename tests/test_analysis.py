@@ -17,6 +17,7 @@ from tienlen.players.base import Budget
 from tienlen.players.bots.heuristic import HeuristicBot
 from tienlen.players.toolkit import play_out
 from tienlen.record import GameRecord, apply_action
+from tienlen.scoring import outcome_of, score_outcome
 
 
 def finished(game: Game, *first: str) -> GameRecord:
@@ -170,3 +171,21 @@ def test_with_two_seats_left_the_solver_values_the_endgame_the_playouts_misplay(
     assert {format_move(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
     for v in values.choices:
         assert (v.win, v.place) == (Estimate(1.0, 0.0), Estimate(3.0, 0.0))
+
+
+def test_points_count_a_chop_made_before_the_decision() -> None:
+    # Seat 0 cut seat 1's 2♥ with a pair run; seat 1 can only pass, and seat 0 then leads
+    # its last card: whatever the deal, seat 1's points are the game's, the cut paid.
+    game = Game("proplay", hands=["3s 3c 4s 4c 5s 5c 9h", "2h 6d 7d", "8c 10c", "Jd Qd"], leader=1)
+    for move in ("2h", "pass", "pass", "3s 3c 4s 4c 5s 5c"):
+        game.play(move)
+    values = analyse_decision(observe(game, 1), samples=8)
+    finished = game.copy()
+    for move in ("pass", "9h"):
+        finished.play(move)
+    outcome = outcome_of(finished)
+    assert outcome.chops  # the cut is scored...
+    paid = score_outcome(game.rules, outcome)[1]
+    uncut = score_outcome(game.rules, dataclasses.replace(outcome, chops=()))[1]
+    assert paid < uncut  # ... and seat 1 pays for it
+    assert {v.points for v in values.choices} == {Estimate(float(paid), 0.0)}

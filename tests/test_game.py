@@ -31,6 +31,8 @@ from tienlen.deal import instant_win_of
 from tienlen.debts import CardDebt
 from tienlen.observation import observe
 from tienlen.packed import PackedState
+from tienlen.position import Action
+from tienlen.scoring import outcome_of
 
 
 def cards(text: str) -> set[Card]:
@@ -574,6 +576,30 @@ def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:
         assert rebuilt.turn == game.turn and rebuilt.top == game.top
         moves = game.legal_moves()
         game.play(moves[step % len(moves)])
+
+
+def test_a_game_rebuilt_with_the_plays_before_it_scores_them() -> None:
+    # Seat 0 cut seat 1's 2♥ with a pair run before the state: rebuilt with those plays,
+    # the game deals the cards played back to their seats and its score pays the cut.
+    game = Game("proplay", hands=["3s 3c 4s 4c 5s 5c 9h", "2h 6d 7d", "8c 10c", "Jd Qd"], leader=1)
+    for move in ("2h", "pass", "pass", "3s 3c 4s 4c 5s 5c"):
+        game.play(move)
+    state = observe(game, 1)
+    plays = [a for a in state.history if isinstance(a, Action)]
+    hands = game.hand_masks
+    bare = Game.from_state(state, rules=game.rules, hands=hands)
+    rebuilt = Game.from_state(state, rules=game.rules, hands=hands, played=plays)
+    assert rebuilt.history == game.history and bare.history == ()
+    assert rebuilt.dealt == game.dealt and bare.dealt == game.hands
+    for g in (game, rebuilt, bare):
+        for move in ("pass", "9h"):
+            g.play(move)
+    cut = [c for c in outcome_of(game).chops if c.seat == 0 and c.victim == 1]
+    assert cut and outcome_of(rebuilt).chops == outcome_of(game).chops
+    assert outcome_of(bare).chops == ()
+    with pytest.raises(ValueError, match="no play of a seat before this state"):
+        nine = Action(1, Move.of("single", "9h"))  # seat 0 holds it
+        Game.from_state(state, rules=game.rules, hands=hands, played=[nine])
 
 
 @pytest.mark.parametrize(

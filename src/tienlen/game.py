@@ -836,11 +836,21 @@ class Game:
 
     @classmethod
     def from_state(
-        cls, state: PlayState, *, rules: Rules | str, hands: Sequence[int] | None = None
+        cls,
+        state: PlayState,
+        *,
+        rules: Rules | str,
+        hands: Sequence[int] | None = None,
+        played: Sequence[Action] = (),
     ) -> Game:
         """A play-phase game in ``state`` (an observation, a parsed position), with
         ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
-        sample of the hidden ones. The history starts empty; the pile is ``state.pile``."""
+        sample of the hidden ones. The pile is ``state.pile``; the history is ``played``
+        (the plays and passes that led to ``state`` from the deal, e.g. an observation's,
+        or none), so that the hands as dealt (:attr:`dealt`) are the hands and the cards
+        each seat played, and the game's score counts what happened before ``state``
+        (:func:`tienlen.scoring.outcome_of`). :attr:`chops` holds the chops from ``state``
+        on."""
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         n = rules.players
@@ -854,8 +864,13 @@ class Game:
             masks.append(h)
         if state.phase not in ("play", "over"):
             raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
+        held = union(masks)
+        for action in played:
+            if not 0 <= action.seat < n or action.move.mask & held:
+                raise ValueError(f"{action!r} is no play of a seat before this state")
+            held |= action.move.mask
         g = cls(rules, _shell=True)
-        g._state = packed(state, masks)
+        g._state = packed(state, masks, played)
         return g
 
     @classmethod

@@ -27,9 +27,10 @@ unless some were set aside at the deal): there, in a position within the open-ha
 solver's reach, the stake and the place come from the solver, exact with best play on both
 sides, where a playout might misplay the endgame; the points stay the playouts'.
 
-Points count what the sampled games hold from the decision on, plus the public facts
-before it (who had played a card, the cards held when the first seat went out): chops made
-before the decision are left out (they are the same for every choice).
+Points are the score of the whole game: each sampled game is built with the plays the
+seat saw before the decision as its history, so the score counts what happened before it
+(chops and re-chops, who had played a card, the cards held when the first seat went out,
+the winner's last play) as well as what the playout adds.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from tienlen.combos import Move, index
 from tienlen.game import Game
@@ -46,9 +47,9 @@ from tienlen.play import legal_moves
 from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
-from tienlen.scoring import Outcome, outcome_of, score_outcome
+from tienlen.scoring import outcome_of, score_outcome
 
-from .solver import Solver, TooLargeError
+from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -62,10 +63,6 @@ __all__ = [
 DEFAULT_SAMPLES = 128
 #: Deals every choice is played out on before the worse half is dropped.
 FIRST_SAMPLES = 8
-#: The most cards in hand, in all, of an endgame the solver values (see :func:`_exact`), and
-#: its node budget there.
-EXACT_CARDS = 20
-EXACT_NODES = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +108,9 @@ class DecisionValues:
     stake: str
     """``"first"`` (nobody is out yet) or ``"not last"``."""
     choices: tuple[ChoiceValue, ...]
+    exact: dict[int, bool] | None = None
+    """Where the seat's own information fixes every hand and the solver reached: for each
+    choice (by its card mask) whether the seat forces its stake after it, with best play."""
 
     @property
     def best(self) -> ChoiceValue:
@@ -139,37 +139,13 @@ class DecisionValues:
 
 
 class _Scorer:
-    """The seat's stake, place and points in a game played out from an observation, with
-    the facts before it that the game built from the observation does not hold."""
+    """The seat's stake, place and points in a game played out from an observation (built
+    with the observation's plays as its history, so that its score counts them)."""
 
     def __init__(self, obs: Observation) -> None:
         self.seat = obs.seat
         self.rules = obs.rules
         self.out = len(obs.finish_order)
-        counts = list(obs.tracked_counts())
-        plays = [a for a in obs.history if isinstance(a, Action) and a.move.mask]
-        self.snapshot: tuple[tuple[int, ...], frozenset[int]] | None = None
-        if obs.finish_order:
-            winner = obs.finish_order[0]
-            # Walk back from now to the play that emptied the winner's hand: the cards
-            # played since were still held when it went out.
-            while plays and plays[-1].seat != winner:
-                last = plays.pop()
-                counts[last.seat] += last.move.mask.bit_count()
-            if plays:  # (a game set up mid-way may not show it: then the playouts' own)
-                before = {a.seat for a in plays}
-                cong = frozenset(s for s in range(len(counts)) if s != winner and s not in before)
-                self.snapshot = (tuple(counts), cong)
-        self.played = frozenset(a.seat for a in plays)
-
-    def outcome(self, game: Game) -> Outcome:
-        """``game``'s outcome with the cards held at the first going-out and cóng put
-        right from the observation."""
-        outcome = outcome_of(game)
-        if self.snapshot is not None:
-            cards, cong = self.snapshot
-            return replace(outcome, cards_left=cards, cong=cong)
-        return replace(outcome, cong=outcome.cong - self.played)
 
     def result(self, game: Game) -> tuple[float, float, float]:
         """(stake won, place, points) of the seat in the finished ``game``."""
@@ -177,7 +153,7 @@ class _Scorer:
         place = order.index(self.seat) + 1
         # the stake: first place while nobody is out, else not the last place
         won = place == 1 if self.out == 0 else place < len(order)
-        points = score_outcome(self.rules, self.outcome(game))[self.seat]
+        points = score_outcome(self.rules, outcome_of(game))[self.seat]
         return (1.0 if won else 0.0, float(place), float(points))
 
 
@@ -193,12 +169,14 @@ def analyse_decision(
     keep: Sequence[Move] = (),
     first: int = FIRST_SAMPLES,
     choices: Sequence[Move] | None = None,
+    solver: Solver | None = None,
 ) -> DecisionValues:
     """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
     play phase) on sampled deals of the cards it has not seen (see the module docstring).
     The choices in ``keep`` are played out on every sample (a review keeps the choice
-    made); ``choices`` (legal ones) values those alone. The same observation, ``samples``
-    and ``seed`` give the same values."""
+    made); ``choices`` (legal ones) values those alone; ``solver`` (a review passes one for
+    all its decisions) values a known endgame. The same observation, ``samples`` and
+    ``seed`` give the same values."""
     if obs.phase != "play":
         raise ValueError(f"choices are valued in the play phase, not {obs.phase!r}")
     if not obs.is_my_turn():
@@ -215,6 +193,7 @@ def analyse_decision(
     rng = random.Random(f"analysis {seed}")
     deals = Determinizer(obs)
     scorer = _Scorer(obs)
+    played = [a for a in obs.history if isinstance(a, Action)]
     ix = index(obs.rules)
     memo: PolicyMemo = {}
     kept = {m.mask for m in keep}
@@ -224,7 +203,7 @@ def analyse_decision(
     target = min(first, samples)
     while True:
         for _ in range(done, target):
-            base = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng))
+            base = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng), played=played)
             for move in active:
                 game = base.copy()
                 game.apply_unchecked(move)
@@ -238,7 +217,10 @@ def analyse_decision(
         half = max(2, (len(ranked) + 1) // 2)
         survivors = {v.choice.mask for v in ranked[:half]} | kept
         active = [m for m in active if m.mask in survivors]
-    exact = _exact(obs)
+    endgame = _known_endgame(obs)
+    exact = None
+    if endgame is not None:
+        exact = exact_choices(endgame, obs.seat, solver=solver or Solver(nodes=EXACT_NODES))
     if exact is not None:
         out = len(obs.finish_order)
         for mask, rows in results.items():
@@ -247,25 +229,17 @@ def analyse_decision(
             rows[:] = [(1.0 if won else 0.0, place, points) for _, _, points in rows]
     values = _order([_value(m, results[m.mask]) for m in legal])
     stake = "first" if not obs.finish_order else "not last"
-    return DecisionValues(obs.seat, stake, tuple(values))
+    return DecisionValues(obs.seat, stake, tuple(values), exact)
 
 
-def _exact(obs: Observation) -> dict[int, bool] | None:
-    """Where the observation itself fixes every hand (one other seat left, holding every card
-    the seat has not seen) and the position is within the solver's reach: whether the seat
-    goes out before the other after each choice, with best play on both sides."""
+def _known_endgame(obs: Observation) -> Game | None:
+    """The game of an observation that itself fixes every hand: one other seat left,
+    holding every card the seat has not seen; ``None`` elsewhere."""
     counts = obs.tracked_counts()
     others = [s for s, c in enumerate(counts) if s != obs.seat and c]
     if len(others) != 1 or unseen_mask(obs).bit_count() != counts[others[0]]:
         return None
-    if sum(counts) > EXACT_CARDS:
-        return None
-    game = Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs))
-    try:
-        solution = Solver(nodes=EXACT_NODES).solve(game)
-    except TooLargeError:
-        return None
-    return {m.mask: won for m, won in solution.choices}
+    return Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs))
 
 
 def _value(move: Move, results: list[tuple[float, float, float]]) -> ChoiceValue:

@@ -40,11 +40,10 @@ from tienlen.position import Action
 from tienlen.record import GameRecord, apply_action
 
 from .decisions import DEFAULT_SAMPLES, DecisionValues, Estimate, analyse_decision
-from .solver import Solver, TooLargeError
+from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "LABELS",
-    "SOLVER_CARDS",
     "THRESHOLDS",
     "GameReview",
     "ReviewedDecision",
@@ -61,10 +60,6 @@ LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
 #: The least loss (probability of the stake, less two standard errors) of each label
 #: after ``good``.
 THRESHOLDS = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
-#: Positions with at most this many cards in hand in total get the solver's exact verdict.
-SOLVER_CARDS = 20
-#: The solver's node budget per position in a review.
-SOLVER_NODES = 5_000
 
 
 def label(loss: Estimate) -> str:
@@ -173,22 +168,6 @@ class GameReview:
         }
 
 
-def _exact(game: Game, seat: int, solver: Solver) -> dict[int, bool] | None:
-    """The solver's verdict on each choice, where the position is small enough and the
-    question it answers (the next seat out) is the stake: nobody out, or two seats left."""
-    n = game.rules.players
-    left = [s for s in range(n) if game.cards_left(s)]
-    if game.finish_order and len(left) != 2:
-        return None
-    if sum(game.cards_left(s) for s in left) > SOLVER_CARDS:
-        return None
-    try:
-        solution = solver.solve(game, seat)
-    except TooLargeError:
-        return None
-    return {m.mask: won for m, won in solution.choices}
-
-
 def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
     """The action numbers of the decisions a review values (play-phase decisions of
     ``seats``, default every seat, with more than one legal choice), and how many of their
@@ -238,10 +217,17 @@ def review_decision(
     assert isinstance(entry, Action), "a play-phase action is a play or a pass"
     played = entry.move
     seat = before.turn
+    solver = solver or Solver(nodes=EXACT_NODES)
     values = analyse_decision(
-        observe(before, seat), samples=samples, seed=f"{seed} {number}", keep=(played,)
+        observe(before, seat),
+        samples=samples,
+        seed=f"{seed} {number}",
+        keep=(played,),
+        solver=solver,
     )
     loss = values.loss(played)
+    # the seat's own endgame verdict where it had one, else the hindsight one
+    exact = values.exact if values.exact is not None else exact_choices(before, seat, solver=solver)
     return ReviewedDecision(
         number=number,
         seat=seat,
@@ -249,7 +235,7 @@ def review_decision(
         values=values,
         loss=loss,
         label=label(loss),
-        exact=_exact(before, seat, solver or Solver(nodes=SOLVER_NODES)),
+        exact=exact,
     )
 
 
@@ -265,7 +251,7 @@ def review_game(
     every seat). ``progress(done, total)`` is called as the decisions are analysed."""
     chosen = _seats(record, seats)
     todo, skipped = decisions_of(record, chosen)
-    solver = Solver(nodes=SOLVER_NODES)
+    solver = Solver(nodes=EXACT_NODES)
     game = record.new_game()
     at = 0
     out = []
