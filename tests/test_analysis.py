@@ -9,7 +9,7 @@ import pytest
 
 from tienlen import Game, Rules
 from tienlen.analysis.decisions import Estimate, analyse_decision
-from tienlen.analysis.review import label, review_game
+from tienlen.analysis.review import LABELS, label, review_decision, review_game
 from tienlen.combos import format_move
 from tienlen.match_record import read_games
 from tienlen.observation import observe
@@ -71,16 +71,56 @@ def test_going_out_at_once_is_worth_a_sure_win() -> None:
     assert values.stake == "first"
 
 
-def test_analysis_is_refused_out_of_turn_and_in_an_exchange() -> None:
+def test_analysis_is_refused_out_of_turn_and_in_the_trading_phase() -> None:
     game = Game("standard", seed=3)
     other = (game.turn + 1) % 4
     with pytest.raises(ValueError, match=f"seat {other} is not to act"):
         analyse_decision(observe(game, other))
-    san_jose = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
-    exchange = Game(san_jose, seed=3, previous_finish=[2, 0, 1, 3])
-    assert exchange.phase == "exchange"
-    with pytest.raises(ValueError, match="in the play phase, not 'exchange'"):
-        analyse_decision(observe(exchange, exchange.turn))
+    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+    trading = Game(mutual, seed=3)
+    assert trading.phase == "trading"
+    with pytest.raises(ValueError, match="play and exchange phases, not 'trading'"):
+        analyse_decision(observe(trading, trading.turn))
+
+
+# S2 won the last game: it gives S3 two cards and takes S3's two highest; S0, the
+# runner-up, gives S1 one card. S2 holds a quad of 9s (a bomb) and low loose cards.
+SAN_JOSE = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
+DEAL = [
+    "3s 4d 5h 6d 6h 7s 8s 10s 10d Qd Kd Ad 2h",
+    "5d 7c 7h 8d 8h 10h Jc Qs Qc Kh As 2s 2c",
+    "3d 4h 5s 6c 7d 9s 9c 9d 9h Jd Qh Ks 2d",
+    "3c 3h 4s 4c 5c 6s 8c 10c Js Jh Kc Ac Ah",
+]
+
+
+def san_jose_game(deal: list[str], *gives: str) -> Game:
+    game = Game(SAN_JOSE, hands=deal, previous_finish=[2, 0, 1, 3])
+    for give in gives:
+        game.play(give)
+    return game
+
+
+def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards() -> None:
+    labels = {}
+    for give in ("3d 4h", "3d 9h"):
+        first = review_decision(finished(san_jose_game(DEAL, give)), 1, samples=32)
+        assert (first.number, format_move(first.played, ascii=True)) == (1, give)
+        assert len(first.values.choices) == 78  # every 2 of S2's 13 cards
+        labels[give] = first.label
+    assert LABELS.index(labels["3d 9h"]) > LABELS.index(labels["3d 4h"])
+    assert labels["3d 9h"] in ("mistake", "blunder")
+
+
+def test_the_value_of_a_give_never_reads_the_hidden_cards_or_the_give_not_seen() -> None:
+    # S0 gives after S2: it has not seen S2's give, nor S1's and S3's hands. In the second
+    # game S1 and S3 hold each other's cards and S2 gave other cards.
+    swapped = [DEAL[0], DEAL[3], DEAL[2], DEAL[1]]
+    a = san_jose_game(DEAL, "3d 4h")
+    b = san_jose_game(swapped, "9s 9c")
+    assert observe(a, 0) == observe(b, 0) and a.hand_masks != b.hand_masks
+    assert values_seen(a, 0) == values_seen(b, 0)
+    assert len(values_seen(a, 0)) == 13
 
 
 def test_a_seat_that_could_go_out_at_once_and_did_not_blundered() -> None:

@@ -29,6 +29,7 @@ from tienlen import (
 from tienlen.cards import TWOS_MASK, mask_of
 from tienlen.deal import instant_win_of
 from tienlen.debts import CardDebt
+from tienlen.exchanges import SanJoseExchange
 from tienlen.observation import observe
 from tienlen.packed import PackedState
 from tienlen.position import Action
@@ -576,6 +577,40 @@ def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:
         assert rebuilt.turn == game.turn and rebuilt.top == game.top
         moves = game.legal_moves()
         game.play(moves[step % len(moves)])
+
+
+SAN_JOSE_DEAL = [
+    "3s 4c 5d 6h 7s 8c 9d 10h Js Qc Kd Ah 2s",
+    "3c 4d 5h 6s 7c 8d 9h 10s Jc Qd Kh As 2c",
+    "3d 4h 5s 6c 7d 8h 9s 10c Jd Qh Ks Ac 2d",
+    "3h 4s 5c 6d 7h 8s 9c 10d Jh Qs Kc Ad 2h",
+]
+
+
+def test_a_game_in_the_exchange_phase_is_rebuilt_from_what_the_giver_sees() -> None:
+    # S2 won the last game and gives S3 two cards; S0, the runner-up, gives S1 one. S0 did
+    # not see S2's give: its view leaves it out, and a rebuilt game needs it guessed.
+    rules = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
+    game = Game(rules, hands=SAN_JOSE_DEAL, previous_finish=[2, 0, 1, 3])
+    other = Game(rules, hands=SAN_JOSE_DEAL, previous_finish=[2, 0, 1, 3])
+    game.play("3d 4h")
+    other.play("5s 6c")
+    seen = observe(game, 0)
+    assert seen == observe(other, 0) and observe(game, 3) != observe(other, 3)
+    assert seen.phase == "exchange" and seen.turn == 0
+    assert isinstance(seen.exchange, SanJoseExchange)
+    with pytest.raises(ValueError, match="guess it first"):
+        Game.from_state(seen, rules=rules, hands=game.hand_masks, exchange=seen.exchange)
+    with pytest.raises(ValueError, match="needs its exchange"):
+        Game.from_state(seen, rules=rules, hands=game.hand_masks)
+    guess = seen.exchange.guessed(lambda giver, count: mask_of(parse_cards("3d 4h")))
+    rebuilt = Game.from_state(seen, rules=rules, hands=game.hand_masks, exchange=guess)
+    assert rebuilt.phase == "exchange" and rebuilt.legal_moves() == game.legal_moves()
+    for g in (game, rebuilt):
+        g.play("3s")  # the 3♠ goes to S1, who leads once the exchange is done
+    assert rebuilt.phase == game.phase == "play"
+    assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
+    assert rebuilt.first_lead_rule == game.first_lead_rule is not None
 
 
 def test_a_game_rebuilt_with_the_plays_before_it_scores_them() -> None:

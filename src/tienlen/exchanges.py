@@ -12,7 +12,7 @@ in its ``"exchange"`` phase asks either of them who chooses what, and hands it t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
@@ -131,6 +131,27 @@ class SanJoseExchange:
         """An independent copy (for copies of a game)."""
         out = SanJoseExchange(self.pairs)
         out.given = self.given
+        return out
+
+    def seen_by(self, seat: int) -> SanJoseExchange:
+        """A copy holding what ``seat`` sees: the cards of the gives it neither made nor
+        received left out (0); :meth:`guessed` fills them in again."""
+        out = SanJoseExchange(self.pairs)
+        out.given = tuple(
+            cards if seat in pair[:2] else 0
+            for pair, cards in zip(self.pairs, self.given, strict=False)
+        )
+        return out
+
+    def guessed(self, guess: Callable[[int, int], int]) -> SanJoseExchange:
+        """A copy with each give left out (see :meth:`seen_by`) filled in by
+        ``guess(giver, count)``, which returns the cards (a mask of ``count`` of the giver's
+        cards)."""
+        out = SanJoseExchange(self.pairs)
+        out.given = tuple(
+            cards or guess(pair[0], pair[2])
+            for pair, cards in zip(self.pairs, self.given, strict=False)
+        )
         return out
 
     @property

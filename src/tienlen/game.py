@@ -476,6 +476,15 @@ class Game:
             s.asks = (*s.asks, CountAsk(asker, seat, count, len(s.history)))
         return count
 
+    def exchange_seen_by(self, seat: int | None) -> SanJoseExchange | Settlement | None:
+        """In the exchange phase, the exchange as ``seat`` sees it (``None``: a spectator):
+        a copy, the cards of the hand-overs it was not party to left out; what
+        :meth:`from_state` takes to build a game in this phase. ``None`` in other phases."""
+        s = self._state
+        if s.phase != "exchange" or s.exchange is None:
+            return None
+        return s.exchange.seen_by(-1 if seat is None else seat)
+
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
         cards (for card debts: while ``giver`` is the seat to give)."""
@@ -842,6 +851,7 @@ class Game:
         rules: Rules | str,
         hands: Sequence[int] | None = None,
         played: Sequence[Action] = (),
+        exchange: SanJoseExchange | Settlement | None = None,
     ) -> Game:
         """A play-phase game in ``state`` (an observation, a parsed position), with
         ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
@@ -850,7 +860,12 @@ class Game:
         or none), so that the hands as dealt (:attr:`dealt`) are the hands and the cards
         each seat played, and the game's score counts what happened before ``state``
         (:func:`tienlen.scoring.outcome_of`). :attr:`chops` holds the chops from ``state``
-        on."""
+        on.
+
+        A state in the exchange phase needs ``exchange``, the exchange in progress (a copy
+        is taken; :meth:`exchange_seen_by` gives it, and a San Jose exchange as a seat sees
+        it needs the gives it did not see guessed: ``SanJoseExchange.guessed``). Once it is
+        done, the seat holding the first-lead card (``state.first_lead``) leads."""
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         n = rules.players
@@ -862,15 +877,26 @@ class Game:
             if h is None:
                 raise ValueError(f"seat {seat}'s hand is not known: give hands=")
             masks.append(h)
-        if state.phase not in ("play", "over"):
-            raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
+        if state.phase == "exchange":
+            if exchange is None or exchange.chooser != state.turn:
+                raise ValueError(
+                    f"a game in the exchange phase needs its exchange, with seat {state.turn} "
+                    f"to give, not {exchange!r}"
+                )
+            if isinstance(exchange, SanJoseExchange) and not all(exchange.given):
+                raise ValueError("a San Jose exchange with a give left out: guess it first")
+            exchange = exchange.copy()
+        elif exchange is not None:
+            raise ValueError(f"an exchange is given for a state in the {state.phase!r} phase")
+        elif state.phase not in ("play", "over"):
+            raise ValueError(f"a game cannot be built in the {state.phase!r} phase")
         held = union(masks)
         for action in played:
             if not 0 <= action.seat < n or action.move.mask & held:
                 raise ValueError(f"{action!r} is no play of a seat before this state")
             held |= action.move.mask
         g = cls(rules, _shell=True)
-        g._state = packed(state, masks, played)
+        g._state = packed(state, masks, played, exchange)
         return g
 
     @classmethod

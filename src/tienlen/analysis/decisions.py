@@ -39,11 +39,13 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from tienlen.combos import Move, index
+from tienlen.combos import Choice, Give, RulesIndex, index
+from tienlen.exchanges import SanJoseExchange, subsets
 from tienlen.game import Game
 from tienlen.observation import Observation
-from tienlen.play import legal_moves
+from tienlen.players.bots.heuristic import rank_gives
 from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
@@ -87,7 +89,8 @@ class Estimate:
 class ChoiceValue:
     """What one choice is worth to the deciding seat."""
 
-    choice: Move
+    choice: Choice
+    """A play or pass, or in an exchange a give."""
     win: Estimate
     """The probability of the decision's stake (first place, or not last)."""
     place: Estimate
@@ -117,14 +120,14 @@ class DecisionValues:
         """The choice with the highest stake probability (then the most points)."""
         return self.choices[0]
 
-    def value_of(self, choice: Move) -> ChoiceValue:
+    def value_of(self, choice: Choice) -> ChoiceValue:
         """The value of ``choice`` (one of the legal choices, matched by its cards)."""
         for value in self.choices:
             if value.choice.mask == choice.mask:
                 return value
         raise ValueError(f"{str(choice)!r} is not one of the choices analysed")
 
-    def loss(self, choice: Move) -> Estimate:
+    def loss(self, choice: Choice) -> Estimate:
         """How much stake probability ``choice`` gives up against the best choice, measured
         on the deals both were played out on, with its standard error (0 for the best).
         The error counts two deals more, one going each way, so that a few deals that all
@@ -166,24 +169,25 @@ def analyse_decision(
     *,
     samples: int = DEFAULT_SAMPLES,
     seed: int | str = 0,
-    keep: Sequence[Move] = (),
+    keep: Sequence[Choice] = (),
     first: int = FIRST_SAMPLES,
-    choices: Sequence[Move] | None = None,
+    choices: Sequence[Choice] | None = None,
     solver: Solver | None = None,
 ) -> DecisionValues:
     """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
-    play phase) on sampled deals of the cards it has not seen (see the module docstring).
-    The choices in ``keep`` are played out on every sample (a review keeps the choice
-    made); ``choices`` (legal ones) values those alone; ``solver`` (a review passes one for
-    all its decisions) values a known endgame. The same observation, ``samples`` and
-    ``seed`` give the same values."""
-    if obs.phase != "play":
-        raise ValueError(f"choices are valued in the play phase, not {obs.phase!r}")
+    play or the exchange phase) on sampled deals of the cards it has not seen (see the
+    module docstring). The choices in ``keep`` are played out on every sample (a review
+    keeps the choice made); ``choices`` (legal ones) values those alone; ``solver`` (a
+    review passes one for all its decisions) values a known endgame. The same observation,
+    ``samples`` and ``seed`` give the same values."""
+    if obs.phase not in ("play", "exchange"):
+        raise ValueError(f"choices are valued in the play and exchange phases, not {obs.phase!r}")
     if not obs.is_my_turn():
         raise ValueError(f"seat {obs.seat} is not to act (seat {obs.turn} is)")
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
-    legal = legal_moves(obs, obs.hand_mask, obs.rules)
+    played = [a for a in obs.history if isinstance(a, Action)]
+    legal: Sequence[Choice] = _build(obs, placeholder_hands(obs), played).legal_moves()
     if choices is not None:
         masks = {m.mask for m in legal}
         for m in choices:
@@ -193,7 +197,6 @@ def analyse_decision(
     rng = random.Random(f"analysis {seed}")
     deals = Determinizer(obs)
     scorer = _Scorer(obs)
-    played = [a for a in obs.history if isinstance(a, Action)]
     ix = index(obs.rules)
     memo: PolicyMemo = {}
     kept = {m.mask for m in keep}
@@ -203,11 +206,11 @@ def analyse_decision(
     target = min(first, samples)
     while True:
         for _ in range(done, target):
-            base = Game.from_state(obs, rules=obs.rules, hands=deals.sample(rng), played=played)
+            base = _build(obs, deals.sample(rng), played)
             for move in active:
                 game = base.copy()
                 game.apply_unchecked(move)
-                rollout_heuristic(game, ix, memo)
+                _play_out(game, ix, memo)
                 results[move.mask].append(scorer.result(game))
         done = target
         if done >= samples:
@@ -232,9 +235,38 @@ def analyse_decision(
     return DecisionValues(obs.seat, stake, tuple(values), exact)
 
 
+def _build(obs: Observation, hands: list[int], played: list[Action]) -> Game:
+    """The game of ``obs`` with ``hands``, ``played`` as its history; in a San Jose
+    exchange, a give the seat did not see is guessed: the heuristic bot's give from the
+    giver's hand."""
+    exchange = obs.exchange
+    if isinstance(exchange, SanJoseExchange):
+        rules = obs.rules
+        exchange = exchange.guessed(
+            lambda giver, count: (
+                rank_gives(rules, hands[giver], [Give(m) for m in subsets(hands[giver], count)])[
+                    0
+                ].move.mask
+            )
+        )
+    return Game.from_state(obs, rules=obs.rules, hands=hands, played=played, exchange=exchange)
+
+
+def _play_out(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
+    """Play ``game`` to its end: the gives still due by the heuristic bot's choice, then
+    the play by its scoring for every seat."""
+    rules = game.rules
+    while game.phase == "exchange":
+        gives = cast(list[Give], game.legal_moves())
+        game.apply_unchecked(rank_gives(rules, game.hand_masks[game.turn], gives)[0].move)
+    rollout_heuristic(game, ix, memo)
+
+
 def _known_endgame(obs: Observation) -> Game | None:
     """The game of an observation that itself fixes every hand: one other seat left,
     holding every card the seat has not seen; ``None`` elsewhere."""
+    if obs.phase != "play":
+        return None
     counts = obs.tracked_counts()
     others = [s for s, c in enumerate(counts) if s != obs.seat and c]
     if len(others) != 1 or unseen_mask(obs).bit_count() != counts[others[0]]:
@@ -242,7 +274,7 @@ def _known_endgame(obs: Observation) -> Game | None:
     return Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs))
 
 
-def _value(move: Move, results: list[tuple[float, float, float]]) -> ChoiceValue:
+def _value(move: Choice, results: list[tuple[float, float, float]]) -> ChoiceValue:
     wins = [r[0] for r in results]
     return ChoiceValue(
         choice=move,

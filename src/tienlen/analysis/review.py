@@ -1,11 +1,11 @@
 """The review of a whole game: every decision of the chosen seats valued and labelled.
 
-:func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each decision of
-the play phase with more than one legal choice, values every choice from the deciding
-seat's own observation (:func:`~tienlen.analysis.decisions.analyse_decision`). The choice
-made is labelled by its *loss*: how much probability of the decision's stake (first place;
-once a seat is out, not finishing last) it gives up against the best choice, measured on
-the same sampled deals.
+:func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each play, pass
+or give (the exchanges before the play: San Jose, card debts) with more than one legal
+choice, values every choice from the deciding seat's own observation
+(:func:`~tienlen.analysis.decisions.analyse_decision`). The choice made is labelled by its
+*loss*: how much probability of the decision's stake (first place; once a seat is out, not
+finishing last) it gives up against the best choice, measured on the same sampled deals.
 
 Labels (:func:`label`) go by the loss less two standard errors, so that a label is never
 worse than the samples show with about 97.5% confidence:
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tienlen.combos import Move, format_move
+from tienlen.combos import Choice, format_move
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.position import Action
@@ -81,7 +81,7 @@ class ReviewedDecision:
     number: int
     """The action's number in the record (from 1)."""
     seat: int
-    played: Move
+    played: Choice
     values: DecisionValues
     loss: Estimate
     """The loss of the choice made against the best one."""
@@ -91,7 +91,7 @@ class ReviewedDecision:
     force its stake with open hands after it."""
 
     @property
-    def best(self) -> Move:
+    def best(self) -> Choice:
         """The best choice."""
         return self.values.best.choice
 
@@ -136,7 +136,7 @@ class GameReview:
     samples: int
     decisions: tuple[ReviewedDecision, ...]
     skipped: int
-    """Decisions of the chosen seats outside the play phase (trades, gives): not valued."""
+    """Decisions of the chosen seats in the trading phase (offers, answers): not valued."""
 
     def of(self, seat: int) -> list[ReviewedDecision]:
         """The decisions of ``seat``."""
@@ -169,19 +169,19 @@ class GameReview:
 
 
 def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
-    """The action numbers of the decisions a review values (play-phase decisions of
+    """The action numbers of the decisions a review values (plays, passes and gives of
     ``seats``, default every seat, with more than one legal choice), and how many of their
-    decisions were trades or gives (not valued)."""
+    decisions were trades (not valued)."""
     chosen = _seats(record, seats)
     game = record.new_game()
     todo: list[int] = []
     skipped = 0
     for number, action in enumerate(record.actions, 1):
         if action.seat in chosen and action.kind != "ask":
-            if game.phase == "play" and action.kind in ("play", "pass"):
-                if len(game.legal_plays()) > 1:
+            if game.phase in ("play", "exchange") and action.kind in ("play", "pass", "give"):
+                if len(game.legal_moves()) > 1:
                     todo.append(number)
-            elif game.phase in ("trading", "exchange"):
+            elif game.phase == "trading":
                 skipped += 1
         apply_action(game, action)
     return todo, skipped
@@ -214,8 +214,7 @@ def review_decision(
     after = before.copy()
     apply_action(after, record.actions[number - 1])
     entry = after.history[-1]
-    assert isinstance(entry, Action), "a play-phase action is a play or a pass"
-    played = entry.move
+    played = entry.move if isinstance(entry, Action) else entry.give
     seat = before.turn
     solver = solver or Solver(nodes=EXACT_NODES)
     values = analyse_decision(

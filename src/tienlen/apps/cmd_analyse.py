@@ -213,7 +213,7 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
             f"{len(review.of(seat))} decisions ({labels})\n    win probability: {curve}"
         )
     if review.skipped:
-        console.print(f"{review.skipped} trading or exchange decisions were not analysed.")
+        console.print(f"{review.skipped} trading decisions were not analysed.")
     console.print(
         f"{len(review.decisions)} decisions, {review.samples} deals each for the best choices."
     )
