@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from tienlen import Game, Rules
-from tienlen.analysis.decisions import Estimate, analyse_decision
+from tienlen.analysis.decisions import Estimate, analyse_decision, format_option
 from tienlen.analysis.review import LABELS, label, review_decision, review_game
-from tienlen.combos import format_move
 from tienlen.match_record import read_games
 from tienlen.observation import observe
 from tienlen.players.base import Budget
@@ -32,7 +31,7 @@ def finished(game: Game, *first: str) -> GameRecord:
 def values_seen(obs_game: Game, seat: int) -> list[tuple[str, float, float, float, int]]:
     values = analyse_decision(observe(obs_game, seat), samples=16, seed=4)
     return [
-        (format_move(v.choice, ascii=True), v.win.mean, v.place.mean, v.points.mean, v.samples)
+        (format_option(v.choice, ascii=True), v.win.mean, v.place.mean, v.points.mean, v.samples)
         for v in values.choices
     ]
 
@@ -66,21 +65,19 @@ def test_going_out_at_once_is_worth_a_sure_win() -> None:
     game = Game.from_position("7d8d9d/3c4c/Kd2h/6h6s 0 0 - - - -", rules="standard")
     values = analyse_decision(observe(game, 0), samples=8)
     best = values.best
-    assert format_move(best.choice, ascii=True) == "7d 8d 9d"
+    assert format_option(best.choice, ascii=True) == "7d 8d 9d"
     assert (best.win, best.place) == (Estimate(1.0, 0.0), Estimate(1.0, 0.0))
     assert values.stake == "first"
 
 
-def test_analysis_is_refused_out_of_turn_and_in_the_trading_phase() -> None:
+def test_analysis_is_refused_out_of_turn_and_once_the_game_is_over() -> None:
     game = Game("standard", seed=3)
     other = (game.turn + 1) % 4
     with pytest.raises(ValueError, match=f"seat {other} is not to act"):
         analyse_decision(observe(game, other))
-    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
-    trading = Game(mutual, seed=3)
-    assert trading.phase == "trading"
-    with pytest.raises(ValueError, match="play and exchange phases, not 'trading'"):
-        analyse_decision(observe(trading, trading.turn))
+    over = Game.from_position("-/4c/5d/6h 1 0 - - - 0123", rules="standard")
+    with pytest.raises(ValueError, match="the game is over"):
+        analyse_decision(observe(over, 0))
 
 
 # S2 won the last game: it gives S3 two cards and takes S3's two highest; S0, the
@@ -105,7 +102,7 @@ def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards
     labels = {}
     for give in ("3d 4h", "3d 9h"):
         first = review_decision(finished(san_jose_game(DEAL, give)), 1, samples=32)
-        assert (first.number, format_move(first.played, ascii=True)) == (1, give)
+        assert (first.number, format_option(first.played, ascii=True)) == (1, give)
         assert len(first.values.choices) == 78  # every 2 of S2's 13 cards
         labels[give] = first.label
     assert LABELS.index(labels["3d 9h"]) > LABELS.index(labels["3d 4h"])
@@ -129,7 +126,7 @@ def test_a_seat_that_could_go_out_at_once_and_did_not_blundered() -> None:
     review = review_game(record, seats=[0], samples=24)
     first = review.decisions[0]
     assert (first.number, first.seat, str(first.played)) == (1, 0, "3♠")
-    assert format_move(first.best, ascii=True) == "3s 4s 5s"
+    assert format_option(first.best, ascii=True) == "3s 4s 5s"
     assert first.label == "blunder"
     assert first.exact == {first.best.mask: True, first.played.mask: False}
 
@@ -208,7 +205,7 @@ def test_with_two_seats_left_the_solver_values_the_endgame_the_playouts_misplay(
     assert game.position.format() == "3h4c5s5h7hJh/-/-/3c4s4d8s 0 2 0:7s p3x3 - 21"
     values = analyse_decision(observe(game, 0), samples=8)
     assert values.stake == "not last"
-    assert {format_move(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
+    assert {format_option(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
     for v in values.choices:
         assert (v.win, v.place) == (Estimate(1.0, 0.0), Estimate(3.0, 0.0))
 
@@ -229,3 +226,24 @@ def test_points_count_a_chop_made_before_the_decision() -> None:
     uncut = score_outcome(game.rules, dataclasses.replace(outcome, chops=()))[1]
     assert paid < uncut  # ... and seat 1 pays for it
     assert {v.points for v in values.choices} == {Estimate(float(paid), 0.0)}
+
+
+def test_accepting_a_trade_of_a_two_for_a_three_is_labelled_worse_than_refusing() -> None:
+    # Mutual trading: S0 offers its 3♠ for S1's 2♠. S1 saw the offer, not the other hands;
+    # its answer is valued, and accepting is the worse one.
+    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+    labels = {}
+    for answer in ("accept", "refuse"):
+        game = Game(mutual, hands=DEAL)
+        assert game.phase == "trading" and game.turn == 0
+        game.offer_trade(1, "3s", "2s")
+        observed = analyse_decision(observe(game, 1), samples=16)
+        assert {format_option(v.choice) for v in observed.choices} == {"accept", "pass"}
+        if answer == "accept":
+            game.accept_trade()
+        else:
+            game.play("pass")
+        first = review_decision(finished(game), 2, samples=32)  # 1: the offer, 2: the answer
+        assert format_option(first.played) == ("accept" if answer == "accept" else "pass")
+        labels[answer] = first.label
+    assert labels["refuse"] == "best" and labels["accept"] != "best"

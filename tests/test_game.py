@@ -29,7 +29,7 @@ from tienlen import (
 from tienlen.cards import TWOS_MASK, mask_of
 from tienlen.deal import instant_win_of
 from tienlen.debts import CardDebt
-from tienlen.exchanges import SanJoseExchange
+from tienlen.exchanges import MutualTrading, SanJoseExchange, TradeOffer
 from tienlen.observation import observe
 from tienlen.packed import PackedState
 from tienlen.position import Action
@@ -611,6 +611,27 @@ def test_a_game_in_the_exchange_phase_is_rebuilt_from_what_the_giver_sees() -> N
     assert rebuilt.phase == game.phase == "play"
     assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
     assert rebuilt.first_lead_rule == game.first_lead_rule is not None
+
+
+def test_a_game_in_the_trading_phase_is_rebuilt_from_what_the_partner_sees() -> None:
+    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+    game = Game(mutual, hands=SAN_JOSE_DEAL)
+    game.offer_trade(1, "3s", "2c")
+    seen = observe(game, 1)
+    assert seen.phase == "trading" and seen.turn == 1
+    assert isinstance(seen.exchange, MutualTrading)
+    assert seen.exchange.pending == game.pending_trade  # the partner sees the cards
+    hidden = game.exchange_seen_by(2)
+    assert isinstance(hidden, MutualTrading) and hidden.pending == TradeOffer(0, 1, 0, 0)
+    with pytest.raises(ValueError, match="needs its trading"):
+        Game.from_state(seen, rules=mutual, hands=game.hand_masks)
+    rebuilt = Game.from_state(seen, rules=mutual, hands=game.hand_masks, exchange=seen.exchange)
+    assert rebuilt.pending_trade == game.pending_trade
+    for g in (game, rebuilt):
+        g.accept_trade()
+        while g.phase == "trading":
+            g.play("pass")
+    assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
 
 
 def test_a_game_rebuilt_with_the_plays_before_it_scores_them() -> None:

@@ -52,6 +52,17 @@ class MutualTrading:
         out.offers = self.offers[:]
         return out
 
+    def seen_by(self, seat: int) -> MutualTrading:
+        """A copy holding what ``seat`` sees: the cards of the offers it neither made nor
+        received left out (0), as :attr:`tienlen.observation.Observation.trades` shows
+        them."""
+        out = self.copy()
+        out.offers = [
+            t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0)
+            for t in self.offers
+        ]
+        return out
+
     @property
     def pending(self) -> TradeOffer | None:
         """The offer awaiting an answer, if any."""

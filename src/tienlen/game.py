@@ -476,14 +476,20 @@ class Game:
             s.asks = (*s.asks, CountAsk(asker, seat, count, len(s.history)))
         return count
 
-    def exchange_seen_by(self, seat: int | None) -> SanJoseExchange | Settlement | None:
-        """In the exchange phase, the exchange as ``seat`` sees it (``None``: a spectator):
-        a copy, the cards of the hand-overs it was not party to left out; what
-        :meth:`from_state` takes to build a game in this phase. ``None`` in other phases."""
+    def exchange_seen_by(
+        self, seat: int | None
+    ) -> MutualTrading | SanJoseExchange | Settlement | None:
+        """Before the play, the exchange in progress (the trading phase's offers, a San Jose
+        exchange, card debts) as ``seat`` sees it (``None``: a spectator): a copy, the cards
+        of the offers and hand-overs it was not party to left out; what :meth:`from_state`
+        takes to build a game in that phase. ``None`` in the play."""
         s = self._state
-        if s.phase != "exchange" or s.exchange is None:
-            return None
-        return s.exchange.seen_by(-1 if seat is None else seat)
+        viewer = -1 if seat is None else seat
+        if s.phase == "trading" and s.trading is not None:
+            return s.trading.seen_by(viewer)
+        if s.phase == "exchange" and s.exchange is not None:
+            return s.exchange.seen_by(viewer)
+        return None
 
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
@@ -851,7 +857,7 @@ class Game:
         rules: Rules | str,
         hands: Sequence[int] | None = None,
         played: Sequence[Action] = (),
-        exchange: SanJoseExchange | Settlement | None = None,
+        exchange: MutualTrading | SanJoseExchange | Settlement | None = None,
     ) -> Game:
         """A play-phase game in ``state`` (an observation, a parsed position), with
         ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
@@ -862,10 +868,11 @@ class Game:
         (:func:`tienlen.scoring.outcome_of`). :attr:`chops` holds the chops from ``state``
         on.
 
-        A state in the exchange phase needs ``exchange``, the exchange in progress (a copy
-        is taken; :meth:`exchange_seen_by` gives it, and a San Jose exchange as a seat sees
-        it needs the gives it did not see guessed: ``SanJoseExchange.guessed``). Once it is
-        done, the seat holding the first-lead card (``state.first_lead``) leads."""
+        A state in the trading or the exchange phase needs ``exchange``, the exchange in
+        progress (a copy is taken; :meth:`exchange_seen_by` gives it, and a San Jose
+        exchange as a seat sees it needs the gives it did not see guessed:
+        ``SanJoseExchange.guessed``). Once it is done, the seat holding the first-lead card
+        (``state.first_lead``) leads."""
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         n = rules.players
@@ -877,8 +884,15 @@ class Game:
             if h is None:
                 raise ValueError(f"seat {seat}'s hand is not known: give hands=")
             masks.append(h)
-        if state.phase == "exchange":
-            if exchange is None or exchange.chooser != state.turn:
+        if state.phase == "trading":
+            if not isinstance(exchange, MutualTrading):
+                raise ValueError(f"a game in the trading phase needs its trading, not {exchange!r}")
+            exchange = exchange.copy()
+        elif state.phase == "exchange":
+            if (
+                not isinstance(exchange, SanJoseExchange | Settlement)
+                or exchange.chooser != state.turn
+            ):
                 raise ValueError(
                     f"a game in the exchange phase needs its exchange, with seat {state.turn} "
                     f"to give, not {exchange!r}"

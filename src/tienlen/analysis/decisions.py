@@ -41,8 +41,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from tienlen.combos import Choice, Give, RulesIndex, index
-from tienlen.exchanges import SanJoseExchange, subsets
+from tienlen.cards import bits_of_mask
+from tienlen.combos import Choice, Give, RulesIndex, format_move, index
+from tienlen.exchanges import MutualTrading, SanJoseExchange, subsets
 from tienlen.game import Game
 from tienlen.observation import Observation
 from tienlen.players.bots.heuristic import rank_gives
@@ -55,16 +56,41 @@ from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "AcceptTrade",
     "ChoiceValue",
     "DecisionValues",
     "Estimate",
+    "Option",
     "analyse_decision",
+    "format_option",
+    "options_of",
 ]
 
 #: Deals the best choices of a decision are played out on by default.
 DEFAULT_SAMPLES = 128
 #: Deals every choice is played out on before the worse half is dropped.
 FIRST_SAMPLES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTrade:
+    """The trading phase's other choice beside the pass (which refuses): accepting the
+    pending offer, handing over ``mask`` (the cards asked for) for ``take``."""
+
+    mask: int
+    take: int
+
+    def __str__(self) -> str:
+        return "accept"
+
+
+#: A choice a decision values: a play or the pass, a give, or accepting a trade.
+Option = Choice | AcceptTrade
+
+
+def format_option(option: Option, *, ascii: bool = False) -> str:
+    """A choice in words: a move or give in notation, or ``"accept"``."""
+    return str(option) if isinstance(option, AcceptTrade) else format_move(option, ascii=ascii)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +115,8 @@ class Estimate:
 class ChoiceValue:
     """What one choice is worth to the deciding seat."""
 
-    choice: Choice
-    """A play or pass, or in an exchange a give."""
+    choice: Option
+    """A play or pass, a give, or accepting a trade."""
     win: Estimate
     """The probability of the decision's stake (first place, or not last)."""
     place: Estimate
@@ -120,14 +146,14 @@ class DecisionValues:
         """The choice with the highest stake probability (then the most points)."""
         return self.choices[0]
 
-    def value_of(self, choice: Choice) -> ChoiceValue:
+    def value_of(self, choice: Option) -> ChoiceValue:
         """The value of ``choice`` (one of the legal choices, matched by its cards)."""
         for value in self.choices:
             if value.choice.mask == choice.mask:
                 return value
         raise ValueError(f"{str(choice)!r} is not one of the choices analysed")
 
-    def loss(self, choice: Choice) -> Estimate:
+    def loss(self, choice: Option) -> Estimate:
         """How much stake probability ``choice`` gives up against the best choice, measured
         on the deals both were played out on, with its standard error (0 for the best).
         The error counts two deals more, one going each way, so that a few deals that all
@@ -169,9 +195,9 @@ def analyse_decision(
     *,
     samples: int = DEFAULT_SAMPLES,
     seed: int | str = 0,
-    keep: Sequence[Choice] = (),
+    keep: Sequence[Option] = (),
     first: int = FIRST_SAMPLES,
-    choices: Sequence[Choice] | None = None,
+    choices: Sequence[Option] | None = None,
     solver: Solver | None = None,
 ) -> DecisionValues:
     """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
@@ -180,14 +206,14 @@ def analyse_decision(
     keeps the choice made); ``choices`` (legal ones) values those alone; ``solver`` (a
     review passes one for all its decisions) values a known endgame. The same observation,
     ``samples`` and ``seed`` give the same values."""
-    if obs.phase not in ("play", "exchange"):
-        raise ValueError(f"choices are valued in the play and exchange phases, not {obs.phase!r}")
+    if obs.phase == "over":
+        raise ValueError("the game is over: there is no choice to value")
     if not obs.is_my_turn():
         raise ValueError(f"seat {obs.seat} is not to act (seat {obs.turn} is)")
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
     played = [a for a in obs.history if isinstance(a, Action)]
-    legal: Sequence[Choice] = _build(obs, placeholder_hands(obs), played).legal_moves()
+    legal = options_of(_build(obs, placeholder_hands(obs), played))
     if choices is not None:
         masks = {m.mask for m in legal}
         for m in choices:
@@ -206,10 +232,13 @@ def analyse_decision(
     target = min(first, samples)
     while True:
         for _ in range(done, target):
-            base = _build(obs, deals.sample(rng), played)
+            base = _build(obs, _pin_offer(obs, deals.sample(rng), rng), played)
             for move in active:
                 game = base.copy()
-                game.apply_unchecked(move)
+                if isinstance(move, AcceptTrade):
+                    game.accept_trade()
+                else:
+                    game.apply_unchecked(move)
                 _play_out(game, ix, memo)
                 results[move.mask].append(scorer.result(game))
         done = target
@@ -236,7 +265,8 @@ def analyse_decision(
 
 
 def _build(obs: Observation, hands: list[int], played: list[Action]) -> Game:
-    """The game of ``obs`` with ``hands``, ``played`` as its history; in a San Jose
+    """The game of ``obs`` (in any phase before the end) with ``hands``, ``played`` as its
+    history; in a San Jose
     exchange, a give the seat did not see is guessed: the heuristic bot's give from the
     giver's hand."""
     exchange = obs.exchange
@@ -252,9 +282,36 @@ def _build(obs: Observation, hands: list[int], played: list[Action]) -> Game:
     return Game.from_state(obs, rules=obs.rules, hands=hands, played=played, exchange=exchange)
 
 
+def options_of(game: Game) -> list[Option]:
+    """The choices of the seat to act in ``game``: its legal moves or gives, and accepting
+    a pending trade offer where it holds the cards asked for."""
+    out: list[Option] = list(game.legal_moves())
+    offer = game.pending_trade
+    if offer is not None and not offer.take & ~game.hand_masks[game.turn]:
+        out.append(AcceptTrade(offer.take, offer.give))
+    return out
+
+
+def _pin_offer(obs: Observation, hands: list[int], rng: random.Random) -> list[int]:
+    """``hands`` (a sampled deal) with the cards of a trade offer pending to the seat in
+    the hand of the seat that offered them (they are known to be there): each swapped with
+    another of its sampled cards, chosen at random."""
+    offer = obs.exchange.pending if isinstance(obs.exchange, MutualTrading) else None
+    if offer is None:
+        return hands
+    owner = offer.proposer
+    for card in bits_of_mask(offer.give & ~hands[owner]):
+        holder = next(s for s, h in enumerate(hands) if h & card)
+        out = rng.choice(bits_of_mask(hands[owner] & ~offer.give))
+        hands[owner] ^= card | out
+        hands[holder] ^= card | out
+    return hands
+
+
 def _play_out(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     """Play ``game`` to its end: the gives still due by the heuristic bot's choice, then
-    the play by its scoring for every seat."""
+    the play by its scoring for every seat (the trades still to come are passed, as the
+    heuristic bot does)."""
     rules = game.rules
     while game.phase == "exchange":
         gives = cast(list[Give], game.legal_moves())
@@ -274,7 +331,7 @@ def _known_endgame(obs: Observation) -> Game | None:
     return Game.from_state(obs, rules=obs.rules, hands=placeholder_hands(obs))
 
 
-def _value(move: Choice, results: list[tuple[float, float, float]]) -> ChoiceValue:
+def _value(move: Option, results: list[tuple[float, float, float]]) -> ChoiceValue:
     wins = [r[0] for r in results]
     return ChoiceValue(
         choice=move,

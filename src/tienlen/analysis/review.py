@@ -33,13 +33,22 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tienlen.combos import Choice, format_move
+from tienlen.combos import PASS
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.position import Action
-from tienlen.record import GameRecord, apply_action
+from tienlen.record import GameRecord, RecordedAction, apply_action
 
-from .decisions import DEFAULT_SAMPLES, DecisionValues, Estimate, analyse_decision
+from .decisions import (
+    DEFAULT_SAMPLES,
+    AcceptTrade,
+    DecisionValues,
+    Estimate,
+    Option,
+    analyse_decision,
+    format_option,
+    options_of,
+)
 from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
@@ -81,7 +90,7 @@ class ReviewedDecision:
     number: int
     """The action's number in the record (from 1)."""
     seat: int
-    played: Choice
+    played: Option
     values: DecisionValues
     loss: Estimate
     """The loss of the choice made against the best one."""
@@ -91,7 +100,7 @@ class ReviewedDecision:
     force its stake with open hands after it."""
 
     @property
-    def best(self) -> Choice:
+    def best(self) -> Option:
         """The best choice."""
         return self.values.best.choice
 
@@ -101,7 +110,7 @@ class ReviewedDecision:
 
         def choice(v: Any) -> dict[str, Any]:
             out = {
-                "choice": format_move(v.choice, ascii=True),
+                "choice": format_option(v.choice, ascii=True),
                 "win": _est(v.win),
                 "place": _est(v.place),
                 "points": _est(v.points),
@@ -115,8 +124,8 @@ class ReviewedDecision:
             "number": self.number,
             "seat": self.seat,
             "stake": self.values.stake,
-            "choice": format_move(self.played, ascii=True),
-            "best": format_move(self.best, ascii=True),
+            "choice": format_option(self.played, ascii=True),
+            "best": format_option(self.best, ascii=True),
             "loss": _est(self.loss),
             "label": self.label,
             "choices": [choice(v) for v in self.values.choices],
@@ -136,7 +145,7 @@ class GameReview:
     samples: int
     decisions: tuple[ReviewedDecision, ...]
     skipped: int
-    """Decisions of the chosen seats in the trading phase (offers, answers): not valued."""
+    """Decisions of the chosen seats whether to offer a trade: not valued."""
 
     def of(self, seat: int) -> list[ReviewedDecision]:
         """The decisions of ``seat``."""
@@ -169,20 +178,20 @@ class GameReview:
 
 
 def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
-    """The action numbers of the decisions a review values (plays, passes and gives of
-    ``seats``, default every seat, with more than one legal choice), and how many of their
-    decisions were trades (not valued)."""
+    """The action numbers of the decisions a review values (plays, passes, gives and answers
+    to trade offers of ``seats``, default every seat, with more than one legal choice), and
+    how many of their decisions were whether to offer a trade (not valued)."""
     chosen = _seats(record, seats)
     game = record.new_game()
     todo: list[int] = []
     skipped = 0
     for number, action in enumerate(record.actions, 1):
         if action.seat in chosen and action.kind != "ask":
-            if game.phase in ("play", "exchange") and action.kind in ("play", "pass", "give"):
-                if len(game.legal_moves()) > 1:
-                    todo.append(number)
-            elif game.phase == "trading":
+            offer = game.phase == "trading" and game.pending_trade is None
+            if offer:
                 skipped += 1
+            elif len(options_of(game)) > 1:
+                todo.append(number)
         apply_action(game, action)
     return todo, skipped
 
@@ -211,10 +220,7 @@ def review_decision(
         before = record.new_game()
         for action in record.actions[: number - 1]:
             apply_action(before, action)
-    after = before.copy()
-    apply_action(after, record.actions[number - 1])
-    entry = after.history[-1]
-    played = entry.move if isinstance(entry, Action) else entry.give
+    played = _played(before, record.actions[number - 1])
     seat = before.turn
     solver = solver or Solver(nodes=EXACT_NODES)
     values = analyse_decision(
@@ -236,6 +242,19 @@ def review_decision(
         label=label(loss),
         exact=exact,
     )
+
+
+def _played(before: Game, action: RecordedAction) -> Option:
+    """The choice ``action`` made in ``before``."""
+    offer = before.pending_trade
+    if action.kind == "accept" and offer is not None:
+        return AcceptTrade(offer.take, offer.give)
+    if action.kind == "refuse":
+        return PASS
+    after = before.copy()
+    apply_action(after, action)
+    entry = after.history[-1]
+    return entry.move if isinstance(entry, Action) else entry.give
 
 
 def review_game(
