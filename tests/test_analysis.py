@@ -101,7 +101,7 @@ def san_jose_game(deal: list[str], *gives: str) -> Game:
 def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards() -> None:
     labels = {}
     for give in ("3d 4h", "3d 9h"):
-        first = review_decision(finished(san_jose_game(DEAL, give)), 1, samples=32)
+        first = review_decision(finished(san_jose_game(DEAL, give)), 1, samples=64)
         assert (first.number, format_option(first.played, ascii=True)) == (1, give)
         assert len(first.values.choices) == 78  # every 2 of S2's 13 cards
         labels[give] = first.label

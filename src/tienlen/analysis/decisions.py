@@ -10,13 +10,17 @@ sampled deals with its standard error:
 - ``points``: the expected points of the seat under the game's scoring
   (:func:`tienlen.scoring.score_outcome`).
 
-A sample deals the cards the seat has not seen to the other seats exactly as the ``ismcts``
-bot does (:class:`~tienlen.players.bots.ismcts.Determinizer`: random deals in the known card
-counts, the one of three that best explains the opponents' last plays kept), builds that
-game, makes the choice and plays the game out with the ``heuristic`` bot's scoring for every
-seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every choice is played on the
-same deals (paired samples), so the difference between two choices is measured far more
-precisely than either value: :meth:`DecisionValues.loss` gives it with its own error.
+A sample deals the cards the seat has not seen to the other seats
+(:class:`~tienlen.players.bots.ismcts.Determinizer` with ``tidy``: of :data:`GUESSES` random
+deals in the known card counts, of those that best explain the opponents' last plays the
+one whose other hands are the cheapest to play out: players keep tidy hands, and random
+deals, which give the opponents untidy ones, made the values too high, docs/bots.md),
+builds that game, makes the choice and plays the game out with the ``heuristic`` bot's
+scoring for every seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every
+choice is played on the same deals (paired samples), so the difference between two choices
+is measured far more precisely than either value: :meth:`DecisionValues.loss` gives it with
+its own error. Before the play, gives and answers to trade offers are valued the same way
+(docs/analysis.md).
 
 The samples are spent by successive halving: every choice gets the first ``first``
 deals; then the better half (and the choices in ``keep``) go on to twice as many, and so on
@@ -70,6 +74,8 @@ __all__ = [
 DEFAULT_SAMPLES = 128
 #: Deals every choice is played out on before the worse half is dropped.
 FIRST_SAMPLES = 8
+#: Random deals of the unseen cards each sample is chosen from (see the module docstring).
+GUESSES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +227,7 @@ def analyse_decision(
                 raise ValueError(f"{str(m)!r} is not a legal choice of seat {obs.seat} now")
         legal = list(choices)
     rng = random.Random(f"analysis {seed}")
-    deals = Determinizer(obs)
+    deals = Determinizer(obs, guesses=GUESSES, tidy=True)
     scorer = _Scorer(obs)
     ix = index(obs.rules)
     memo: PolicyMemo = {}
