@@ -12,9 +12,9 @@ sampled deals with its standard error:
 
 A sample deals the cards the seat has not seen to the other seats
 (:class:`~tienlen.players.bots.ismcts.Determinizer` with ``tidy``: of :data:`GUESSES` random
-deals in the known card counts, of those that best explain the opponents' last plays the
-one whose other hands are the cheapest to play out: players keep tidy hands, and random
-deals, which give the opponents untidy ones, made the values too high, docs/bots.md),
+deals in the known card counts, the one whose other hands are the cheapest to play out:
+players keep tidy hands, and random deals, which give the opponents untidy ones, made the
+values too high, docs/bots.md),
 builds that game, makes the choice and plays the game out with the ``heuristic`` bot's
 scoring for every seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every
 choice is played on the same deals (paired samples), so the difference between two choices

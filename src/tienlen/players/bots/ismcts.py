@@ -104,11 +104,11 @@ class Determinizer:
     docstring): each :meth:`sample` deals the unseen cards at random to the other seats in
     their card counts, ``guesses`` times, and keeps the deal that best explains the
     opponents' ``recent`` last plays under the model opponent (:mod:`.inference`). With
-    ``tidy``, every guess is dealt and, of those that explain the plays best, the one whose
-    other hands are the cheapest to play out (the planner's cost) is kept: players shed
-    their loose cards and keep their combinations, so the hands they still hold are tidier
-    than a random split of the unseen cards (the game analysis measured it:
-    docs/bots.md, calibration). It reads the observation only: it never sees a hidden card."""
+    ``tidy``, it keeps instead the deal whose other hands are the cheapest to play out (the
+    planner's cost): players shed their loose cards and keep their combinations, so the
+    hands they still hold are tidier than a random split of the unseen cards (the game
+    analysis measured it: docs/bots.md, calibration). It reads the observation only: it
+    never sees a hidden card."""
 
     def __init__(
         self, obs: Observation, *, guesses: int = 3, recent: int = 2, tidy: bool = False
@@ -116,7 +116,7 @@ class Determinizer:
         self.obs = obs
         self.guesses = guesses
         self._pool = bits_of_mask(unseen_mask(obs))
-        self._inference = Inference(obs, per_seat=recent) if guesses > 1 else None
+        self._inference = Inference(obs, per_seat=recent) if guesses > 1 and not tidy else None
         self._planner = planner(obs.rules) if tidy else None
 
     def sample(self, rng: random.Random) -> list[int]:
@@ -138,16 +138,14 @@ class Determinizer:
         return hands
 
     def _tidiest(self, rng: random.Random) -> list[int]:
-        obs, pool, inference, pl = self.obs, self._pool, self._inference, self._planner
+        obs, pool, pl = self.obs, self._pool, self._planner
         assert pl is not None
-        explains = inference is not None and bool(inference.decisions)
-        best: tuple[tuple[int, float], list[int]] | None = None
+        best: tuple[float, list[int]] | None = None
         for _ in range(self.guesses):
             hands = sample_hands(obs, rng, pool)
-            wrong = inference.mismatches(hands) if explains and inference is not None else 0
             cost = math.fsum(pl.cost(h) for s, h in enumerate(hands) if s != obs.seat)
-            if best is None or (wrong, cost) < best[0]:
-                best = ((wrong, cost), hands)
+            if best is None or cost < best[0]:
+                best = (cost, hands)
         assert best is not None
         return best[1]
 
