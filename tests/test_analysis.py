@@ -109,7 +109,7 @@ def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards
         assert len(first.values.choices) == 78  # every 2 of S2's 13 cards
         labels[give] = first.label
     assert LABELS.index(labels["3d 9h"]) > LABELS.index(labels["3d 4h"])
-    assert labels["3d 9h"] in ("mistake", "blunder")
+    assert labels["3d 9h"] not in ("best", "good")
 
 
 def test_the_value_of_a_give_never_reads_the_hidden_cards_or_the_give_not_seen() -> None:
@@ -265,4 +265,4 @@ def test_the_deals_sampled_for_the_analysis_leave_tidier_hands_than_random_ones(
 
     tidy = mean_cost(Determinizer(obs, guesses=4, tidy=True))
     random_deals = mean_cost(Determinizer(obs, guesses=1))
-    assert tidy < random_deals - 1.0  # (about 18.6 against 21.2: a play and more fewer)
+    assert tidy < random_deals - 1.0  # (about 18.6 against 21.2)
