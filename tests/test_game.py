@@ -611,6 +611,8 @@ def test_a_game_in_the_exchange_phase_is_rebuilt_from_what_the_giver_sees() -> N
     assert rebuilt.phase == game.phase == "play"
     assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
     assert rebuilt.first_lead_rule == game.first_lead_rule is not None
+    with pytest.raises(ValueError, match="an exchange is given for a state in the 'play' phase"):
+        Game.from_state(game.position, rules=rules, exchange=guess)
 
 
 def test_a_game_in_the_trading_phase_is_rebuilt_from_what_the_partner_sees() -> None:

@@ -859,9 +859,9 @@ class Game:
         played: Sequence[Action] = (),
         exchange: MutualTrading | SanJoseExchange | Settlement | None = None,
     ) -> Game:
-        """A play-phase game in ``state`` (an observation, a parsed position), with
-        ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
-        sample of the hidden ones. The pile is ``state.pile``; the history is ``played``
+        """A game in ``state`` (an observation, a parsed position), with ``hands``
+        (bitmasks, one per seat) in place of the state's where given, e.g. a sample of the
+        hidden ones. The pile is ``state.pile``; the history is ``played``
         (the plays and passes that led to ``state`` from the deal, e.g. an observation's,
         or none), so that the hands as dealt (:attr:`dealt`) are the hands and the cards
         each seat played, and the game's score counts what happened before ``state``
@@ -902,8 +902,6 @@ class Game:
             exchange = exchange.copy()
         elif exchange is not None:
             raise ValueError(f"an exchange is given for a state in the {state.phase!r} phase")
-        elif state.phase not in ("play", "over"):
-            raise ValueError(f"a game cannot be built in the {state.phase!r} phase")
         held = union(masks)
         for action in played:
             if not 0 <= action.seat < n or action.move.mask & held:

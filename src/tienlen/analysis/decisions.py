@@ -54,6 +54,7 @@ from tienlen.players.bots.heuristic import rank_gives
 from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
+from tienlen.rules import Rules
 from tienlen.scoring import outcome_of, score_outcome
 
 from .solver import EXACT_NODES, Solver, exact_choices
@@ -206,9 +207,9 @@ def analyse_decision(
     choices: Sequence[Option] | None = None,
     solver: Solver | None = None,
 ) -> DecisionValues:
-    """Value every legal choice of the seat to act in ``obs`` (its own observation, in the
-    play or the exchange phase) on sampled deals of the cards it has not seen (see the
-    module docstring). The choices in ``keep`` are played out on every sample (a review
+    """Value every legal choice of the seat to act in ``obs`` (its own observation, before
+    the game is over) on sampled deals of the cards it has not seen (see the module
+    docstring). The choices in ``keep`` are played out on every sample (a review
     keeps the choice made); ``choices`` (legal ones) values those alone; ``solver`` (a
     review passes one for all its decisions) values a known endgame. The same observation,
     ``samples`` and ``seed`` give the same values."""
@@ -272,20 +273,20 @@ def analyse_decision(
 
 def _build(obs: Observation, hands: list[int], played: list[Action]) -> Game:
     """The game of ``obs`` (in any phase before the end) with ``hands``, ``played`` as its
-    history; in a San Jose
-    exchange, a give the seat did not see is guessed: the heuristic bot's give from the
-    giver's hand."""
+    history; in a San Jose exchange, a give the seat did not see is guessed: the heuristic
+    bot's give from the giver's hand."""
     exchange = obs.exchange
     if isinstance(exchange, SanJoseExchange):
         rules = obs.rules
         exchange = exchange.guessed(
-            lambda giver, count: (
-                rank_gives(rules, hands[giver], [Give(m) for m in subsets(hands[giver], count)])[
-                    0
-                ].move.mask
-            )
+            lambda giver, count: _give(rules, hands[giver], subsets(hands[giver], count)).mask
         )
     return Game.from_state(obs, rules=obs.rules, hands=hands, played=played, exchange=exchange)
+
+
+def _give(rules: Rules, hand: int, gives: Sequence[int]) -> Give:
+    """The heuristic bot's give from ``hand`` among ``gives`` (card masks)."""
+    return cast(Give, rank_gives(rules, hand, [Give(m) for m in gives])[0].move)
 
 
 def options_of(game: Game) -> list[Option]:
@@ -320,8 +321,8 @@ def _play_out(game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
     heuristic bot does)."""
     rules = game.rules
     while game.phase == "exchange":
-        gives = cast(list[Give], game.legal_moves())
-        game.apply_unchecked(rank_gives(rules, game.hand_masks[game.turn], gives)[0].move)
+        gives = [m.mask for m in game.legal_moves()]
+        game.apply_unchecked(_give(rules, game.hand_masks[game.turn], gives))
     rollout_heuristic(game, ix, memo)
 
 
