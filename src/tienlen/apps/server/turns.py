@@ -46,14 +46,12 @@ class Turns:
         metrics: Metrics,
         *,
         dispatch: Dispatch,
-        clustered: bool,
     ) -> None:
         self.settings = settings
         self.hub = hub
         self.commits = commits
         self.metrics = metrics
         self.dispatch = dispatch
-        self.clustered = clustered
         self.timers: dict[str, asyncio.Task[None] | asyncio.TimerHandle] = {}
         """Each table's pending bot move, or its turn timer (a callback at the deadline, not
         a task: it is set and cancelled on every action)."""
@@ -68,11 +66,6 @@ class Turns:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def runs(self, table: Table) -> bool:
-        """Whether this process runs ``table``'s bots and timer (a cluster node: if it owns
-        the table)."""
-        return not self.clustered or table.fence is not None
-
     # --- bots and the turn timer ----------------------------------------------------------
     def schedule(self, table: Table) -> None:
         """After a change: let a bot move, or start the turn timer of the human to act."""
@@ -80,7 +73,12 @@ class Turns:
         if old is not None and old is not asyncio.current_task():
             old.cancel()
         game = table.game
-        if game is None or game.is_over or table.status != "playing" or not self.runs(table):
+        if (
+            game is None
+            or game.is_over
+            or table.status != "playing"
+            or not self.commits.runs(table)
+        ):
             return
         if idle.humans_away(table):  # it waits for one of them to come back
             return
@@ -117,7 +115,11 @@ class Turns:
             move = fallback_move(legal)
         self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self.hub.lock(table.id):
-            if table.state_version != version or table.game is not game or not self.runs(table):
+            if (
+                table.state_version != version
+                or table.game is not game
+                or not self.commits.runs(table)
+            ):
                 return
             kind, fields = move_action(game, move)
             try:
@@ -138,7 +140,7 @@ class Turns:
     async def _timeout(self, table: Table, version: int) -> None:
         async with self.hub.lock(table.id):
             game = table.game
-            if table.state_version != version or game is None or not self.runs(table):
+            if table.state_version != version or game is None or not self.commits.runs(table):
                 return
             seat = game.turn
             note = planner.applied(table, Pending("timeout", {"seat": seat}))
