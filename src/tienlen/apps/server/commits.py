@@ -213,12 +213,12 @@ class Commits:
         Called under the table's lock, so no broadcast interleaves."""
         seat = table.seat_of(conn.player)
         if since is None or not table.version - self.catch_up_max <= since < table.version:
-            view = table.view(seat, history=True)
+            view = table.views([seat], history=True).get(seat)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
         with database_needed():
             events = await self.events_since(table.id, since)
-        _send(conn, seat, events, table.view(seat), table.info())
+        _send(conn, seat, events, table.views([seat]).get(seat), table.info())
 
 
 class _Event(Protocol):
