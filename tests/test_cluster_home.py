@@ -187,3 +187,23 @@ def test_clients_of_the_owner_play_on_while_redis_is_cut_off(tmp_path: Path) -> 
         driver.play()
         check_record(clients[0], driver)
         until(lambda: s.owner(table) == nodes[0].id, "the owner renews its lease")
+
+
+def test_a_table_nobody_needs_leaves_its_owner_and_the_next_node_takes_it(
+    tmp_path: Path,
+) -> None:
+    with site(tmp_path) as s:
+        quick = ["--evict-after", "0.3", "--guests-per-address", "100000/1"]
+        quick += ["--connections-per-address", "100000/1"]
+        nodes = s.start(2, extra=quick)
+        clients, sockets, table = seat_clients(nodes, [0], bots="greedy")
+        assert s.owner_node(table) == 0
+        sockets[0].send(type="chat", text="see you at the other node")
+        sockets[0].until(lambda m: m["type"] == "event" and m["event"]["kind"] == "chat")
+        sockets[0].close()
+        until(lambda: held(nodes[0].base) == 0, "the table leaves its owner's memory")
+        until(lambda: s.owner(table) is None, "its lease is given back")
+        again = clients[0].socket(table, via=nodes[1].base)
+        state = again.until(lambda m: m["type"] == "state")
+        assert state["table"]["seats"][0]["player"] == clients[0].id
+        assert s.owner(table) == nodes[1].id and held(nodes[1].base) == 1
