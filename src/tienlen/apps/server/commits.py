@@ -198,13 +198,13 @@ class Commits:
             self.hub.lobby_update(table)
 
     def _broadcast(self, table: Table, pending: list[Pending]) -> None:
-        views: dict[int | None, GameView | None] = {}
+        seats = {conn: table.seat_of(conn.player) for conn in self.hub.conns.get(table.id, ())}
+        if not seats:
+            return
+        views = table.views(set(seats.values()))
         info = table.info() if any(p.kind in TABLE_KINDS for p in pending) else None
-        for conn in self.hub.conns.get(table.id, ()):
-            seat = table.seat_of(conn.player)
-            if seat not in views:
-                views[seat] = table.view(seat)
-            _send(conn, seat, pending, views[seat], info)
+        for conn, seat in seats.items():
+            _send(conn, seat, pending, views.get(seat), info)
 
     async def catch_up(self, conn: Client, table: Table, since: int | None) -> None:
         """The events after ``since`` for this client's seat, or a full state (no ``since``,

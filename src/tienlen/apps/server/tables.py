@@ -11,7 +11,7 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,7 @@ from .actions import act, chop_made, move_action
 from .deals import ServerMatch, commitment_of
 from .messages import GameView, SeatInfo, TableEvent, TableInfo
 from .options import TableConfig
-from .views import game_view
+from .views import game_views
 
 __all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
@@ -217,12 +217,19 @@ class Table:
     def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
         """What ``seat`` (``None``: a spectator) may see of the current game (``history``:
         with every action so far, for a full resync)."""
+        return self.views([seat], history=history).get(seat)
+
+    def views(
+        self, seats: Collection[int | None], *, history: bool = False
+    ) -> dict[int | None, GameView]:
+        """What each of ``seats`` may see of the current game (none before the match), built
+        together (:func:`.views.game_views`)."""
         m = self.match
         if m is None:
-            return None
-        return game_view(
+            return {}
+        return game_views(
             m.game,
-            seat,
+            seats,
             number=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),

@@ -52,8 +52,9 @@ class Turns:
         self.commits = commits
         self.metrics = metrics
         self.dispatch = dispatch
-        self.timers: dict[str, asyncio.Task[None]] = {}
-        """Each table's pending bot move or turn timer."""
+        self.timers: dict[str, asyncio.Task[None] | asyncio.TimerHandle] = {}
+        """Each table's pending bot move, or its turn timer (a callback at the deadline, not
+        a task: it is set and cancelled on every action)."""
         self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
         """Each absent (table, player)'s grace."""
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
@@ -85,7 +86,13 @@ class Turns:
         if seat.is_bot:
             self.timers[table.id] = self.hub.spawn(self._bot_turn(table, table.state_version))
         elif table.deadline is not None:
-            self.timers[table.id] = self.hub.spawn(self._timeout(table, table.state_version))
+            delay = max(0.0, table.deadline - time.time())
+            self.timers[table.id] = asyncio.get_running_loop().call_later(
+                delay, self._time_up, table, table.state_version
+            )
+
+    def _time_up(self, table: Table, version: int) -> None:
+        self.timers[table.id] = self.hub.spawn(self._timeout(table, version))
 
     async def _bot_turn(self, table: Table, version: int) -> None:
         game = table.game
@@ -131,8 +138,6 @@ class Turns:
         self.pool_restarts += 1
 
     async def _timeout(self, table: Table, version: int) -> None:
-        assert table.deadline is not None
-        await asyncio.sleep(max(0.0, table.deadline - time.time()))
         async with self.hub.lock(table.id):
             game = table.game
             if table.state_version != version or game is None or not self.commits.runs(table):
