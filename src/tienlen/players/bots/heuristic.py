@@ -31,7 +31,7 @@ from tienlen.players.toolkit import unseen_mask
 from tienlen.reasons import Reason, kind_param, reason
 from tienlen.rules import Rules
 
-__all__ = ["Context", "HeuristicBot", "Scored"]
+__all__ = ["Context", "HeuristicBot", "Scored", "rank_gives"]
 
 #: The weights of the scoring (tuned with the arena against ``greedy``).
 W: dict[str, float] = {
@@ -95,14 +95,16 @@ class HeuristicBot:
         return out
 
     def _gives(self, obs: Observation, legal: Sequence[Give]) -> list[Scored]:
-        pl = planner(obs.rules)
-        hand = obs.hand_mask
-        out = []
-        for m in legal:
-            cost = pl.cost(hand & ~m.mask)
-            out.append(Scored(-cost, m, reason("hint_give")))
-        out.sort(key=lambda s: (-s.score, s.move.mask))
-        return out
+        return rank_gives(obs.rules, obs.hand_mask, legal)
+
+
+def rank_gives(rules: Rules, hand: int, legal: Sequence[Give]) -> list[Scored]:
+    """The gives of ``legal`` from ``hand`` (a bitmask), best first: the one that leaves
+    the hand the cheapest to play out (the planner's cost), ties the lowest cards."""
+    pl = planner(rules)
+    out = [Scored(-pl.cost(hand & ~m.mask), m, reason("hint_give")) for m in legal]
+    out.sort(key=lambda s: (-s.score, s.move.mask))
+    return out
 
 
 def _kind_of(m: Move | None) -> dict[str, object]:
