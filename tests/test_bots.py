@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from quick import presets
 from tienlen import PASS, RULESETS, Game, Give, Move, Rules, parse_cards
 from tienlen.cards import mask_of
 from tienlen.combos import Choice
@@ -92,7 +93,8 @@ def test_fast_bots_play_legal_games_in_every_rule_set(variant: str) -> None:
         assert "exchange" in seen_phases
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+# the quick loop: three presets and the two variants with a phase before the play
+@pytest.mark.parametrize("variant", presets(VARIANTS, also=("vietcong/trading", "pang/san-jose")))
 def test_ismcts_plays_legal_games_in_every_rule_set(variant: str) -> None:
     rules = VARIANTS[variant]
     n = rules.players
