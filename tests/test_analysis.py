@@ -297,9 +297,12 @@ def test_a_review_values_every_offer_and_answer_of_a_trading_game() -> None:
     game.play("pass")  # S3 refuses
     record = finished(game)
     review = review_game(record, seats=[0, 3], samples=4)
-    kinds = [record.actions[d.number - 1].kind for d in review.decisions[:2]]
+    offer, answer = review.decisions[:2]
+    kinds = [record.actions[d.number - 1].kind for d in (offer, answer)]
     assert kinds == ["offer", "refuse"]
-    assert "skipped" not in review.to_dict()
+    named = [c["choice"] for c in offer.to_dict()["choices"]]
+    assert "pass" in named and "offer 2h to 3 for 3c" in named
+    assert {c["choice"] for c in answer.to_dict()["choices"]} == {"accept", "pass"}
 
 
 def test_the_deals_sampled_for_the_analysis_leave_tidier_hands_than_random_ones() -> None:

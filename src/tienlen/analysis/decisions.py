@@ -19,7 +19,8 @@ builds that game, makes the choice and plays the game out with the ``heuristic``
 scoring for every seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every
 choice is played on the same deals (paired samples), so the difference between two choices
 is measured far more precisely than either value: :meth:`DecisionValues.loss` gives it with
-its own error. Before the play, gives and answers to trade offers are valued the same way
+its own error. Before the play, gives, offers of trades (the partner answering by the
+heuristic's rule on its sampled hand) and answers to them are valued the same way
 (docs/analysis.md).
 
 The samples are spent by successive halving: every choice gets the first ``first``
