@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from tienlen import Game, Rules
-from tienlen.analysis.decisions import Estimate, analyse_decision, format_option
+from tienlen.analysis.decisions import (
+    OFFER_SWAPS,
+    Estimate,
+    OfferTrade,
+    analyse_decision,
+    format_option,
+)
 from tienlen.analysis.review import LABELS, label, review_decision, review_game
 from tienlen.match_record import read_games
 from tienlen.observation import observe
@@ -250,6 +256,53 @@ def test_accepting_a_trade_of_a_two_for_a_three_is_labelled_worse_than_refusing(
         assert format_option(first.played) == ("accept" if answer == "accept" else "pass")
         labels[answer] = first.label
     assert labels["refuse"] == "best" and labels["accept"] != "best"
+
+
+MUTUAL = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+
+
+def offer_2h_for_3c(deal: list[str]) -> Game:
+    """S0, first to offer, offers S3 its 2♥ for the 3♣ (S3 holds it in ``DEAL``)."""
+    game = Game(MUTUAL, hands=deal)
+    assert game.phase == "trading" and game.turn == 0
+    return game
+
+
+def test_offering_a_two_for_a_three_is_labelled_worse_than_the_best_choice() -> None:
+    game = offer_2h_for_3c(DEAL)
+    game.offer_trade(3, "2h", "3c")
+    game.accept_trade()  # S3 takes the 2 for its 3
+    first = review_decision(finished(game), 1, samples=256)
+    assert format_option(first.played, ascii=True) == "offer 2h to 3 for 3c"
+    offers = [v.choice for v in first.values.choices if isinstance(v.choice, OfferTrade)]
+    assert len(offers) == OFFER_SWAPS * 3 + 1  # the best swaps to each seat, and the one made
+    assert first.best != first.played
+    assert first.loss.mean > 2 * first.loss.error
+    assert first.label != "best"
+
+
+def test_the_value_of_an_offer_never_reads_the_hidden_cards() -> None:
+    # The partner's answer comes from its hand in each sampled deal: S1 and S3 holding each
+    # other's cards changes nothing S0 sees, nor its values.
+    swapped = [DEAL[0], DEAL[3], DEAL[2], DEAL[1]]
+    a, b = offer_2h_for_3c(DEAL), offer_2h_for_3c(swapped)
+    assert observe(a, 0) == observe(b, 0)
+    assert values_seen(a, 0) == values_seen(b, 0)
+    assert any(name.startswith("offer") for name, *_ in values_seen(a, 0))
+
+
+def test_a_review_values_every_offer_and_answer_of_a_trading_game() -> None:
+    game = offer_2h_for_3c(DEAL)
+    game.offer_trade(3, "2h", "3c")
+    game.play("pass")  # S3 refuses
+    record = finished(game)
+    review = review_game(record, seats=[0, 3], samples=4)
+    offer, answer = review.decisions[:2]
+    kinds = [record.actions[d.number - 1].kind for d in (offer, answer)]
+    assert kinds == ["offer", "refuse"]
+    named = [c["choice"] for c in offer.to_dict()["choices"]]
+    assert "pass" in named and "offer 2h to 3 for 3c" in named
+    assert {c["choice"] for c in answer.to_dict()["choices"]} == {"accept", "pass"}
 
 
 def test_the_deals_sampled_for_the_analysis_leave_tidier_hands_than_random_ones() -> None:

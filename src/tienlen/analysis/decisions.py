@@ -19,7 +19,8 @@ builds that game, makes the choice and plays the game out with the ``heuristic``
 scoring for every seat (:func:`~tienlen.players.bots.ismcts.rollout_heuristic`). Every
 choice is played on the same deals (paired samples), so the difference between two choices
 is measured far more precisely than either value: :meth:`DecisionValues.loss` gives it with
-its own error. Before the play, gives and answers to trade offers are valued the same way
+its own error. Before the play, gives, offers of trades (the partner answering by the
+heuristic's rule on its sampled hand) and answers to them are valued the same way
 (docs/analysis.md).
 
 The samples are spent by successive halving: every choice gets the first ``first``
@@ -45,12 +46,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from tienlen.cards import bits_of_mask
-from tienlen.combos import Choice, Give, RulesIndex, format_move, index
+from tienlen.cards import bits_of_mask, cards_of_mask, deck_mask, format_cards
+from tienlen.combos import PASS, Choice, Give, RulesIndex, format_move, index
 from tienlen.exchanges import MutualTrading, SanJoseExchange, subsets
 from tienlen.game import Game
 from tienlen.observation import Observation
-from tienlen.players.bots.heuristic import rank_gives
+from tienlen.players.bots.heuristic import accepts_trade, rank_gives, rank_swaps
 from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
@@ -61,10 +62,12 @@ from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "OFFER_SWAPS",
     "AcceptTrade",
     "ChoiceValue",
     "DecisionValues",
     "Estimate",
+    "OfferTrade",
     "Option",
     "analyse_decision",
     "format_option",
@@ -77,6 +80,9 @@ DEFAULT_SAMPLES = 128
 FIRST_SAMPLES = 8
 #: Random deals of the unseen cards each sample is chosen from (see the module docstring).
 GUESSES = 4
+#: The one-card swaps a seat's offers of a trade are chosen from, each offered to every
+#: other seat: the best of the heuristic's ranking (:func:`rank_swaps`).
+OFFER_SWAPS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +97,49 @@ class AcceptTrade:
         return "accept"
 
 
-#: A choice a decision values: a play or the pass, a give, or accepting a trade.
-Option = Choice | AcceptTrade
+@dataclass(frozen=True, slots=True)
+class OfferTrade:
+    """The trading phase's choice beside the pass (which makes no offer): offering
+    ``partner`` the cards ``give`` for its cards ``take`` (bitmasks of equal sizes)."""
+
+    partner: int
+    give: int
+    take: int
+
+    @property
+    def mask(self) -> int:
+        """The cards offered."""
+        return self.give
+
+    def text(self, *, ascii: bool = False) -> str:
+        """``"offer 3♠ to 2 for K♥"``."""
+        give = format_cards(cards_of_mask(self.give), ascii=ascii)
+        take = format_cards(cards_of_mask(self.take), ascii=ascii)
+        return f"offer {give} to {self.partner} for {take}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+#: A choice a decision values: a play or the pass, a give, accepting or offering a trade.
+Option = Choice | AcceptTrade | OfferTrade
 
 
 def format_option(option: Option, *, ascii: bool = False) -> str:
-    """A choice in words: a move or give in notation, or ``"accept"``."""
-    return str(option) if isinstance(option, AcceptTrade) else format_move(option, ascii=ascii)
+    """A choice in words: a move or give in notation, ``"accept"`` or an offer."""
+    if isinstance(option, AcceptTrade):
+        return str(option)
+    if isinstance(option, OfferTrade):
+        return option.text(ascii=ascii)
+    return format_move(option, ascii=ascii)
+
+
+def _key(option: Option) -> tuple[int, ...]:
+    """What tells two choices of one decision apart: their cards, and an offer's partner
+    and the cards it asks for."""
+    if isinstance(option, OfferTrade):
+        return (option.give, option.partner, option.take)
+    return (option.mask,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +198,7 @@ class DecisionValues:
     def value_of(self, choice: Option) -> ChoiceValue:
         """The value of ``choice`` (one of the legal choices, matched by its cards)."""
         for value in self.choices:
-            if value.choice.mask == choice.mask:
+            if _key(value.choice) == _key(choice):
                 return value
         raise ValueError(f"{str(choice)!r} is not one of the choices analysed")
 
@@ -220,20 +262,14 @@ def analyse_decision(
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
     played = [a for a in obs.history if isinstance(a, Action)]
-    legal = options_of(_build(obs, placeholder_hands(obs), played))
-    if choices is not None:
-        masks = {m.mask for m in legal}
-        for m in choices:
-            if m.mask not in masks:
-                raise ValueError(f"{str(m)!r} is not a legal choice of seat {obs.seat} now")
-        legal = list(choices)
+    legal = _legal(obs, _build(obs, placeholder_hands(obs), played), keep, choices)
     rng = random.Random(f"analysis {seed}")
     deals = Determinizer(obs, guesses=GUESSES, tidy=True)
     scorer = _Scorer(obs)
     ix = index(obs.rules)
     memo: PolicyMemo = {}
-    kept = {m.mask for m in keep}
-    results: dict[int, list[tuple[float, float, float]]] = {m.mask: [] for m in legal}
+    kept = {_key(m) for m in keep}
+    results: dict[tuple[int, ...], list[tuple[float, float, float]]] = {_key(m): [] for m in legal}
     active = list(legal)
     done = 0
     target = min(first, samples)
@@ -242,33 +278,81 @@ def analyse_decision(
             base = _build(obs, _pin_offer(obs, deals.sample(rng), rng), played)
             for move in active:
                 game = base.copy()
-                if isinstance(move, AcceptTrade):
-                    game.accept_trade()
-                else:
-                    game.apply_unchecked(move)
+                _apply(game, move)
                 _play_out(game, ix, memo)
-                results[move.mask].append(scorer.result(game))
+                results[_key(move)].append(scorer.result(game))
         done = target
         if done >= samples:
             break
         target = min(samples, done * 2)
-        ranked = _order([_value(m, results[m.mask]) for m in active])
+        ranked = _order([_value(m, results[_key(m)]) for m in active])
         half = max(2, (len(ranked) + 1) // 2)
-        survivors = {v.choice.mask for v in ranked[:half]} | kept
-        active = [m for m in active if m.mask in survivors]
+        survivors = {_key(v.choice) for v in ranked[:half]} | kept
+        active = [m for m in active if _key(m) in survivors]
     endgame = _known_endgame(obs)
     exact = None
     if endgame is not None:
         exact = exact_choices(endgame, obs.seat, solver=solver or Solver(nodes=EXACT_NODES))
     if exact is not None:
         out = len(obs.finish_order)
-        for mask, rows in results.items():
-            won = exact[mask]
+        for key, rows in results.items():
+            won = exact[key[0]]
             place = float(out + 1 if won else out + 2)
             rows[:] = [(1.0 if won else 0.0, place, points) for _, _, points in rows]
-    values = _order([_value(m, results[m.mask]) for m in legal])
+    values = _order([_value(m, results[_key(m)]) for m in legal])
     stake = "first" if not obs.finish_order else "not last"
     return DecisionValues(obs.seat, stake, tuple(values), exact)
+
+
+def _legal(
+    obs: Observation, game: Game, keep: Sequence[Option], choices: Sequence[Option] | None
+) -> list[Option]:
+    """The choices to value in ``game`` (``obs``'s, on stand-in hands): :func:`options_of`
+    and any other legal offer in ``keep`` or ``choices``; with ``choices``, those alone."""
+    legal = options_of(game)
+    known = {_key(m) for m in legal}
+    for m in (*keep, *(choices or ())):
+        if _key(m) in known:
+            continue
+        if not (isinstance(m, OfferTrade) and _may_offer(game, m)):
+            raise ValueError(f"{str(m)!r} is not a legal choice of seat {obs.seat} now")
+        legal.append(m)
+        known.add(_key(m))
+    if choices is None:
+        return legal
+    wanted = {_key(m) for m in choices}
+    return [m for m in legal if _key(m) in wanted]
+
+
+def _may_offer(game: Game, offer: OfferTrade) -> bool:
+    """Whether the seat to act in ``game`` may make ``offer``, asking for cards it does
+    not hold."""
+    if offer.take & game.hand_masks[game.turn]:
+        return False
+    try:
+        _offer(game.copy(), offer)
+    except ValueError:
+        return False
+    return True
+
+
+def _offer(game: Game, offer: OfferTrade) -> None:
+    game.offer_trade(offer.partner, cards_of_mask(offer.give), cards_of_mask(offer.take))
+
+
+def _apply(game: Game, option: Option) -> None:
+    """Make the choice ``option`` in ``game``; an offer is answered at once by the partner,
+    by the heuristic's rule (:func:`accepts_trade`) on its hand in ``game``."""
+    if isinstance(option, AcceptTrade):
+        game.accept_trade()
+    elif isinstance(option, OfferTrade):
+        _offer(game, option)
+        if accepts_trade(game.rules, game.hand_masks[option.partner], option.give, option.take):
+            game.accept_trade()
+        else:
+            game.apply_unchecked(PASS)
+    else:
+        game.apply_unchecked(option)
 
 
 def _build(obs: Observation, hands: list[int], played: list[Action]) -> Game:
@@ -290,12 +374,21 @@ def _give(rules: Rules, hand: int, gives: Sequence[int]) -> Give:
 
 
 def options_of(game: Game) -> list[Option]:
-    """The choices of the seat to act in ``game``: its legal moves or gives, and accepting
-    a pending trade offer where it holds the cards asked for."""
+    """The choices of the seat to act in ``game``: its legal moves or gives; accepting a
+    pending trade offer where it holds the cards asked for; where it may offer a trade, the
+    offers of the best :data:`OFFER_SWAPS` one-card swaps (:func:`rank_swaps`, from its hand
+    alone) to each other seat."""
     out: list[Option] = list(game.legal_moves())
     offer = game.pending_trade
-    if offer is not None and not offer.take & ~game.hand_masks[game.turn]:
+    seat = game.turn
+    hand = game.hand_masks[seat]
+    if offer is not None and not offer.take & ~hand:
         out.append(AcceptTrade(offer.take, offer.give))
+    elif offer is None and game.phase == "trading":
+        rules = game.rules
+        unseen = deck_mask(rules.decks) & ~hand
+        for give, take in rank_swaps(rules, hand, unseen)[:OFFER_SWAPS]:
+            out += [OfferTrade(p, give, take) for p in range(rules.players) if p != seat]
     return out
 
 

@@ -1,8 +1,8 @@
 """The review of a whole game: every decision of the chosen seats valued and labelled.
 
 :func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each play, pass
-or give (the exchanges before the play: San Jose, card debts) with more than one legal
-choice, values every choice from the deciding seat's own observation
+or give (the exchanges before the play: San Jose, card debts), offer of a trade or answer
+to one with more than one choice, values every choice from the deciding seat's own observation
 (:func:`~tienlen.analysis.decisions.analyse_decision`). The choice made is labelled by its
 *loss*: how much probability of the decision's stake (first place; once a seat is out, not
 finishing last) it gives up against the best choice, measured on the same sampled deals.
@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tienlen.cards import mask_of, parse_cards
 from tienlen.combos import PASS
 from tienlen.game import Game
 from tienlen.observation import observe
@@ -44,6 +45,7 @@ from .decisions import (
     AcceptTrade,
     DecisionValues,
     Estimate,
+    OfferTrade,
     Option,
     analyse_decision,
     format_option,
@@ -144,8 +146,6 @@ class GameReview:
     seats: tuple[int, ...]
     samples: int
     decisions: tuple[ReviewedDecision, ...]
-    skipped: int
-    """Decisions of the chosen seats whether to offer a trade: not valued."""
 
     def of(self, seat: int) -> list[ReviewedDecision]:
         """The decisions of ``seat``."""
@@ -173,27 +173,21 @@ class GameReview:
             "seats": list(self.seats),
             "players": summary(self.seats, decisions),
             "decisions": decisions,
-            "skipped": self.skipped,
         }
 
 
-def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
-    """The action numbers of the decisions a review values (plays, passes, gives and answers
-    to trade offers of ``seats``, default every seat, with more than one legal choice), and
-    how many of their decisions were whether to offer a trade (not valued)."""
+def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> list[int]:
+    """The action numbers of the decisions a review values: the plays, passes, gives,
+    offers of trades and answers to them of ``seats`` (default every seat) with more than
+    one choice."""
     chosen = _seats(record, seats)
     game = record.new_game()
     todo: list[int] = []
-    skipped = 0
     for number, action in enumerate(record.actions, 1):
-        if action.seat in chosen and action.kind != "ask":
-            offer = game.phase == "trading" and game.pending_trade is None
-            if offer:
-                skipped += 1
-            elif len(options_of(game)) > 1:
-                todo.append(number)
+        if action.seat in chosen and action.kind != "ask" and len(options_of(game)) > 1:
+            todo.append(number)
         apply_action(game, action)
-    return todo, skipped
+    return todo
 
 
 def _seats(record: GameRecord, seats: Iterable[int] | None) -> tuple[int, ...]:
@@ -249,8 +243,11 @@ def _played(before: Game, action: RecordedAction) -> Option:
     offer = before.pending_trade
     if action.kind == "accept" and offer is not None:
         return AcceptTrade(offer.take, offer.give)
-    if action.kind == "refuse":
+    if action.kind in ("pass", "refuse"):  # a pass makes no offer in the trading phase
         return PASS
+    if action.kind == "offer":
+        give, take = (mask_of(parse_cards(cards)) for cards in (action.cards, action.take))
+        return OfferTrade(action.partner, give, take)
     after = before.copy()
     apply_action(after, action)
     entry = after.history[-1]
@@ -268,7 +265,7 @@ def review_game(
     """Review ``record``: value and label every play-phase decision of ``seats`` (default:
     every seat). ``progress(done, total)`` is called as the decisions are analysed."""
     chosen = _seats(record, seats)
-    todo, skipped = decisions_of(record, chosen)
+    todo = decisions_of(record, chosen)
     solver = Solver(nodes=EXACT_NODES)
     game = record.new_game()
     at = 0
@@ -284,7 +281,7 @@ def review_game(
         )
     if progress is not None:
         progress(len(todo), len(todo))
-    return GameReview(record, chosen, samples, tuple(out), skipped)
+    return GameReview(record, chosen, samples, tuple(out))
 
 
 def summary(seats: Iterable[int], decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:

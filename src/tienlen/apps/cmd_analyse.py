@@ -211,8 +211,6 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
             f"  {escape(names[seat])}: accuracy {accuracy:.1f}% over "
             f"{len(review.of(seat))} decisions ({labels})\n    win probability: {curve}"
         )
-    if review.skipped:
-        console.print(f"{review.skipped} decisions whether to offer a trade were not analysed.")
     console.print(
         f"{len(review.decisions)} decisions, {review.samples} deals each for the best choices."
     )
