@@ -126,8 +126,8 @@ class Bus:
         """Publish queued messages one at a time, so a table's batches keep their order.
 
         One that cannot be published is dropped; once Redis answers again, every node is
-        told to catch its replicas up from the log (a node whose own connection did not
-        break would not know to)."""
+        told to catch up (its relayed clients ask their owners for what they missed; a node
+        whose own connection did not break would not know to)."""
         while True:
             channel, data = await self.outbox.get()
             try:
@@ -171,7 +171,7 @@ class Bus:
                         # comes as a message, and what it had is read now.
                         self.subscribed.set()
                         if not first:
-                            log.info("Redis is back: catching the replicas up from the log")
+                            log.info("Redis is back: relayed clients catch up from their owners")
                             back()
                         first = False
             except DOWN as e:
