@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rules = Rules.from_code(args.rules).for_players(args.players)
     entries = entries_of(args.entry)
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=140)  # no wrapped rows
     with Progress(
         *Progress.get_default_columns(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as bar:

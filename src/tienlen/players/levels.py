@@ -77,7 +77,7 @@ LEVELS: dict[str, Level] = {
         ),
         Level(
             "hard",
-            "ismcts:iterations=60",
+            "ismcts:iterations=40",
             {"en": "Hard", "vi": "Khó"},
             {
                 "en": "searches the deals that fit what it has seen",
@@ -89,8 +89,8 @@ LEVELS: dict[str, Level] = {
             "learned",
             {"en": "Expert", "vi": "Cao thủ"},
             {
-                "en": "a trained network weighs every move",
-                "vi": "mạng đã học cân nhắc từng nước",
+                "en": "a network trained on millions of decisions picks its move",
+                "vi": "mạng đã học từ hàng triệu nước đi chọn nước đánh",
             },
         ),
     )
