@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from tienlen import INSTANT_WINS, Rules
-from tienlen.knobs import Knob
+from tienlen.knobs import RulesError
 from tienlen.patterns import KINDS
 from tienlen.rules import KNOBS
 
@@ -45,9 +47,23 @@ def test_the_schema_says_what_each_kind_of_knob_takes() -> None:
 
 
 def test_the_reader_takes_its_ranges_and_words_from_the_schema() -> None:
-    players = BY_NAME["players"]
-    assert isinstance(players, Knob) and players.range == (2, 8)
-    assert players.describe(lists=True) == "an integer"
+    assert BY_NAME["players"].range == (2, 8)
+    ranged = [k for k in KNOBS if k.range is not None]
+    assert len(ranged) > 8  # the listed ranges and the default one
+    for knob in ranged:
+        low, high = knob.range or (0, 0)
+        with pytest.raises(RulesError) as error:
+            Rules.from_dict({knob.name: high + 1})
+        assert (
+            str(error.value) == f"rules.{knob.name}: must be from {low} to {high}, not {high + 1}"
+        )
+    # a value of no knob's type: the reader words what it takes as the schema does
+    for knob in KNOBS:
+        for lists, read in ((True, Rules.from_dict), (False, lambda d: Rules(**d))):
+            with pytest.raises(RulesError) as error:
+                read({knob.name: 1.5})
+            words = knob.describe(lists=lists)
+            assert str(error.value) == f"rules.{knob.name}: must be {words}, not 1.5"
     assert BY_NAME["chops"].describe(lists=True) == "a list of lists of 2 strings"
     assert BY_NAME["chops"].describe(lists=False) == "a tuple of tuples of 2 strings"
 
@@ -56,7 +72,6 @@ def test_every_knob_has_its_own_words_in_english_and_vietnamese() -> None:
     from tienlen.describe import PHRASES, Phrase
 
     for knob in KNOBS:
-        assert knob.description == f"knob.{knob.name}"
         words = PHRASES[knob.description]
         assert set(words) == {"en", "vi"}, knob.name
         assert words["en"] and words["vi"] and words["en"] != words["vi"], knob.name

@@ -1,5 +1,5 @@
-"""A game's record (tienlen.packed): PlayState's fields under PlayState's names, copied and
-converted from the one declaration; Game.copy and Game.from_state name no field."""
+"""A game's record (tienlen.packed): PlayState's fields under PlayState's names, converted from
+the one declaration and copied whole; Game.copy and Game.from_state name no field."""
 
 from __future__ import annotations
 

@@ -4,11 +4,13 @@ converted by one function each.
 :class:`PackedState` has :class:`~tienlen.position.PlayState`'s fields under the same names,
 most in the same encoding; where it differs (bitmasks for speed), the field says so. After
 them come what a ``PlayState`` leaves out: the deal as set up, the history, the exchanges
-before the play, the move-table cache. :meth:`PackedState.copy` copies it,
-:func:`unpacked` makes a ``PlayState`` of it and :func:`packed` the reverse, all three reading
-the field list off the one declaration below: they name only the fields that need more than
-their value carried over (the lists and the exchanges a copy copies, the encodings that
-differ, what a game built from a ``PlayState`` starts with).
+before the play, the move-table cache. :func:`unpacked` makes a ``PlayState`` of it and
+:func:`packed` the reverse, both reading the field list off the one declaration below: they
+name only the fields that need more than their value carried over (the encodings that
+differ, what a game built from a ``PlayState`` starts with). :meth:`PackedState.copy`, on
+every node of a search, is the one place that writes the fields out again, for speed
+(compiled, a copy read off the declaration costs six times as much); a test fails when it
+misses one.
 """
 
 from __future__ import annotations
@@ -104,20 +106,42 @@ class PackedState:
     """Each seat's move table, made when first needed (a cache of :attr:`hands`)."""
 
     def copy(self) -> PackedState:
-        """An independent copy: every field shared (immutable values), then the few that
-        change in place copied."""
-        out = PackedState(*_VALUES(self))
+        """An independent copy: the lists and the exchanges, which change in place, copied;
+        every other field shared (immutable values).
+
+        Field by field, on a record made without ``__init__``: compiled, the dataclass's
+        ``__init__`` is interpreted code (the dataclasses module writes it at import) and
+        each field read by name off the declaration is a lookup, six times the cost of this
+        copy in all (docs/benchmarks.md). tests/test_packed.py fails on a field left out."""
+        out = PackedState.__new__(PackedState)
+        out.turn = self.turn
+        out.leader = self.leader
         out.hands = self.hands[:]
+        out.phase = self.phase
+        out.pile = self.pile
+        out.passed = self.passed
+        out.locked_out = self.locked_out
+        out.straight_locked = self.straight_locked
+        out.first_lead = self.first_lead
+        out.stuck = self.stuck
+        out.finish_order = self.finish_order
+        out.opening = self.opening
+        out.lowest = self.lowest
+        out.setup = self.setup
+        out.dealt = self.dealt
+        out.spare = self.spare
+        out.spare_taker = self.spare_taker
+        out.unused = self.unused
+        out.redeals = self.redeals
+        out.instant = self.instant
         out.history = self.history[:]
+        out.chops = self.chops
+        out.receivers = self.receivers
+        out.asks = self.asks
+        out.trading = None if self.trading is None else self.trading.copy()
+        out.exchange = None if self.exchange is None else self.exchange.copy()
         out.tables = self.tables[:]
-        if self.trading is not None:
-            out.trading = self.trading.copy()
-        if self.exchange is not None:
-            out.exchange = self.exchange.copy()
         return out
-
-
-_VALUES: Final = attrgetter(*(f.name for f in fields(PackedState)))
 
 
 def seats_of_mask(mask: int) -> frozenset[int]:

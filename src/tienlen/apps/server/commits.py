@@ -147,7 +147,7 @@ class Commits:
             self.hub.restoring[table.id] = table.version
             self.hub.spawn(self._rebuild(table, pending))
             raise Refused("try_again", TRY_AGAIN) from None
-        arm_deadline(table, time.time(), runs=self._runs(table))
+        arm_deadline(table, time.time(), runs=self.runs(table))
         self.announce(table, pending)
         if self.cluster is not None:
             self.cluster.publish(table.id, rows)
@@ -178,15 +178,16 @@ class Commits:
             fresh.fence = stale.fence
             hub.tables[stale.id] = fresh
             del hub.restoring[stale.id]
-            arm_deadline(fresh, time.time(), runs=self._runs(fresh))
+            arm_deadline(fresh, time.time(), runs=self.runs(fresh))
             if fresh.version >= failed[-1].version:
                 self._broadcast(fresh, failed)
             log.info("table %s: rebuilt at version %d", stale.id, fresh.version)
             hub.lobby_update(fresh)
             self.changed(fresh)
 
-    def _runs(self, table: Table) -> bool:
-        """Whether this process runs the table's timer (a cluster node: if it owns it)."""
+    def runs(self, table: Table) -> bool:
+        """Whether this process runs ``table``'s bots and timer (a cluster node: if it owns
+        the table)."""
         return self.cluster is None or table.fence is not None
 
     def announce(self, table: Table, pending: list[Pending]) -> None:
@@ -197,13 +198,13 @@ class Commits:
             self.hub.lobby_update(table)
 
     def _broadcast(self, table: Table, pending: list[Pending]) -> None:
-        views: dict[int | None, GameView | None] = {}
+        seats = {conn: table.seat_of(conn.player) for conn in self.hub.conns.get(table.id, ())}
+        if not seats:
+            return
+        views = table.views(set(seats.values()))
         info = table.info() if any(p.kind in TABLE_KINDS for p in pending) else None
-        for conn in self.hub.conns.get(table.id, ()):
-            seat = table.seat_of(conn.player)
-            if seat not in views:
-                views[seat] = table.view(seat)
-            _send(conn, seat, pending, views[seat], info)
+        for conn, seat in seats.items():
+            _send(conn, seat, pending, views.get(seat), info)
 
     async def catch_up(self, conn: Client, table: Table, since: int | None) -> None:
         """The events after ``since`` for this client's seat, or a full state (no ``since``,

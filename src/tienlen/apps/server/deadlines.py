@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from .tables import Table
 
-__all__ = ["arm_deadline", "turn_timer"]
-
-
-def turn_timer(table: Table) -> float | None:
-    """The turn timer in force at ``table`` (:meth:`.options.TableConfig.timer_for`)."""
-    return table.config.timer_for(sum(1 for s in table.seats if s.player is not None))
+__all__ = ["arm_deadline"]
 
 
 def arm_deadline(table: Table, now: float, *, runs: bool) -> None:
@@ -18,7 +13,7 @@ def arm_deadline(table: Table, now: float, *, runs: bool) -> None:
     their views carry), from ``now`` where the state is new; ``None`` on a bot's turn, with
     no timer, no game going on, or at a table this process does not run."""
     game = table.game
-    timer = turn_timer(table)
+    timer = table.turn_timer
     if (
         runs
         and timer is not None

@@ -69,7 +69,6 @@ class Server:
             self.commits,
             self.metrics,
             dispatch=self.dispatch,
-            clustered=settings.redis_url is not None,
         )
         self.creations: dict[str, TokenBucket] = {}
         self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
@@ -170,7 +169,7 @@ class Server:
 
     def runs(self, table: Table) -> bool:
         """Whether this node runs ``table``'s bots and timer (a cluster node: if it owns it)."""
-        return self.turns.runs(table)
+        return self.commits.runs(table)
 
     # --- lobby ----------------------------------------------------------------------------
     async def create_table(self, host: PlayerRow, spec: NewTable) -> Table:
@@ -243,7 +242,7 @@ class Server:
         """Close a table nobody plays at (:func:`.idle.abandoned`): its match stops."""
         async with self.hub.lock(table_id):
             table = self.hub.live(table_id)
-            if self.turns.runs(table) and idle.abandoned(table):
+            if self.runs(table) and idle.abandoned(table):
                 await self.commits.commit(table, [planner.applied(table, Pending("closed", {}))])
                 log.info("table %s: closed (only bots played it, and nobody watched)", table_id)
 

@@ -11,7 +11,7 @@ exactly as it was. Rules are never decided here: moves go through :class:`~tienl
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,7 @@ from .actions import act, chop_made, move_action
 from .deals import ServerMatch, commitment_of
 from .messages import GameView, SeatInfo, TableEvent, TableInfo
 from .options import TableConfig
-from .views import game_view
+from .views import game_views
 
 __all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
@@ -150,11 +150,8 @@ class Table:
         if not base.version <= version <= self.version:
             raise ValueError(f"cannot go back to version {version} from {self.version}")
         self.seats = [replace(s) for s in base.seats]
-        self.status, self.version, self.state_version = (
-            base.status,
-            base.version,
-            base.state_version,
-        )
+        self.status, self.version = base.status, base.version
+        self.state_version = base.state_version
         self.match_no, self.match, self.reported = base.match_no, base.match, base.reported
         self._log = []
         for kind, data in log[: version - base.version]:
@@ -171,12 +168,14 @@ class Table:
         """The current game, once the match has started."""
         return self.match.game if self.match is not None else None
 
+    @property
+    def turn_timer(self) -> float | None:
+        """The turn timer in force: :meth:`.options.TableConfig.timer_for` the people seated."""
+        return self.config.timer_for(sum(1 for s in self.seats if s.player is not None))
+
     def seat_of(self, player: str) -> int | None:
         """The seat ``player`` holds here, if any."""
-        for i, s in enumerate(self.seats):
-            if s.player == player:
-                return i
-        return None
+        return next((i for i, s in enumerate(self.seats) if s.player == player), None)
 
     def watching(self) -> set[str]:
         """The players with the table open, here or (in a cluster) at another node."""
@@ -206,7 +205,7 @@ class Table:
             ],
             status=self.status,  # type: ignore[arg-type]
             private=self.config.private,
-            turn_timer=self.config.timer_for(sum(1 for s in self.seats if s.player)),
+            turn_timer=self.turn_timer,
             games=self.config.games,
             target=self.config.target,
             match=self.match_no,
@@ -218,12 +217,19 @@ class Table:
     def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
         """What ``seat`` (``None``: a spectator) may see of the current game (``history``:
         with every action so far, for a full resync)."""
+        return self.views([seat], history=history).get(seat)
+
+    def views(
+        self, seats: Collection[int | None], *, history: bool = False
+    ) -> dict[int | None, GameView]:
+        """What each of ``seats`` may see of the current game (none before the match), built
+        together (:func:`.views.game_views`)."""
         m = self.match
         if m is None:
-            return None
-        return game_view(
+            return {}
+        return game_views(
             m.game,
-            seat,
+            seats,
             number=m.number,
             dealer=m.dealer,
             commitment=commitment_of(m.deal_seed),

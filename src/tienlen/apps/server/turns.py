@@ -46,16 +46,15 @@ class Turns:
         metrics: Metrics,
         *,
         dispatch: Dispatch,
-        clustered: bool,
     ) -> None:
         self.settings = settings
         self.hub = hub
         self.commits = commits
         self.metrics = metrics
         self.dispatch = dispatch
-        self.clustered = clustered
-        self.timers: dict[str, asyncio.Task[None]] = {}
-        """Each table's pending bot move or turn timer."""
+        self.timers: dict[str, asyncio.Task[None] | asyncio.TimerHandle] = {}
+        """Each table's pending bot move, or its turn timer (a callback at the deadline, not
+        a task: it is set and cancelled on every action)."""
         self.graces: dict[tuple[str, str], asyncio.Task[None]] = {}
         """Each absent (table, player)'s grace."""
         self.pool = bots.make_pool(settings.bot_pool, settings.bot_workers)
@@ -67,11 +66,6 @@ class Turns:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def runs(self, table: Table) -> bool:
-        """Whether this process runs ``table``'s bots and timer (a cluster node: if it owns
-        the table)."""
-        return not self.clustered or table.fence is not None
-
     # --- bots and the turn timer ----------------------------------------------------------
     def schedule(self, table: Table) -> None:
         """After a change: let a bot move, or start the turn timer of the human to act."""
@@ -79,7 +73,12 @@ class Turns:
         if old is not None and old is not asyncio.current_task():
             old.cancel()
         game = table.game
-        if game is None or game.is_over or table.status != "playing" or not self.runs(table):
+        if (
+            game is None
+            or game.is_over
+            or table.status != "playing"
+            or not self.commits.runs(table)
+        ):
             return
         if idle.humans_away(table):  # it waits for one of them to come back
             return
@@ -87,7 +86,13 @@ class Turns:
         if seat.is_bot:
             self.timers[table.id] = self.hub.spawn(self._bot_turn(table, table.state_version))
         elif table.deadline is not None:
-            self.timers[table.id] = self.hub.spawn(self._timeout(table, table.state_version))
+            delay = max(0.0, table.deadline - time.time())
+            self.timers[table.id] = asyncio.get_running_loop().call_later(
+                delay, self._time_up, table, table.state_version
+            )
+
+    def _time_up(self, table: Table, version: int) -> None:
+        self.timers[table.id] = self.hub.spawn(self._timeout(table, version))
 
     async def _bot_turn(self, table: Table, version: int) -> None:
         game = table.game
@@ -110,7 +115,11 @@ class Turns:
             move = fallback_move(legal)
         self.metrics.bot_seconds.labels(level).observe(time.perf_counter() - began)
         async with self.hub.lock(table.id):
-            if table.state_version != version or table.game is not game or not self.runs(table):
+            if (
+                table.state_version != version
+                or table.game is not game
+                or not self.commits.runs(table)
+            ):
                 return
             kind, fields = move_action(game, move)
             try:
@@ -129,11 +138,9 @@ class Turns:
         self.pool_restarts += 1
 
     async def _timeout(self, table: Table, version: int) -> None:
-        assert table.deadline is not None
-        await asyncio.sleep(max(0.0, table.deadline - time.time()))
         async with self.hub.lock(table.id):
             game = table.game
-            if table.state_version != version or game is None or not self.runs(table):
+            if table.state_version != version or game is None or not self.commits.runs(table):
                 return
             seat = game.turn
             note = planner.applied(table, Pending("timeout", {"seat": seat}))

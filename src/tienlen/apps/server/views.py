@@ -1,32 +1,37 @@
-"""What a seat (or a spectator) sees of a game: the :class:`~.messages.GameView` frames carry.
+"""What each seat (or a spectator) sees of a game: the :class:`~.messages.GameView` frames
+carry.
 
 Its play-state part is built field by field from the engine's
-:class:`~tienlen.position.PlayState` (through the seat's
-:func:`~tienlen.observation.observe`): :data:`PLAY_STATE` says how each of its fields shows,
-so the view has every field the engine has (a test fails when the engine gains one the
-view lacks); the rest is the table's (the game's number, dealer and commitment) and the
-seat's (history, trades, legal moves).
+:class:`~tienlen.position.PlayState`: :data:`TABLE_FIELDS` and :data:`SEAT_FIELDS` say how
+each of its fields shows, so the view has every field the engine has (a test fails when the
+engine gains one the view lacks); the rest is the table's (the game's number, dealer and
+commitment) and the seat's (history, trades, legal moves).
+
+A change goes out to every seat at once, so :func:`game_views` builds all their views from
+one reading of the game's position: the fields every seat sees alike once, then each seat's
+own (its hand, the counts shown to it, its trades' cards) as the seat's
+:func:`~tienlen.observation.observe` holds them; tests check both against each seat's
+observation, and the history of a full resync is the observation's.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from tienlen import Game, Move
 from tienlen.cards import Card, ids_of_mask
-from tienlen.observation import Observation, observe
+from tienlen.observation import observe
 from tienlen.position import Action, Gift, PlayState
 
 from .messages import GameView, Play, Trade
 
-__all__ = ["PLAY_STATE", "card_ids", "game_view", "mask_ids"]
+__all__ = ["SEAT_FIELDS", "TABLE_FIELDS", "card_ids", "game_views", "mask_ids"]
 
-#: One PlayState field's value as the view shows it, from the seat's observation, the game
-#: and the seat (``None``: a spectator).
-Shown = Callable[[Observation, Game, "int | None"], Any]
+#: One PlayState field's value as a seat's view shows it, from the game's position (every
+#: hand in it), the game and the seat (``None``: a spectator).
+Shown = Callable[[PlayState, Game, "int | None"], Any]
 
 
 def card_ids(cards: Iterable[Card]) -> list[str]:
@@ -54,81 +59,102 @@ def _give(gift: Gift) -> Play:
     return Play(seat=gift.seat, kind="give", cards=mask_ids(gift.give.mask))
 
 
-def _first_lead(o: Observation) -> str | None:
-    if o.first_lead is None:
+def _first_lead(first_lead: tuple[str, Card] | None) -> str | None:
+    if first_lead is None:
         return None
-    mode, card = o.first_lead
+    mode, card = first_lead
     return f"{mode} {card.ascii()}"
 
 
-#: Each field of the engine's :class:`~tienlen.position.PlayState`: the
-#: :class:`~.messages.GameView` field it shows as, and how (the seat's own hand only; a
-#: spectator sees the counts the table is shown).
-PLAY_STATE: Mapping[str, tuple[str, Shown]] = {
-    "phase": ("phase", lambda o, g, s: o.phase),
-    "turn": ("turn", lambda o, g, s: o.turn),
-    "leader": ("leader", lambda o, g, s: o.leader),
-    "hands": ("hand", lambda o, g, s: None if s is None else mask_ids(o.hand_mask)),
-    "card_counts": (
-        "card_counts",
-        lambda o, g, s: list(o.card_counts if s is not None else g.shown_counts(None)),
-    ),
-    "pile": ("pile", lambda o, g, s: [_play(a.seat, a.move) for a in o.pile]),
-    "passed": ("passed", lambda o, g, s: sorted(o.passed)),
-    "locked_out": ("locked_out", lambda o, g, s: sorted(o.locked_out)),
-    "straight_locked": ("straight_locked", lambda o, g, s: o.straight_locked),
-    "first_lead": ("first_lead", lambda o, g, s: _first_lead(o)),
-    "stuck": ("stuck", lambda o, g, s: sorted(o.stuck)),
-    "finish_order": ("finish_order", lambda o, g, s: list(o.finish_order)),
-    "opening": ("opening", lambda o, g, s: None if o.opening is None else list(o.opening)),
+def _same(value: Any) -> Any:
+    return value
+
+
+def _opening(seats: tuple[int, ...] | None) -> list[int] | None:
+    return None if seats is None else list(seats)
+
+
+#: The fields of the engine's :class:`~tienlen.position.PlayState` that every seat sees as
+#: they are in the game's position: the :class:`~.messages.GameView` field each shows as,
+#: and how (made once per change, for all the seats; a test checks that each seat's
+#: observation holds them so).
+TABLE_FIELDS: Mapping[str, tuple[str, Callable[[Any], Any]]] = {
+    "phase": ("phase", _same),
+    "turn": ("turn", _same),
+    "leader": ("leader", _same),
+    "pile": ("pile", lambda pile: [_play(a.seat, a.move) for a in pile]),
+    "passed": ("passed", sorted),
+    "locked_out": ("locked_out", sorted),
+    "straight_locked": ("straight_locked", _same),
+    "first_lead": ("first_lead", _first_lead),
+    "stuck": ("stuck", sorted),
+    "finish_order": ("finish_order", list),
+    "opening": ("opening", _opening),
 }
-_FIELDS = tuple(f.name for f in fields(PlayState))
+#: The fields each seat sees its own way, and how, as its observation holds them (a test
+#: checks): its own hand only (a spectator none), the counts shown to it.
+SEAT_FIELDS: Mapping[str, tuple[str, Shown]] = {
+    "hands": ("hand", lambda state, g, s: None if s is None else mask_ids(state.hands[s] or 0)),
+    "card_counts": ("card_counts", lambda state, g, s: list(g.shown_counts(s))),
+}
 
 
-def game_view(
+def game_views(
     game: Game,
-    seat: int | None,
+    seats: Collection[int | None],
     *,
     number: int,
     dealer: int,
     commitment: str,
     history: bool = False,
     deadline: float | None = None,
-) -> GameView:
-    """What ``seat`` (``None``: a spectator) may see of ``game``, the match's game
+) -> dict[int | None, GameView]:
+    """What each of ``seats`` (``None``: a spectator) may see of ``game``, the match's game
     ``number`` (``history``: with every action so far, for a full resync; ``deadline``:
     when the seat to act must act, while a turn timer runs)."""
-    obs = observe(game, 0 if seat is None else seat)
-    legal = None
-    if seat is not None and obs.is_my_turn():
-        legal = [mask_ids(mv.mask) for mv in game.legal_moves()]
-    state = {}
-    for name in _FIELDS:
-        shown, value = PLAY_STATE[name]
-        state[shown] = value(obs, game, seat)
-    return GameView(
-        seat=seat,
+    state = game.position
+    over = state.phase == "over"
+    shared: dict[str, Any] = {
+        shown: show(getattr(state, name)) for name, (shown, show) in TABLE_FIELDS.items()
+    }
+    shared.update(
         game=number,
         dealer=dealer,
         commitment=commitment,
-        **state,
-        history=[
-            _play(a.seat, a.move) if isinstance(a, Action) else _give(a)
-            for a in obs.history
-            if seat is not None or isinstance(a, Action)
-        ]
-        if history
-        else None,
-        trades=_trades(obs, seat),
-        legal=legal,
-        hands=[card_ids(h) for h in game.dealt] if game.is_over else None,
-        deadline=None if game.is_over else deadline,
+        hands=[card_ids(h) for h in game.dealt] if over else None,
+        deadline=None if over else deadline,
     )
+    views = {}
+    for seat in seats:
+        own = {shown: show(state, game, seat) for shown, show in SEAT_FIELDS.values()}
+        legal = None
+        if seat == state.turn and not over:
+            legal = [mask_ids(mv.mask) for mv in game.legal_moves()]
+        views[seat] = GameView(
+            seat=seat,
+            **shared,
+            **own,
+            history=_history(game, seat) if history else None,
+            trades=_trades(game, seat),
+            legal=legal,
+        )
+    return views
 
 
-def _trades(obs: Observation, seat: int | None) -> list[Trade]:
+def _history(game: Game, seat: int | None) -> list[Play]:
+    """Every action so far that ``seat`` saw (a spectator sees no give)."""
+    entries = observe(game, 0 if seat is None else seat).history
+    return [
+        _play(a.seat, a.move) if isinstance(a, Action) else _give(a)
+        for a in entries
+        if seat is not None or isinstance(a, Action)
+    ]
+
+
+def _trades(game: Game, seat: int | None) -> list[Trade]:
+    """The trade offers, their cards only for their two seats."""
     out = []
-    for t in obs.trades:
+    for t in game.trades:
         mine = seat is not None and seat in (t.proposer, t.partner)
         out.append(
             Trade(
