@@ -594,6 +594,27 @@ def test_weights_for_other_encodings_are_refused(tmp_path: Path) -> None:
         QNet(net.params)
 
 
+def test_weights_made_before_the_rules_features_are_widened_to_value_moves_as_before(
+    tmp_path: Path,
+) -> None:
+    from tienlen.players.bots.learned import QNet, move_features, state_features
+
+    net = QNet.init((8, 4), seed=3)
+    old = dict(net.params)
+    old["w1o"] = old["w1o"][:OBS_DIM]  # a first layer that reads the observation alone
+    np.savez(tmp_path / "old.npz", **old)
+    with pytest.raises(ValueError, match=f"weights are for {OBS_DIM} state"):
+        QNet.load(tmp_path / "old.npz")
+    widened = QNet.load(tmp_path / "old.npz", widen=True)
+    game = Game("hawaii", seed=2)
+    obs, legal = observe(game, game.turn), game.legal_moves()
+    moves = move_features(obs, legal)
+    p = old
+    h = np.maximum(encode_observation(obs) @ p["w1o"] + moves @ p["w1a"] + p["b1"], 0.0)
+    before = (np.maximum(h @ p["w2"] + p["b2"], 0.0) @ p["w3"] + p["b3"])[:, 0]
+    assert np.allclose(widened.values(state_features(obs), moves), before, atol=1e-5)
+
+
 def test_the_advice_is_the_heuristic_bots_ranking() -> None:
     from tienlen.players.bots.heuristic import HeuristicBot
     from tienlen.players.bots.learned import ADVICE_DIM, FEATURE_DIM, advice, move_features
