@@ -16,7 +16,7 @@ from tienlen.players.roundrobin import bradley_terry, round_robin
 
 
 def test_the_levels_run_from_beginner_to_expert_each_a_bot_worded_in_both_languages() -> None:
-    assert list(LEVELS) == ["beginner", "easy", "medium", "hard", "expert"]
+    assert list(LEVELS) == ["beginner", "easy", "medium", "expert"]
     for name, level in LEVELS.items():
         bot, _options = parse_spec(level.spec)
         assert bot in BOTS

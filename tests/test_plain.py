@@ -198,8 +198,8 @@ def test_play_options_build_the_settings() -> None:
     s = parse("--players", "6", "--bots", "greedy", "--seed", "12", "--fast")
     assert (s.rules.players, s.rules.decks) == (6, 2)  # more than 52 cards: two decks
     assert s.bots == ("greedy",) * 5 and s.seed == 12 and s.delay == 0 and s.games == 5
-    s = parse("--rules", "pagat", "--players", "3", "--bots", "random,hard", "--target", "10")
-    assert s.rules.name == "pagat" and s.bots == ("random", "hard")  # a bot or a level
+    s = parse("--rules", "pagat", "--players", "3", "--bots", "random,expert", "--target", "10")
+    assert s.rules.name == "pagat" and s.bots == ("random", "expert")  # a bot or a level
     assert parse().bots == ("easy",) * 3
     assert (s.games, s.target) == (None, 10)
     s = parse("--option", "anticlockwise", "--option", "cong", "--seed", "abc")

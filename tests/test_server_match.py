@@ -80,11 +80,11 @@ def test_the_lobby_offers_the_levels_and_a_table_plays_every_one(live: LiveServe
     offered = host.http.get("/api/levels").json()
     assert [level["name"] for level in offered] == list(LEVELS)
     assert [level["label"]["vi"] for level in offered] == [x.label["vi"] for x in LEVELS.values()]
-    bots = ["expert", "hard", "medium", "beginner"]
+    bots = ["expert", "easy", "medium", "beginner"]
     made = host.create(bots=bots, games=1)["table"]
     assert [seat["name"] for seat in made["seats"]] == [
         "Bot 1 (expert)",
-        "Bot 2 (hard)",
+        "Bot 2 (easy)",
         "Bot 3 (medium)",
         "Bot 4 (beginner)",
     ]
@@ -95,10 +95,10 @@ def test_the_lobby_offers_the_levels_and_a_table_plays_every_one(live: LiveServe
     s.send(type="start")
     play_out({2: s})
     assert s.table is not None and s.table["status"] == "finished"
-    assert [seat.get("bot") for seat in s.table["seats"]] == ["expert", "hard", None, "beginner"]
+    assert [seat.get("bot") for seat in s.table["seats"]] == ["expert", "easy", None, "beginner"]
     refused = host.http.post("/api/tables", json={"bots": "grandmaster"})
     assert refused.status_code == 400
-    assert "beginner, easy, medium, hard, expert" in refused.json()["message"]
+    assert "beginner, easy, medium, expert" in refused.json()["message"]
 
 
 INSTANT_WINS = ["four-twos", "six-pairs", "three-triples", "dragon"]

@@ -5,7 +5,7 @@ round-robin ladder of ``bench/ladder.py`` (docs/bots.md, "Levels").
 
 >>> from tienlen.players.levels import LEVELS, level_spec
 >>> list(LEVELS)
-['beginner', 'easy', 'medium', 'hard', 'expert']
+['beginner', 'easy', 'medium', 'expert']
 >>> level_spec("easy"), level_spec("greedy")
 ('greedy', 'greedy')
 """
@@ -73,15 +73,6 @@ LEVELS: dict[str, Level] = {
             {
                 "en": "plans its hand and watches who is close to going out",
                 "vi": "tính trước cả bài, để ý ai sắp về",
-            },
-        ),
-        Level(
-            "hard",
-            "ismcts:iterations=40",
-            {"en": "Hard", "vi": "Khó"},
-            {
-                "en": "searches the deals that fit what it has seen",
-                "vi": "tìm nước đi trên các bộ bài hợp với những gì đã thấy",
             },
         ),
         Level(
