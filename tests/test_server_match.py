@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from serverkit import (
     Client,
     LiveServer,
@@ -18,6 +20,7 @@ from tienlen.deal import instant_win_of
 from tienlen.players.levels import LEVELS
 
 
+@pytest.mark.slow  # a whole match through the server; the others here play parts of one
 def test_a_whole_four_player_match(live: LiveServer) -> None:
     clients, sockets, _table = seated_table(live, ["An", "Binh", "Chi", "Dung"], games=2)
     sockets[0].send(type="start")

@@ -194,7 +194,7 @@ def _advance(table: Table, actions: int) -> None:
 
 
 def _state(table: Table) -> tuple[object, ...]:
-    views = tuple(table.view(s, history=True) for s in [None, *range(len(table.seats))])
+    views = table.views([None, *range(len(table.seats))], history=True)
     return table.version, table.state_version, table.status, table.info(), views
 
 

@@ -25,13 +25,13 @@ from .deadlines import arm_deadline
 from .errors import TRY_AGAIN, database_needed
 from .history import store_game
 from .hub import Client, Hub
-from .messages import EventMsg, GameView, StateMsg, TableInfo
+from .messages import EventMsg, GameView, StateMsg, TableEvent, TableInfo
 from .metrics import Metrics
 from .options import TableConfig
 from .tables import Pending, Refused, Table, event_model, merged
 from .writer import Fenced, Writer
 
-__all__ = ["Commits", "event_msg"]
+__all__ = ["Commits"]
 
 log = logging.getLogger("tienlen.server")
 
@@ -203,8 +203,9 @@ class Commits:
             return
         views = table.views(set(seats.values()))
         info = table.info() if any(p.kind in TABLE_KINDS for p in pending) else None
+        public = [event_model(p.kind, p.public, {}) for p in pending]
         for conn, seat in seats.items():
-            _send(conn, seat, pending, views.get(seat), info)
+            _send(conn, seat, pending, views.get(seat), info, public)
 
     async def catch_up(self, conn: Client, table: Table, since: int | None) -> None:
         """The events after ``since`` for this client's seat, or a full state (no ``since``,
@@ -212,12 +213,12 @@ class Commits:
         Called under the table's lock, so no broadcast interleaves."""
         seat = table.seat_of(conn.player)
         if since is None or not table.version - self.catch_up_max <= since < table.version:
-            view = table.view(seat, history=True)
+            view = table.views([seat], history=True).get(seat)
             conn.send(StateMsg(version=table.version, table=table.info(), view=view))
             return
         with database_needed():
             events = await self.events_since(table.id, since)
-        _send(conn, seat, events, table.view(seat), table.info())
+        _send(conn, seat, events, table.views([seat]).get(seat), table.info())
 
 
 class _Event(Protocol):
@@ -239,37 +240,24 @@ def _send(
     events: Sequence[_Event],
     view: GameView | None,
     info: TableInfo | None,
+    public: Sequence[TableEvent] | None = None,
 ) -> None:
-    """A batch of events to one client: the last one with the seat's view and the table."""
+    """A batch of events to one client: the last one with the seat's view and the table
+    (``public``: the events as a client with no private share in them sees them, made once
+    for all the clients of a broadcast)."""
     for i, e in enumerate(events):
         last = i == len(events) - 1
+        share = e.private.get(str(seat)) if e.private and seat is not None else None
+        if public is not None and not share:
+            event = public[i]
+        else:
+            event = event_model(e.kind, e.public, share or {})
         conn.send(
-            event_msg(
-                e.kind,
-                e.version,
-                e.public,
-                e.private,
-                seat,
-                view if last else None,
-                info if last else None,
+            EventMsg(
+                version=e.version,
+                event=event,
                 more=not last,
+                view=view if last else None,
+                table=info if last else None,
             )
         )
-
-
-def event_msg(
-    kind: str,
-    version: int,
-    public: Mapping[str, Any],
-    private: Mapping[str, Any] | None,
-    seat: int | None,
-    view: GameView | None = None,
-    info: TableInfo | None = None,
-    *,
-    more: bool = False,
-) -> EventMsg:
-    """One event's frame for ``seat`` (its private share only if it is that seat's)."""
-    share = private.get(str(seat), {}) if private and seat is not None else {}
-    return EventMsg(
-        version=version, event=event_model(kind, public, share), more=more, view=view, table=info
-    )

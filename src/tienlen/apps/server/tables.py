@@ -22,9 +22,9 @@ from tienlen.reasons import Reason
 
 from .actions import act, chop_made, move_action
 from .deals import ServerMatch, commitment_of
-from .messages import GameView, SeatInfo, TableEvent, TableInfo
+from .messages import SeatInfo, TableEvent, TableInfo
 from .options import TableConfig
-from .views import game_views
+from .views import Views, game_views
 
 __all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
@@ -214,16 +214,9 @@ class Table:
             spectators=sum(1 for p in self.watching() if self.seat_of(p) is None),
         )
 
-    def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
-        """What ``seat`` (``None``: a spectator) may see of the current game (``history``:
-        with every action so far, for a full resync)."""
-        return self.views([seat], history=history).get(seat)
-
-    def views(
-        self, seats: Collection[int | None], *, history: bool = False
-    ) -> dict[int | None, GameView]:
-        """What each of ``seats`` may see of the current game (none before the match), built
-        together (:func:`.views.game_views`)."""
+    def views(self, seats: Collection[int | None], *, history: bool = False) -> Views:
+        """What each of ``seats`` (``None``: a spectator) may see of the current game, none
+        before the match (``history``: with every action so far, for a full resync)."""
         m = self.match
         if m is None:
             return {}
