@@ -11,11 +11,17 @@ decisions made while nobody is out, the win probability of the choice made as th
 values it from the deciding seat's observation (``--samples`` deals); once the game is over,
 whether that seat won. The predictions are bucketed by tenths and set against the outcomes.
 
+``offers``: the first offer decision of ``--positions`` deals of ``vietcong`` with mutual
+trading, valued at ``--samples``: CPU time a decision, the choices valued, how often the
+best choice is an offer and by how much it beats making none, on the deals that chose it
+and on fresh deals (the first is flattered: the best of many noisy values).
+
 ``solver``: the open-hands solver (default node budget) on positions of self-played games
 with a given number of cards in hand in all: CPU time, and how many are too large.
 
 Run: ``.venv/bin/python bench/analysis.py speed``,
-``.venv/bin/python bench/analysis.py calibration --positions 2000`` and
+``.venv/bin/python bench/analysis.py calibration --positions 2000``,
+``.venv/bin/python bench/analysis.py offers`` and
 ``.venv/bin/python bench/analysis.py solver`` (docs/analysis.md and docs/bots.md hold the
 figures).
 """
@@ -29,10 +35,10 @@ import time
 
 from rich.progress import MofNCompleteColumn, Progress
 
-from tienlen import Game
-from tienlen.analysis.decisions import analyse_decision
+from tienlen import Game, Rules
+from tienlen.analysis.decisions import OfferTrade, analyse_decision
 from tienlen.analysis.review import review_game
-from tienlen.combos import Move
+from tienlen.combos import PASS, Move
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.registry import make_bot
@@ -76,6 +82,32 @@ def speed(args: argparse.Namespace) -> None:
             f"samples {k:>4} against {counts[-1]}: the same label {same}/{len(top)}, "
             f"the same best choice {same_best}/{len(top)}"
         )
+
+
+def offers(args: argparse.Namespace) -> None:
+    rules = Rules.preset("vietcong", trading="mutual")
+    times, counts, gains, fresh = [], [], [], []
+    for seed in range(args.seed, args.seed + args.positions):
+        game = Game(rules, seed=seed)
+        started = time.process_time()
+        values = analyse_decision(observe(game, game.turn), samples=args.samples)
+        times.append(time.process_time() - started)
+        counts.append(len(values.choices))
+        best = values.best.choice
+        if isinstance(best, OfferTrade):
+            gains.append(values.loss(PASS).mean)
+            again = analyse_decision(
+                observe(game, game.turn), samples=args.samples, seed="fresh", choices=(PASS, best)
+            )
+            fresh.append(again.value_of(best).win.mean - again.value_of(PASS).win.mean)
+    times.sort()
+    print(
+        f"{args.positions} offer decisions at {args.samples} samples: "
+        f"{times[len(times) // 2]:.2f} s CPU each (median; 90th percentile "
+        f"{times[len(times) * 9 // 10]:.2f} s), {_mean(counts):.0f} choices; the best is an "
+        f"offer in {len(gains)}, beating no offer by {_mean(gains):.3f} on average "
+        f"({_mean(fresh):.3f} on fresh deals)"
+    )
 
 
 def _mean(values: list[float]) -> float:
@@ -208,6 +240,11 @@ def main() -> None:
     c.add_argument("--seed", type=int, default=1)
     c.add_argument("--every", type=int, default=500, help="print the table so far this often")
     c.set_defaults(func=calibration)
+    o = sub.add_parser("offers", help="the cost and outcome of valuing offers of trades")
+    o.add_argument("--positions", type=int, default=20)
+    o.add_argument("--samples", type=int, default=128)
+    o.add_argument("--seed", type=int, default=1)
+    o.set_defaults(func=offers)
     v = sub.add_parser("solver", help="the solver's time against the cards in hand")
     v.add_argument("--cards", type=int, nargs="+", default=[12, 16, 20, 24, 28, 32])
     v.add_argument("--positions", type=int, default=50)

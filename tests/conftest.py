@@ -1,6 +1,8 @@
 """Shared pytest set-up: the ``--update-golden`` option, a summary of the brute-force
-cross-check (positions checked per preset and kind of decision), and the server tests'
-fixtures (``backend``, ``live``; the server is imported only by the tests that use them)."""
+cross-check (positions checked per preset and kind of decision), Hypothesis's ``fast``
+profile (tests/quick.py, registered before ``--hypothesis-profile`` is read), and the
+server tests' fixtures (``backend``, ``live``; the server is imported only by the tests
+that use them)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+import quick  # noqa: F401  (registers make test-fast's Hypothesis profile)
 from backends import BACKENDS
 
 if TYPE_CHECKING:

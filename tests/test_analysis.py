@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 from pathlib import Path
 
 import pytest
 
 from tienlen import Game, Rules
-from tienlen.analysis.decisions import Estimate, analyse_decision
-from tienlen.analysis.review import label, review_game
-from tienlen.combos import format_move
+from tienlen.analysis.decisions import (
+    OFFER_SWAPS,
+    Estimate,
+    OfferTrade,
+    analyse_decision,
+    format_option,
+)
+from tienlen.analysis.review import LABELS, label, review_decision, review_game
 from tienlen.match_record import read_games
 from tienlen.observation import observe
 from tienlen.players.base import Budget
+from tienlen.players.bots.analysis import planner
 from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.bots.ismcts import Determinizer
 from tienlen.players.toolkit import play_out
 from tienlen.record import GameRecord, apply_action
+from tienlen.scoring import outcome_of, score_outcome
 
 
 def finished(game: Game, *first: str) -> GameRecord:
@@ -31,7 +40,7 @@ def finished(game: Game, *first: str) -> GameRecord:
 def values_seen(obs_game: Game, seat: int) -> list[tuple[str, float, float, float, int]]:
     values = analyse_decision(observe(obs_game, seat), samples=16, seed=4)
     return [
-        (format_move(v.choice, ascii=True), v.win.mean, v.place.mean, v.points.mean, v.samples)
+        (format_option(v.choice, ascii=True), v.win.mean, v.place.mean, v.points.mean, v.samples)
         for v in values.choices
     ]
 
@@ -65,21 +74,59 @@ def test_going_out_at_once_is_worth_a_sure_win() -> None:
     game = Game.from_position("7d8d9d/3c4c/Kd2h/6h6s 0 0 - - - -", rules="standard")
     values = analyse_decision(observe(game, 0), samples=8)
     best = values.best
-    assert format_move(best.choice, ascii=True) == "7d 8d 9d"
+    assert format_option(best.choice, ascii=True) == "7d 8d 9d"
     assert (best.win, best.place) == (Estimate(1.0, 0.0), Estimate(1.0, 0.0))
     assert values.stake == "first"
 
 
-def test_analysis_is_refused_out_of_turn_and_in_an_exchange() -> None:
+def test_analysis_is_refused_out_of_turn_and_once_the_game_is_over() -> None:
     game = Game("standard", seed=3)
     other = (game.turn + 1) % 4
     with pytest.raises(ValueError, match=f"seat {other} is not to act"):
         analyse_decision(observe(game, other))
-    san_jose = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
-    exchange = Game(san_jose, seed=3, previous_finish=[2, 0, 1, 3])
-    assert exchange.phase == "exchange"
-    with pytest.raises(ValueError, match="in the play phase, not 'exchange'"):
-        analyse_decision(observe(exchange, exchange.turn))
+    over = Game.from_position("-/4c/5d/6h 1 0 - - - 0123", rules="standard")
+    with pytest.raises(ValueError, match="the game is over"):
+        analyse_decision(observe(over, 0))
+
+
+# S2 won the last game: it gives S3 two cards and takes S3's two highest; S0, the
+# runner-up, gives S1 one card. S2 holds a quad of 9s (a bomb) and low loose cards.
+SAN_JOSE = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
+DEAL = [
+    "3s 4d 5h 6d 6h 7s 8s 10s 10d Qd Kd Ad 2h",
+    "5d 7c 7h 8d 8h 10h Jc Qs Qc Kh As 2s 2c",
+    "3d 4h 5s 6c 7d 9s 9c 9d 9h Jd Qh Ks 2d",
+    "3c 3h 4s 4c 5c 6s 8c 10c Js Jh Kc Ac Ah",
+]
+
+
+def san_jose_game(deal: list[str], *gives: str) -> Game:
+    game = Game(SAN_JOSE, hands=deal, previous_finish=[2, 0, 1, 3])
+    for give in gives:
+        game.play(give)
+    return game
+
+
+def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards() -> None:
+    labels = {}
+    for give in ("3d 4h", "3d 9h"):
+        first = review_decision(finished(san_jose_game(DEAL, give)), 1, samples=64)
+        assert (first.number, format_option(first.played, ascii=True)) == (1, give)
+        assert len(first.values.choices) == 78  # every 2 of S2's 13 cards
+        labels[give] = first.label
+    assert LABELS.index(labels["3d 9h"]) > LABELS.index(labels["3d 4h"])
+    assert labels["3d 9h"] not in ("best", "good")
+
+
+def test_the_value_of_a_give_never_reads_the_hidden_cards_or_the_give_not_seen() -> None:
+    # S0 gives after S2: it has not seen S2's give, nor S1's and S3's hands. In the second
+    # game S1 and S3 hold each other's cards and S2 gave other cards.
+    swapped = [DEAL[0], DEAL[3], DEAL[2], DEAL[1]]
+    a = san_jose_game(DEAL, "3d 4h")
+    b = san_jose_game(swapped, "9s 9c")
+    assert observe(a, 0) == observe(b, 0) and a.hand_masks != b.hand_masks
+    assert values_seen(a, 0) == values_seen(b, 0)
+    assert len(values_seen(a, 0)) == 13
 
 
 def test_a_seat_that_could_go_out_at_once_and_did_not_blundered() -> None:
@@ -88,7 +135,7 @@ def test_a_seat_that_could_go_out_at_once_and_did_not_blundered() -> None:
     review = review_game(record, seats=[0], samples=24)
     first = review.decisions[0]
     assert (first.number, first.seat, str(first.played)) == (1, 0, "3♠")
-    assert format_move(first.best, ascii=True) == "3s 4s 5s"
+    assert format_option(first.best, ascii=True) == "3s 4s 5s"
     assert first.label == "blunder"
     assert first.exact == {first.best.mask: True, first.played.mask: False}
 
@@ -167,6 +214,108 @@ def test_with_two_seats_left_the_solver_values_the_endgame_the_playouts_misplay(
     assert game.position.format() == "3h4c5s5h7hJh/-/-/3c4s4d8s 0 2 0:7s p3x3 - 21"
     values = analyse_decision(observe(game, 0), samples=8)
     assert values.stake == "not last"
-    assert {format_move(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
+    assert {format_option(v.choice, ascii=True) for v in values.choices} == {"7h", "Jh", "pass"}
     for v in values.choices:
         assert (v.win, v.place) == (Estimate(1.0, 0.0), Estimate(3.0, 0.0))
+
+
+def test_points_count_a_chop_made_before_the_decision() -> None:
+    # Seat 0 cut seat 1's 2♥ with a pair run; seat 1 can only pass, and seat 0 then leads
+    # its last card: whatever the deal, seat 1's points are the game's, the cut paid.
+    game = Game("proplay", hands=["3s 3c 4s 4c 5s 5c 9h", "2h 6d 7d", "8c 10c", "Jd Qd"], leader=1)
+    for move in ("2h", "pass", "pass", "3s 3c 4s 4c 5s 5c"):
+        game.play(move)
+    values = analyse_decision(observe(game, 1), samples=8)
+    finished = game.copy()
+    for move in ("pass", "9h"):
+        finished.play(move)
+    outcome = outcome_of(finished)
+    assert outcome.chops  # the cut is scored...
+    paid = score_outcome(game.rules, outcome)[1]
+    uncut = score_outcome(game.rules, dataclasses.replace(outcome, chops=()))[1]
+    assert paid < uncut  # ... and seat 1 pays for it
+    assert {v.points for v in values.choices} == {Estimate(float(paid), 0.0)}
+
+
+def test_accepting_a_trade_of_a_two_for_a_three_is_labelled_worse_than_refusing() -> None:
+    # Mutual trading: S0 offers its 3♠ for S1's 2♠. S1 saw the offer, not the other hands;
+    # its answer is valued, and accepting is the worse one.
+    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+    labels = {}
+    for answer in ("accept", "refuse"):
+        game = Game(mutual, hands=DEAL)
+        assert game.phase == "trading" and game.turn == 0
+        game.offer_trade(1, "3s", "2s")
+        observed = analyse_decision(observe(game, 1), samples=16)
+        assert {format_option(v.choice) for v in observed.choices} == {"accept", "pass"}
+        if answer == "accept":
+            game.accept_trade()
+        else:
+            game.play("pass")
+        first = review_decision(finished(game), 2, samples=32)  # 1: the offer, 2: the answer
+        assert format_option(first.played) == ("accept" if answer == "accept" else "pass")
+        labels[answer] = first.label
+    assert labels["refuse"] == "best" and labels["accept"] != "best"
+
+
+MUTUAL = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+
+
+def offer_2h_for_3c(deal: list[str]) -> Game:
+    """S0, first to offer, offers S3 its 2♥ for the 3♣ (S3 holds it in ``DEAL``)."""
+    game = Game(MUTUAL, hands=deal)
+    assert game.phase == "trading" and game.turn == 0
+    return game
+
+
+def test_offering_a_two_for_a_three_is_labelled_worse_than_the_best_choice() -> None:
+    game = offer_2h_for_3c(DEAL)
+    game.offer_trade(3, "2h", "3c")
+    game.accept_trade()  # S3 takes the 2 for its 3
+    first = review_decision(finished(game), 1, samples=256)
+    assert format_option(first.played, ascii=True) == "offer 2h to 3 for 3c"
+    offers = [v.choice for v in first.values.choices if isinstance(v.choice, OfferTrade)]
+    assert len(offers) == OFFER_SWAPS * 3 + 1  # the best swaps to each seat, and the one made
+    assert first.best != first.played
+    assert first.loss.mean > 2 * first.loss.error
+    assert first.label != "best"
+
+
+def test_the_value_of_an_offer_never_reads_the_hidden_cards() -> None:
+    # The partner's answer comes from its hand in each sampled deal: S1 and S3 holding each
+    # other's cards changes nothing S0 sees, nor its values.
+    swapped = [DEAL[0], DEAL[3], DEAL[2], DEAL[1]]
+    a, b = offer_2h_for_3c(DEAL), offer_2h_for_3c(swapped)
+    assert observe(a, 0) == observe(b, 0)
+    assert values_seen(a, 0) == values_seen(b, 0)
+    assert any(name.startswith("offer") for name, *_ in values_seen(a, 0))
+
+
+def test_a_review_values_every_offer_and_answer_of_a_trading_game() -> None:
+    game = offer_2h_for_3c(DEAL)
+    game.offer_trade(3, "2h", "3c")
+    game.play("pass")  # S3 refuses
+    record = finished(game)
+    review = review_game(record, seats=[0, 3], samples=4)
+    offer, answer = review.decisions[:2]
+    kinds = [record.actions[d.number - 1].kind for d in (offer, answer)]
+    assert kinds == ["offer", "refuse"]
+    named = [c["choice"] for c in offer.to_dict()["choices"]]
+    assert "pass" in named and "offer 2h to 3 for 3c" in named
+    assert {c["choice"] for c in answer.to_dict()["choices"]} == {"accept", "pass"}
+
+
+def test_the_deals_sampled_for_the_analysis_leave_tidier_hands_than_random_ones() -> None:
+    # Of four random deals the tidiest is kept: the other seats' hands are cheaper to play
+    # out (the planner's cost), as the hands players keep are.
+    obs = observe(Game("standard", seed=8), 0)
+    cost = planner(obs.rules).cost
+
+    def mean_cost(deals: Determinizer) -> float:
+        rng = random.Random(5)
+        hands = [deals.sample(rng) for _ in range(40)]
+        return sum(cost(h) for deal in hands for s, h in enumerate(deal) if s) / len(hands)
+
+    tidy = mean_cost(Determinizer(obs, guesses=4, tidy=True))
+    random_deals = mean_cost(Determinizer(obs, guesses=1))
+    assert tidy < random_deals - 1.0  # (about 18.6 against 21.2)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from quick import presets
 from tienlen import PASS, RULESETS, Game, Give, Move, Rules, parse_cards
 from tienlen.cards import mask_of
 from tienlen.combos import Choice
@@ -18,7 +19,7 @@ from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget, Player, choose_safely
 from tienlen.players.bots.analysis import counts_of, is_boss, planner
 from tienlen.players.bots.greedy import greedy_pick
-from tienlen.players.bots.heuristic import HeuristicBot
+from tienlen.players.bots.heuristic import HeuristicBot, accepts_trade, rank_swaps
 from tienlen.players.bots.ismcts import IsmctsBot
 from tienlen.players.registry import BOTS, make_bot
 from tienlen.players.toolkit import sample_hands
@@ -92,7 +93,8 @@ def test_fast_bots_play_legal_games_in_every_rule_set(variant: str) -> None:
         assert "exchange" in seen_phases
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+# the quick loop: three presets and the two variants with a phase before the play
+@pytest.mark.parametrize("variant", presets(VARIANTS, also=("vietcong/trading", "pang/san-jose")))
 def test_ismcts_plays_legal_games_in_every_rule_set(variant: str) -> None:
     rules = VARIANTS[variant]
     n = rules.players
@@ -383,3 +385,26 @@ def test_bots_work_with_rules_changed_by_replace() -> None:
         ],
     )
     assert game.is_over and sorted(game.finish_order) == [0, 1, 2, 3]
+
+
+TRADING = Rules.preset("vietcong", trading="mutual")
+
+
+def cards(text: str) -> int:
+    return mask_of(parse_cards(text))
+
+
+def test_heuristic_accepts_a_trade_that_tidies_its_hand_and_refuses_one_that_spoils_it() -> None:
+    hand = cards("3c 6d 7h 8s 9c 10d Jh Qs Ks Kd Ac Ah 2d")
+    assert accepts_trade(TRADING, hand, give=cards("2s"), take=cards("3c"))  # a 2 for a loose 3
+    assert not accepts_trade(TRADING, hand, give=cards("4s"), take=cards("2d"))  # its 2 for a 4
+    assert not accepts_trade(TRADING, hand, give=cards("2s"), take=cards("4c"))  # not held
+
+
+def test_heuristic_ranks_first_the_swap_that_completes_a_straight() -> None:
+    hand = cards("3s 4d 5h 7c 8d 9s 9h Jc Qd Kd Kh As 2h")
+    swaps = rank_swaps(TRADING, hand, cards("4c 6h 10h Js"))
+    assert len(swaps) == 11 * 4 - 2  # each of its 11 ranks for each unseen one (4, J held)
+    give, take = swaps[0]
+    assert take == cards("6h")  # 3 4 5 6 7 8 9: one play for seven cards
+    assert give & hand

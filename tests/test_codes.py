@@ -18,11 +18,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from quick import examples
 from tienlen import INSTANT_WINS, RULESETS, Rules, RulesError, deck
 from tienlen.patterns import KINDS
 from tienlen.rules import BASE_KINDS
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 STANDARD = Rules.preset("standard")
 
 

@@ -36,6 +36,7 @@ def run_fingerprint(path: Path, games: int) -> str:
     not any(BUILD.glob("tienlen/movegen.*.so")),
     reason="no compiled engine in build/compiled (make compiled)",
 )
+@pytest.mark.slow  # 100 games a preset in two processes; make test-compiled runs it
 def test_compiled_engine_plays_exactly_like_the_source() -> None:
     interpreted = run_fingerprint(ROOT / "src", 100)
     compiled = run_fingerprint(BUILD, 100)

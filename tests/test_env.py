@@ -543,6 +543,7 @@ def test_training_with_workers_is_reproducible(tmp_path: Path, method: str) -> N
     assert not np.array_equal(other.net.params["w1o"], a.net.params["w1o"])
 
 
+@pytest.mark.slow  # two training runs and a resumed one
 def test_resuming_restores_the_weights_and_optimiser(tmp_path: Path) -> None:
     from tienlen.env.train import TrainConfig, Trainer
 

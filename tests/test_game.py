@@ -29,8 +29,11 @@ from tienlen import (
 from tienlen.cards import TWOS_MASK, mask_of
 from tienlen.deal import instant_win_of
 from tienlen.debts import CardDebt
+from tienlen.exchanges import MutualTrading, SanJoseExchange, TradeOffer
 from tienlen.observation import observe
 from tienlen.packed import PackedState
+from tienlen.position import Action
+from tienlen.scoring import outcome_of
 
 
 def cards(text: str) -> set[Card]:
@@ -574,6 +577,87 @@ def test_games_rebuilt_from_observations_offer_the_same_moves() -> None:
         assert rebuilt.turn == game.turn and rebuilt.top == game.top
         moves = game.legal_moves()
         game.play(moves[step % len(moves)])
+
+
+SAN_JOSE_DEAL = [
+    "3s 4c 5d 6h 7s 8c 9d 10h Js Qc Kd Ah 2s",
+    "3c 4d 5h 6s 7c 8d 9h 10s Jc Qd Kh As 2c",
+    "3d 4h 5s 6c 7d 8h 9s 10c Jd Qh Ks Ac 2d",
+    "3h 4s 5c 6d 7h 8s 9c 10d Jh Qs Kc Ad 2h",
+]
+
+
+def test_a_game_in_the_exchange_phase_is_rebuilt_from_what_the_giver_sees() -> None:
+    # S2 won the last game and gives S3 two cards; S0, the runner-up, gives S1 one. S0 did
+    # not see S2's give: its view leaves it out, and a rebuilt game needs it guessed.
+    rules = dataclasses.replace(Rules.preset("standard"), trading="san-jose")
+    game = Game(rules, hands=SAN_JOSE_DEAL, previous_finish=[2, 0, 1, 3])
+    other = Game(rules, hands=SAN_JOSE_DEAL, previous_finish=[2, 0, 1, 3])
+    game.play("3d 4h")
+    other.play("5s 6c")
+    seen = observe(game, 0)
+    assert seen == observe(other, 0) and observe(game, 3) != observe(other, 3)
+    assert seen.phase == "exchange" and seen.turn == 0
+    assert isinstance(seen.exchange, SanJoseExchange)
+    with pytest.raises(ValueError, match="guess it first"):
+        Game.from_state(seen, rules=rules, hands=game.hand_masks, exchange=seen.exchange)
+    with pytest.raises(ValueError, match="needs its exchange"):
+        Game.from_state(seen, rules=rules, hands=game.hand_masks)
+    guess = seen.exchange.guessed(lambda giver, count: mask_of(parse_cards("3d 4h")))
+    rebuilt = Game.from_state(seen, rules=rules, hands=game.hand_masks, exchange=guess)
+    assert rebuilt.phase == "exchange" and rebuilt.legal_moves() == game.legal_moves()
+    for g in (game, rebuilt):
+        g.play("3s")  # the 3♠ goes to S1, who leads once the exchange is done
+    assert rebuilt.phase == game.phase == "play"
+    assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
+    assert rebuilt.first_lead_rule == game.first_lead_rule is not None
+    with pytest.raises(ValueError, match="an exchange is given for a state in the 'play' phase"):
+        Game.from_state(game.position, rules=rules, exchange=guess)
+
+
+def test_a_game_in_the_trading_phase_is_rebuilt_from_what_the_partner_sees() -> None:
+    mutual = dataclasses.replace(Rules.preset("standard"), trading="mutual")
+    game = Game(mutual, hands=SAN_JOSE_DEAL)
+    game.offer_trade(1, "3s", "2c")
+    seen = observe(game, 1)
+    assert seen.phase == "trading" and seen.turn == 1
+    assert isinstance(seen.exchange, MutualTrading)
+    assert seen.exchange.pending == game.pending_trade  # the partner sees the cards
+    hidden = game.exchange_seen_by(2)
+    assert isinstance(hidden, MutualTrading) and hidden.pending == TradeOffer(0, 1, 0, 0)
+    with pytest.raises(ValueError, match="needs its trading"):
+        Game.from_state(seen, rules=mutual, hands=game.hand_masks)
+    rebuilt = Game.from_state(seen, rules=mutual, hands=game.hand_masks, exchange=seen.exchange)
+    assert rebuilt.pending_trade == game.pending_trade
+    for g in (game, rebuilt):
+        g.accept_trade()
+        while g.phase == "trading":
+            g.play("pass")
+    assert rebuilt.hand_masks == game.hand_masks and rebuilt.turn == game.turn == 1
+
+
+def test_a_game_rebuilt_with_the_plays_before_it_scores_them() -> None:
+    # Seat 0 cut seat 1's 2♥ with a pair run before the state: rebuilt with those plays,
+    # the game deals the cards played back to their seats and its score pays the cut.
+    game = Game("proplay", hands=["3s 3c 4s 4c 5s 5c 9h", "2h 6d 7d", "8c 10c", "Jd Qd"], leader=1)
+    for move in ("2h", "pass", "pass", "3s 3c 4s 4c 5s 5c"):
+        game.play(move)
+    state = observe(game, 1)
+    plays = [a for a in state.history if isinstance(a, Action)]
+    hands = game.hand_masks
+    bare = Game.from_state(state, rules=game.rules, hands=hands)
+    rebuilt = Game.from_state(state, rules=game.rules, hands=hands, played=plays)
+    assert rebuilt.history == game.history and bare.history == ()
+    assert rebuilt.dealt == game.dealt and bare.dealt == game.hands
+    for g in (game, rebuilt, bare):
+        for move in ("pass", "9h"):
+            g.play(move)
+    cut = [c for c in outcome_of(game).chops if c.seat == 0 and c.victim == 1]
+    assert cut and outcome_of(rebuilt).chops == outcome_of(game).chops
+    assert outcome_of(bare).chops == ()
+    with pytest.raises(ValueError, match="no play of a seat before this state"):
+        nine = Action(1, Move.of("single", "9h"))  # seat 0 holds it
+        Game.from_state(state, rules=game.rules, hands=hands, played=[nine])
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from quick import examples
 from test_record import random_play
 from tienlen import RULESETS, Game, Match, Rules, RulesError
 from tienlen.inputs import MAX_ACTIONS, MAX_DEPTH, MAX_TEXT, load_json, quote_value
@@ -26,7 +27,7 @@ from tienlen.record import GameRecord, RecordError, read
 
 # Modest for CI; TIENLEN_FUZZ_EXAMPLES=5000 fuzzes deeper by hand.
 FUZZ = settings(
-    max_examples=int(os.environ.get("TIENLEN_FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("TIENLEN_FUZZ_EXAMPLES", 0)) or examples(60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

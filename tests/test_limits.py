@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from quick import presets
 from tienlen import RULESETS, Rules, RulesError
 from tienlen.cards import parse_cards
 from tienlen.inputs import quote_value
@@ -127,7 +128,7 @@ def test_files_past_the_size_cap_are_refused_unread(
         assert len(err) < 300
 
 
-@pytest.mark.parametrize("name", RULESETS)
+@pytest.mark.parametrize("name", presets(RULESETS))
 def test_the_count_of_a_hand_is_exact_or_above(name: str) -> None:
     import random
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import pytest
 
+from quick import presets
 from reference import RefTable, ref_classify, ref_combinations
 from tienlen import PASS, RULESETS, Action, Game, IllegalMoveError, Move, Rules, deck
 from tienlen.cards import cards_of_mask, format_cards
@@ -214,7 +215,7 @@ def test_openings_out_of_turn_match_brute_force(
     assert counts["open-out-of-turn"] > 0 and counts["opened out of turn"] > 0, counts
 
 
-@pytest.mark.parametrize("preset", RULESETS)
+@pytest.mark.parametrize("preset", presets(RULESETS))
 def test_reference_classifier_agrees_with_classify(preset: str) -> None:
     """The reference's classifier and the engine's agree on random card sets."""
     rules = Rules.preset(preset)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from quick import presets
 from reference import RefTable
 from tienlen import RULESETS, Game, Rules
 from tienlen.position import parse_position
@@ -40,7 +41,7 @@ def test_every_preset_has_a_count_file() -> None:
         assert len(entries(name)) >= 3, name
 
 
-@pytest.mark.parametrize("name", sorted(RULESETS))
+@pytest.mark.parametrize("name", presets(sorted(RULESETS)))
 def test_the_engine_recounts_the_trees(name: str) -> None:
     rules = Rules.preset(name)
     for position, counts in entries(name):
@@ -60,7 +61,7 @@ def ref_perft(ref: RefTable, depth: int) -> int:
     return total
 
 
-@pytest.mark.parametrize("name", sorted(RULESETS))
+@pytest.mark.parametrize("name", presets(sorted(RULESETS)))
 def test_the_brute_force_reference_recounts_the_starts(name: str) -> None:
     """The positions at the start of play (no card played yet) are rebuilt by the reference
     from the hands alone, and their trees recounted to depth 3 (hands of 5 cards) or 1."""

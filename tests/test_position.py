@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quick import examples
 from tienlen import RULESETS, Game, Rules
 from tienlen.observation import observe
 from tienlen.position import (
@@ -31,7 +32,7 @@ def _played(rules: Rules, seed: int, moves: int) -> Game:
     return game
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from(sorted(RULESETS)), st.integers(0, 10_000), st.integers(0, 80))
 def test_a_position_reads_back_to_the_same_state(name: str, seed: int, moves: int) -> None:
     rules = Rules.preset(name)
@@ -50,7 +51,7 @@ def test_a_position_reads_back_to_the_same_state(name: str, seed: int, moves: in
         assert rebuilt.legal_moves() == game.legal_moves()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.integers(2, 8),
     st.lists(st.integers(0, 7), max_size=8),
@@ -182,7 +183,7 @@ def test_reprs_paste_back() -> None:
     assert info.value.reason is not None and info.value.reason.code
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.sampled_from(sorted(RULESETS)), st.integers(0, 10_000), st.integers(0, 80))
 def test_legal_moves_from_the_state_and_one_hand(name: str, seed: int, moves: int) -> None:
     from tienlen.play import legal_moves

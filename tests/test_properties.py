@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from quick import examples
 from reference import public_state
 from tienlen import PASS, RULESETS, Action, Game, IllegalMoveError, Rules
 from tienlen.cards import cards_of_mask, mask_of
@@ -41,7 +42,9 @@ RULE_CHOICES: tuple[Rules, ...] = (
     Rules.preset("pike", players=2, redeal_four_twos=True),
 )
 MAX_ACTIONS = 3_000
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @dataclass(frozen=True)

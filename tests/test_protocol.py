@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from quick import presets
 from tienlen import RULESETS, Game, Rules, format_cards
 from tienlen.combos import Give, format_move, parse_choice, parse_move
 from tienlen.observation import observe
@@ -34,7 +35,7 @@ def example(*args: str, timeout: float = 10.0) -> ProtocolPlayer:
     return ProtocolPlayer([sys.executable, EXAMPLE, *args], timeout=timeout)
 
 
-@pytest.mark.parametrize("name", RULESETS)
+@pytest.mark.parametrize("name", presets(RULESETS))
 def test_observations_survive_the_trip_through_json(name: str) -> None:
     rules = Rules.preset(name)
     game = Game(rules, seed=21)

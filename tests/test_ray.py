@@ -3,6 +3,7 @@ what the local processes give."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,8 +13,11 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
 pytest.importorskip("gymnasium", reason="the env extra (gymnasium) is not installed")
-ray = pytest.importorskip("ray", reason="Ray (the ray extra) is not installed")
-# each module run starts a Ray instance (tens of seconds): left out of make test-fast
+if importlib.util.find_spec("ray") is None:
+    pytest.skip("Ray (the ray extra) is not installed", allow_module_level=True)
+# each module run starts a Ray instance (tens of seconds): left out of make test-fast, and
+# Ray imported only by the tests (a third of a second of CPU at every collection, in each
+# of its worker processes, that loop's included)
 pytestmark = pytest.mark.slow
 
 from tienlen import Rules  # noqa: E402
@@ -26,6 +30,8 @@ from tienlen.players.executors import RayExecutor  # noqa: E402
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[None]:
     """A one-CPU Ray instance on this machine, which ``--ray auto`` joins."""
+    import ray
+
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
@@ -50,6 +56,8 @@ def test_a_training_round_on_ray_gives_the_local_pools_weights(
         assert executor.workers == 1  # the instance's one CPU
         remote = Trainer(config, tmp_path / "ray")
         remote.run(steps=1, executor=executor)
+    import ray
+
     assert ray.is_initialized()  # joined, so left running
     assert remote.rounds == local.rounds == 1 and remote.frames == local.frames > 0
     for name, value in local.net.params.items():

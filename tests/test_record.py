@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quick import examples
 from tienlen import RULESETS, Game, Match, RecordError, Rules, record_of
 from tienlen.debts import CardDebt
 from tienlen.record import (
@@ -96,7 +97,7 @@ def test_random_matches_of_every_preset_round_trip(name: str) -> None:
         match.new_game()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     name=st.sampled_from(list(VARIANTS)),
     seed=st.integers(0, 10**6),

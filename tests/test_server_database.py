@@ -135,8 +135,8 @@ def assert_replay_is_live(live: LiveServer, url: str, tmp: Path, tables: list[st
     for tid, b in replayed(url, tmp, tables).items():
         a = live.server.tables[tid]
         assert (b.version, b.state_version, b.status) == (a.version, a.state_version, a.status)
-        for seat in [None, *range(len(a.seats))]:
-            assert b.view(seat, history=True) == a.view(seat, history=True)
+        seats = [None, *range(len(a.seats))]
+        assert b.views(seats, history=True) == a.views(seats, history=True)
         assert b.info().model_copy(update={"spectators": 0}) == a.info().model_copy(
             update={"spectators": 0}
         )

@@ -123,6 +123,7 @@ def serve(
     return proc
 
 
+@pytest.mark.slow  # a server and its bot workers started and killed: seconds of waiting
 def test_bot_workers_die_with_a_server_killed_with_sigkill(
     tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:

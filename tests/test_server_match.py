@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from serverkit import (
     Client,
     LiveServer,
@@ -17,6 +19,7 @@ from tienlen.cards import mask_of
 from tienlen.deal import instant_win_of
 
 
+@pytest.mark.slow  # a whole match through the server; the others here play parts of one
 def test_a_whole_four_player_match(live: LiveServer) -> None:
     clients, sockets, _table = seated_table(live, ["An", "Binh", "Chi", "Dung"], games=2)
     sockets[0].send(type="start")

@@ -360,8 +360,14 @@ def test_the_table_shows_names_levels_counts_passes_and_turn() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 @pytest.mark.parametrize(
     "rules",
-    [STANDARD, Rules.preset("double-deck-13"), Rules.preset("lu", players=2)],
-    ids=["standard", "8-players", "2-players-17-cards"],
+    [
+        pytest.param(STANDARD, id="standard"),
+        pytest.param(Rules.preset("double-deck-13"), id="8-players"),
+        # the costliest layout (seventeen cards a hand): left out of make test-fast
+        pytest.param(
+            Rules.preset("lu", players=2), id="2-players-17-cards", marks=pytest.mark.slow
+        ),
+    ],
 )
 def test_the_main_screen_regions_do_not_overlap(size: tuple[int, int], rules: Rules) -> None:
     players = rules.players

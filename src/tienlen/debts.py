@@ -82,6 +82,15 @@ class Settlement:
         out.count = self.count
         return out
 
+    def seen_by(self, seat: int) -> Settlement:
+        """A copy holding what ``seat`` sees: the cards of the hand-overs it was not party
+        to left out (0). It settles the rest of the debts as this one does."""
+        out = self.copy()
+        out.log = tuple(
+            h if seat in (h.giver, h.receiver) else h._replace(cards=0) for h in self.log
+        )
+        return out
+
     @property
     def done(self) -> bool:
         """Whether every debt is settled."""

@@ -12,7 +12,7 @@ in its ``"exchange"`` phase asks either of them who chooses what, and hands it t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
@@ -50,6 +50,17 @@ class MutualTrading:
         """An independent copy (for copies of a game)."""
         out = MutualTrading(self.leader, self.players, self.step)
         out.offers = self.offers[:]
+        return out
+
+    def seen_by(self, seat: int) -> MutualTrading:
+        """A copy holding what ``seat`` sees: the cards of the offers it neither made nor
+        received left out (0), as :attr:`tienlen.observation.Observation.trades` shows
+        them."""
+        out = self.copy()
+        out.offers = [
+            t if seat in (t.proposer, t.partner) else t._replace(give=0, take=0)
+            for t in self.offers
+        ]
         return out
 
     @property
@@ -131,6 +142,27 @@ class SanJoseExchange:
         """An independent copy (for copies of a game)."""
         out = SanJoseExchange(self.pairs)
         out.given = self.given
+        return out
+
+    def seen_by(self, seat: int) -> SanJoseExchange:
+        """A copy holding what ``seat`` sees: the cards of the gives it neither made nor
+        received left out (0); :meth:`guessed` fills them in again."""
+        out = SanJoseExchange(self.pairs)
+        out.given = tuple(
+            cards if seat in pair[:2] else 0
+            for pair, cards in zip(self.pairs, self.given, strict=False)
+        )
+        return out
+
+    def guessed(self, guess: Callable[[int, int], int]) -> SanJoseExchange:
+        """A copy with each give left out (see :meth:`seen_by`) filled in by
+        ``guess(giver, count)``, which returns the cards (a mask of ``count`` of the giver's
+        cards)."""
+        out = SanJoseExchange(self.pairs)
+        out.given = tuple(
+            cards or guess(pair[0], pair[2])
+            for pair, cards in zip(self.pairs, self.given, strict=False)
+        )
         return out
 
     @property

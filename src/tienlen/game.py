@@ -476,6 +476,21 @@ class Game:
             s.asks = (*s.asks, CountAsk(asker, seat, count, len(s.history)))
         return count
 
+    def exchange_seen_by(
+        self, seat: int | None
+    ) -> MutualTrading | SanJoseExchange | Settlement | None:
+        """Before the play, the exchange in progress (the trading phase's offers, a San Jose
+        exchange, card debts) as ``seat`` sees it (``None``: a spectator): a copy, the cards
+        of the offers and hand-overs it was not party to left out; what :meth:`from_state`
+        takes to build a game in that phase. ``None`` in the play."""
+        s = self._state
+        viewer = -1 if seat is None else seat
+        if s.phase == "trading" and s.trading is not None:
+            return s.trading.seen_by(viewer)
+        if s.phase == "exchange" and s.exchange is not None:
+            return s.exchange.seen_by(viewer)
+        return None
+
     def exchange_receiver(self, giver: int) -> int | None:
         """In an exchange (San Jose, or card debts), the seat that receives ``giver``'s
         cards (for card debts: while ``giver`` is the seat to give)."""
@@ -836,11 +851,28 @@ class Game:
 
     @classmethod
     def from_state(
-        cls, state: PlayState, *, rules: Rules | str, hands: Sequence[int] | None = None
+        cls,
+        state: PlayState,
+        *,
+        rules: Rules | str,
+        hands: Sequence[int] | None = None,
+        played: Sequence[Action] = (),
+        exchange: MutualTrading | SanJoseExchange | Settlement | None = None,
     ) -> Game:
-        """A play-phase game in ``state`` (an observation, a parsed position), with
-        ``hands`` (bitmasks, one per seat) in place of the state's where given, e.g. a
-        sample of the hidden ones. The history starts empty; the pile is ``state.pile``."""
+        """A game in ``state`` (an observation, a parsed position), with ``hands``
+        (bitmasks, one per seat) in place of the state's where given, e.g. a sample of the
+        hidden ones. The pile is ``state.pile``; the history is ``played``
+        (the plays and passes that led to ``state`` from the deal, e.g. an observation's,
+        or none), so that the hands as dealt (:attr:`dealt`) are the hands and the cards
+        each seat played, and the game's score counts what happened before ``state``
+        (:func:`tienlen.scoring.outcome_of`). :attr:`chops` holds the chops from ``state``
+        on.
+
+        A state in the trading or the exchange phase needs ``exchange``, the exchange in
+        progress (a copy is taken; :meth:`exchange_seen_by` gives it, and a San Jose
+        exchange as a seat sees it needs the gives it did not see guessed:
+        ``SanJoseExchange.guessed``). Once it is done, the seat holding the first-lead card
+        (``state.first_lead``) leads."""
         if isinstance(rules, str):
             rules = Rules.preset(rules)
         n = rules.players
@@ -852,10 +884,31 @@ class Game:
             if h is None:
                 raise ValueError(f"seat {seat}'s hand is not known: give hands=")
             masks.append(h)
-        if state.phase not in ("play", "over"):
-            raise ValueError(f"a game can be built in the play phase only, not {state.phase!r}")
+        if state.phase == "trading":
+            if not isinstance(exchange, MutualTrading):
+                raise ValueError(f"a game in the trading phase needs its trading, not {exchange!r}")
+            exchange = exchange.copy()
+        elif state.phase == "exchange":
+            if (
+                not isinstance(exchange, SanJoseExchange | Settlement)
+                or exchange.chooser != state.turn
+            ):
+                raise ValueError(
+                    f"a game in the exchange phase needs its exchange, with seat {state.turn} "
+                    f"to give, not {exchange!r}"
+                )
+            if isinstance(exchange, SanJoseExchange) and not all(exchange.given):
+                raise ValueError("a San Jose exchange with a give left out: guess it first")
+            exchange = exchange.copy()
+        elif exchange is not None:
+            raise ValueError(f"an exchange is given for a state in the {state.phase!r} phase")
+        held = union(masks)
+        for action in played:
+            if not 0 <= action.seat < n or action.move.mask & held:
+                raise ValueError(f"{action!r} is no play of a seat before this state")
+            held |= action.move.mask
         g = cls(rules, _shell=True)
-        g._state = packed(state, masks)
+        g._state = packed(state, masks, played, exchange)
         return g
 
     @classmethod

@@ -14,9 +14,11 @@ that reckoning, the one way bots read counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import Card, cards_of_mask
+from .debts import Settlement
+from .exchanges import MutualTrading, SanJoseExchange
 from .game import CountAsk, Game, TradeOffer
 from .position import Action, Entry, Gift, PlayState, state_fields
 from .rules import Rules
@@ -48,6 +50,14 @@ class Observation(PlayState):
     :attr:`tienlen.Game.spare_taker`), ``None`` if none did. Public: the table sees the card
     taken, by the first leader as dealt, who is :attr:`leader` until a trade or an exchange
     moves the lowest card (and the first lead with it)."""
+    exchange: MutualTrading | SanJoseExchange | Settlement | None = field(
+        default=None, compare=False
+    )
+    """Before the play, the exchange in progress (trading, San Jose, card debts) as this
+    seat sees it (the cards of offers and hand-overs it was not party to left out:
+    :meth:`tienlen.Game.exchange_seen_by`), for building games in that phase
+    (:meth:`tienlen.Game.from_state`); ``None`` in the play.
+    Left out of comparisons and of the bot protocol (:mod:`tienlen.players.protocol`)."""
 
     @property
     def hand_mask(self) -> int:
@@ -141,4 +151,5 @@ def observe(game: Game, seat: int) -> Observation:
         trades=trades,
         asks=asks,
         spare_taker=game.spare_taker,
+        exchange=game.exchange_seen_by(seat),
     )

@@ -194,22 +194,36 @@ def unpacked(p: PackedState) -> PlayState:
     return PlayState(**{name: read(p) for name, read in _READERS})
 
 
-def packed(state: PlayState, hands: Sequence[int]) -> PackedState:
+def packed(
+    state: PlayState,
+    hands: Sequence[int],
+    played: Sequence[Action] = (),
+    exchange: MutualTrading | Settlement | SanJoseExchange | None = None,
+) -> PackedState:
     """A record in ``state`` holding ``hands`` (bitmasks, one per seat, in place of the
-    state's, which may be hidden), as a game built from it starts: with no history, the
-    hands as dealt and set up, the first lead's card as :attr:`PackedState.lowest`."""
+    state's, which may be hidden), as a game built from it starts: with ``played`` (the
+    plays and passes that led to it) as its history, the hands as dealt and set up being
+    ``hands`` and the cards each seat played, the first lead's card as
+    :attr:`PackedState.lowest`, and ``exchange`` (the trading or an exchange) in progress
+    (its first leader then the seat that holds that card once it is done)."""
     values = {
         name: _FROM_STATE[name](state) if name in _FROM_STATE else getattr(state, name)
         for name in _SHARED
     }
     masks = list(hands)
     lowest = state.first_lead[1].id if state.first_lead else -1
-    dealt = tuple(masks)
+    held = masks[:]
+    for action in played:
+        held[action.seat] |= action.move.mask
+    dealt = tuple(held)
     return PackedState(
         **values,
         hands=masks,
         lowest=lowest,
-        setup=(dealt, state.leader, None, ()),
+        setup=(dealt, None if exchange is not None and lowest >= 0 else state.leader, None, ()),
         dealt=dealt,
+        history=list(played),
+        trading=exchange if isinstance(exchange, MutualTrading) else None,
+        exchange=None if isinstance(exchange, MutualTrading) else exchange,
         tables=[None] * len(masks),
     )

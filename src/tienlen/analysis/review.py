@@ -1,11 +1,11 @@
 """The review of a whole game: every decision of the chosen seats valued and labelled.
 
-:func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each decision of
-the play phase with more than one legal choice, values every choice from the deciding
-seat's own observation (:func:`~tienlen.analysis.decisions.analyse_decision`). The choice
-made is labelled by its *loss*: how much probability of the decision's stake (first place;
-once a seat is out, not finishing last) it gives up against the best choice, measured on
-the same sampled deals.
+:func:`review_game` replays a :class:`~tienlen.record.GameRecord` and, at each play, pass
+or give (the exchanges before the play: San Jose, card debts), offer of a trade or answer
+to one with more than one choice, values every choice from the deciding seat's own observation
+(:func:`~tienlen.analysis.decisions.analyse_decision`). The choice made is labelled by its
+*loss*: how much probability of the decision's stake (first place; once a seat is out, not
+finishing last) it gives up against the best choice, measured on the same sampled deals.
 
 Labels (:func:`label`) go by the loss less two standard errors, so that a label is never
 worse than the samples show with about 97.5% confidence:
@@ -33,18 +33,28 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tienlen.combos import Move, format_move
+from tienlen.cards import mask_of, parse_cards
+from tienlen.combos import PASS
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.position import Action
-from tienlen.record import GameRecord, apply_action
+from tienlen.record import GameRecord, RecordedAction, apply_action
 
-from .decisions import DEFAULT_SAMPLES, DecisionValues, Estimate, analyse_decision
-from .solver import Solver, TooLargeError
+from .decisions import (
+    DEFAULT_SAMPLES,
+    AcceptTrade,
+    DecisionValues,
+    Estimate,
+    OfferTrade,
+    Option,
+    analyse_decision,
+    format_option,
+    options_of,
+)
+from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "LABELS",
-    "SOLVER_CARDS",
     "THRESHOLDS",
     "GameReview",
     "ReviewedDecision",
@@ -61,10 +71,6 @@ LABELS = ("best", "good", "inaccuracy", "mistake", "blunder")
 #: The least loss (probability of the stake, less two standard errors) of each label
 #: after ``good``.
 THRESHOLDS = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
-#: Positions with at most this many cards in hand in total get the solver's exact verdict.
-SOLVER_CARDS = 20
-#: The solver's node budget per position in a review.
-SOLVER_NODES = 5_000
 
 
 def label(loss: Estimate) -> str:
@@ -86,7 +92,7 @@ class ReviewedDecision:
     number: int
     """The action's number in the record (from 1)."""
     seat: int
-    played: Move
+    played: Option
     values: DecisionValues
     loss: Estimate
     """The loss of the choice made against the best one."""
@@ -96,7 +102,7 @@ class ReviewedDecision:
     force its stake with open hands after it."""
 
     @property
-    def best(self) -> Move:
+    def best(self) -> Option:
         """The best choice."""
         return self.values.best.choice
 
@@ -106,7 +112,7 @@ class ReviewedDecision:
 
         def choice(v: Any) -> dict[str, Any]:
             out = {
-                "choice": format_move(v.choice, ascii=True),
+                "choice": format_option(v.choice, ascii=True),
                 "win": _est(v.win),
                 "place": _est(v.place),
                 "points": _est(v.points),
@@ -120,8 +126,8 @@ class ReviewedDecision:
             "number": self.number,
             "seat": self.seat,
             "stake": self.values.stake,
-            "choice": format_move(self.played, ascii=True),
-            "best": format_move(self.best, ascii=True),
+            "choice": format_option(self.played, ascii=True),
+            "best": format_option(self.best, ascii=True),
             "loss": _est(self.loss),
             "label": self.label,
             "choices": [choice(v) for v in self.values.choices],
@@ -140,8 +146,6 @@ class GameReview:
     seats: tuple[int, ...]
     samples: int
     decisions: tuple[ReviewedDecision, ...]
-    skipped: int
-    """Decisions of the chosen seats outside the play phase (trades, gives): not valued."""
 
     def of(self, seat: int) -> list[ReviewedDecision]:
         """The decisions of ``seat``."""
@@ -169,43 +173,21 @@ class GameReview:
             "seats": list(self.seats),
             "players": summary(self.seats, decisions),
             "decisions": decisions,
-            "skipped": self.skipped,
         }
 
 
-def _exact(game: Game, seat: int, solver: Solver) -> dict[int, bool] | None:
-    """The solver's verdict on each choice, where the position is small enough and the
-    question it answers (the next seat out) is the stake: nobody out, or two seats left."""
-    n = game.rules.players
-    left = [s for s in range(n) if game.cards_left(s)]
-    if game.finish_order and len(left) != 2:
-        return None
-    if sum(game.cards_left(s) for s in left) > SOLVER_CARDS:
-        return None
-    try:
-        solution = solver.solve(game, seat)
-    except TooLargeError:
-        return None
-    return {m.mask: won for m, won in solution.choices}
-
-
-def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> tuple[list[int], int]:
-    """The action numbers of the decisions a review values (play-phase decisions of
-    ``seats``, default every seat, with more than one legal choice), and how many of their
-    decisions were trades or gives (not valued)."""
+def decisions_of(record: GameRecord, seats: Iterable[int] | None = None) -> list[int]:
+    """The action numbers of the decisions a review values: the plays, passes, gives,
+    offers of trades and answers to them of ``seats`` (default every seat) with more than
+    one choice."""
     chosen = _seats(record, seats)
     game = record.new_game()
     todo: list[int] = []
-    skipped = 0
     for number, action in enumerate(record.actions, 1):
-        if action.seat in chosen and action.kind != "ask":
-            if game.phase == "play" and action.kind in ("play", "pass"):
-                if len(game.legal_plays()) > 1:
-                    todo.append(number)
-            elif game.phase in ("trading", "exchange"):
-                skipped += 1
+        if action.seat in chosen and action.kind != "ask" and len(options_of(game)) > 1:
+            todo.append(number)
         apply_action(game, action)
-    return todo, skipped
+    return todo
 
 
 def _seats(record: GameRecord, seats: Iterable[int] | None) -> tuple[int, ...]:
@@ -232,16 +214,19 @@ def review_decision(
         before = record.new_game()
         for action in record.actions[: number - 1]:
             apply_action(before, action)
-    after = before.copy()
-    apply_action(after, record.actions[number - 1])
-    entry = after.history[-1]
-    assert isinstance(entry, Action), "a play-phase action is a play or a pass"
-    played = entry.move
+    played = _played(before, record.actions[number - 1])
     seat = before.turn
+    solver = solver or Solver(nodes=EXACT_NODES)
     values = analyse_decision(
-        observe(before, seat), samples=samples, seed=f"{seed} {number}", keep=(played,)
+        observe(before, seat),
+        samples=samples,
+        seed=f"{seed} {number}",
+        keep=(played,),
+        solver=solver,
     )
     loss = values.loss(played)
+    # the seat's own endgame verdict where it had one, else the hindsight one
+    exact = values.exact if values.exact is not None else exact_choices(before, seat, solver=solver)
     return ReviewedDecision(
         number=number,
         seat=seat,
@@ -249,8 +234,24 @@ def review_decision(
         values=values,
         loss=loss,
         label=label(loss),
-        exact=_exact(before, seat, solver or Solver(nodes=SOLVER_NODES)),
+        exact=exact,
     )
+
+
+def _played(before: Game, action: RecordedAction) -> Option:
+    """The choice ``action`` made in ``before``."""
+    offer = before.pending_trade
+    if action.kind == "accept" and offer is not None:
+        return AcceptTrade(offer.take, offer.give)
+    if action.kind in ("pass", "refuse"):  # a pass makes no offer in the trading phase
+        return PASS
+    if action.kind == "offer":
+        give, take = (mask_of(parse_cards(cards)) for cards in (action.cards, action.take))
+        return OfferTrade(action.partner, give, take)
+    after = before.copy()
+    apply_action(after, action)
+    entry = after.history[-1]
+    return entry.move if isinstance(entry, Action) else entry.give
 
 
 def review_game(
@@ -264,8 +265,8 @@ def review_game(
     """Review ``record``: value and label every play-phase decision of ``seats`` (default:
     every seat). ``progress(done, total)`` is called as the decisions are analysed."""
     chosen = _seats(record, seats)
-    todo, skipped = decisions_of(record, chosen)
-    solver = Solver(nodes=SOLVER_NODES)
+    todo = decisions_of(record, chosen)
+    solver = Solver(nodes=EXACT_NODES)
     game = record.new_game()
     at = 0
     out = []
@@ -280,7 +281,7 @@ def review_game(
         )
     if progress is not None:
         progress(len(todo), len(todo))
-    return GameReview(record, chosen, samples, tuple(out), skipped)
+    return GameReview(record, chosen, samples, tuple(out))
 
 
 def summary(seats: Iterable[int], decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:

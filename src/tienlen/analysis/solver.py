@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from tienlen.combos import Move
 from tienlen.game import Game
@@ -33,9 +34,12 @@ from tienlen.position import Action
 
 __all__ = [
     "DEFAULT_NODES",
+    "EXACT_CARDS",
+    "EXACT_NODES",
     "Solution",
     "Solver",
     "TooLargeError",
+    "exact_choices",
     "first_out",
     "forced_winner",
     "solve",
@@ -44,6 +48,10 @@ __all__ = [
 #: The default node budget of a search: about a second of search on one core
 #: (docs/analysis.md).
 DEFAULT_NODES = 40_000
+#: The most cards in hand, in all, of a position the analysis asks the solver about
+#: (:func:`exact_choices`), and the node budget it gives it there.
+EXACT_CARDS = 20
+EXACT_NODES = 5_000
 
 
 class TooLargeError(ValueError):
@@ -128,7 +136,8 @@ class Solver:
         return self._wins(game, seat)
 
     def _wins(self, game: Game, seat: int) -> bool:
-        key = (seat, game.search_key())
+        position = game.search_key()
+        key = (seat, position)
         memo = self._memo
         found = memo.get(key)
         if found is not None:
@@ -138,7 +147,8 @@ class Solver:
             raise TooLargeError(f"too large to solve: more than {self._limit:,} positions searched")
         mover = game.turn
         legal = game.legal_plays()
-        hand = game.hand_masks[mover]
+        # the hands as the search key holds them: no second tuple of them per node
+        hand = cast(tuple[int, ...], position[0])[mover]
         out = len(game.finish_order)
         if any(m.mask == hand for m in legal):  # the seat to act goes out at once
             result = mover == seat
@@ -186,6 +196,24 @@ def solve(game: Game, seat: int | None = None, *, nodes: int = DEFAULT_NODES) ->
     """:meth:`Solver.solve` with a fresh solver: whether ``seat`` (default: the seat to
     act) can force going out next in ``game``, within ``nodes`` positions."""
     return Solver(nodes=nodes).solve(game, seat)
+
+
+def exact_choices(game: Game, seat: int, *, solver: Solver) -> dict[int, bool] | None:
+    """Where the solver's question is ``seat``'s stake (nobody is out, or two seats are
+    left) and ``game`` holds at most :data:`EXACT_CARDS` cards in hand: for each choice of
+    the seat to act (by its card mask), whether ``seat`` can force its stake after it.
+    ``None`` elsewhere, or where the search runs past ``solver``'s budget."""
+    n = game.rules.players
+    left = [s for s in range(n) if game.cards_left(s)]
+    if game.finish_order and len(left) != 2:
+        return None
+    if sum(game.cards_left(s) for s in left) > EXACT_CARDS:
+        return None
+    try:
+        solution = solver.solve(game, seat)
+    except TooLargeError:
+        return None
+    return {m.mask: won for m, won in solution.choices}
 
 
 def forced_winner(game: Game, *, solver: Solver | None = None) -> int | None:

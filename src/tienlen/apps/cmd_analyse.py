@@ -8,10 +8,9 @@ import contextlib
 import json
 from typing import Any, NamedTuple
 
-from tienlen.analysis.decisions import DEFAULT_SAMPLES
+from tienlen.analysis.decisions import DEFAULT_SAMPLES, format_option
 from tienlen.analysis.review import LABELS, THRESHOLDS, GameReview, review_game
 from tienlen.cards import format_cards, parse_cards
-from tienlen.combos import format_move
 from tienlen.inputs import (
     MAX_GAMES,
     expect_int,
@@ -163,7 +162,7 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
     names = names_of(review.record)
 
     def cards(move: Any) -> str:
-        return escape(format_move(move, ascii=ascii))
+        return escape(format_option(move, ascii=ascii))
 
     table = Table(title="Decisions", title_justify="left")
     for heading in ("#", "player", "played", "label", "lost", "best", "win (best)", "exact"):
@@ -212,8 +211,6 @@ def show(review: GameReview, *, console: Any, ascii: bool = False, every: bool =
             f"  {escape(names[seat])}: accuracy {accuracy:.1f}% over "
             f"{len(review.of(seat))} decisions ({labels})\n    win probability: {curve}"
         )
-    if review.skipped:
-        console.print(f"{review.skipped} trading or exchange decisions were not analysed.")
     console.print(
         f"{len(review.decisions)} decisions, {review.samples} deals each for the best choices."
     )

@@ -2,9 +2,9 @@
 
 Every change to a table is an event with the next version number. :meth:`Table.apply` is the
 only code that changes a table, and it runs both live (after the event is committed) and when
-the server starts again (replaying the stored log), so a restarted server holds every table
-exactly as it was. Rules are never decided here: moves go through :class:`~tienlen.Game`
-(its reasons become the error messages), what a seat sees comes from
+a table is loaded (replaying the stored log), so a loaded table is exactly as it was. Rules
+are never decided here: moves go through :class:`~tienlen.Game` (its reasons become the error
+messages), what a seat sees comes from
 :func:`~tienlen.observation.observe`, scoring and rotation from :class:`~tienlen.Match`.
 """
 
@@ -22,9 +22,9 @@ from tienlen.reasons import Reason
 
 from .actions import act, chop_made, move_action
 from .deals import ServerMatch, commitment_of
-from .messages import GameView, SeatInfo, TableEvent, TableInfo
+from .messages import SeatInfo, TableEvent, TableInfo
 from .options import TableConfig
-from .views import game_views
+from .views import Views, game_views
 
 __all__ = ["Pending", "Refused", "Seat", "Table", "bot_name", "rules_key"]
 
@@ -214,16 +214,9 @@ class Table:
             spectators=sum(1 for p in self.watching() if self.seat_of(p) is None),
         )
 
-    def view(self, seat: int | None, *, history: bool = False) -> GameView | None:
-        """What ``seat`` (``None``: a spectator) may see of the current game (``history``:
-        with every action so far, for a full resync)."""
-        return self.views([seat], history=history).get(seat)
-
-    def views(
-        self, seats: Collection[int | None], *, history: bool = False
-    ) -> dict[int | None, GameView]:
-        """What each of ``seats`` may see of the current game (none before the match), built
-        together (:func:`.views.game_views`)."""
+    def views(self, seats: Collection[int | None], *, history: bool = False) -> Views:
+        """What each of ``seats`` (``None``: a spectator) may see of the current game, none
+        before the match (``history``: with every action so far, for a full resync)."""
         m = self.match
         if m is None:
             return {}

@@ -27,11 +27,13 @@ from tienlen.position import Action, Gift, PlayState
 
 from .messages import GameView, Play, Trade
 
-__all__ = ["SEAT_FIELDS", "TABLE_FIELDS", "card_ids", "game_views", "mask_ids"]
+__all__ = ["SEAT_FIELDS", "TABLE_FIELDS", "Views", "card_ids", "game_views", "mask_ids"]
 
 #: One PlayState field's value as a seat's view shows it, from the game's position (every
 #: hand in it), the game and the seat (``None``: a spectator).
 Shown = Callable[[PlayState, Game, "int | None"], Any]
+#: Each seat's view (``None``: a spectator's).
+Views = dict["int | None", GameView]
 
 
 def card_ids(cards: Iterable[Card]) -> list[str]:
@@ -108,7 +110,7 @@ def game_views(
     commitment: str,
     history: bool = False,
     deadline: float | None = None,
-) -> dict[int | None, GameView]:
+) -> Views:
     """What each of ``seats`` (``None``: a spectator) may see of ``game``, the match's game
     ``number`` (``history``: with every action so far, for a full resync; ``deadline``:
     when the seat to act must act, while a turn timer runs)."""
@@ -124,7 +126,7 @@ def game_views(
         hands=[card_ids(h) for h in game.dealt] if over else None,
         deadline=None if over else deadline,
     )
-    views = {}
+    views: Views = {}
     for seat in seats:
         own = {shown: show(state, game, seat) for shown, show in SEAT_FIELDS.values()}
         legal = None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from tienlen.cards import ACE, RANKS, TWOS_MASK
+from tienlen.cards import ACE, RANKS, TWOS_MASK, bits_of_mask
 from tienlen.combos import Choice, Give, Move, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
@@ -31,7 +31,7 @@ from tienlen.players.toolkit import unseen_mask
 from tienlen.reasons import Reason, kind_param, reason
 from tienlen.rules import Rules
 
-__all__ = ["Context", "HeuristicBot", "Scored"]
+__all__ = ["Context", "HeuristicBot", "Scored", "accepts_trade", "rank_gives", "rank_swaps"]
 
 #: The weights of the scoring (tuned with the arena against ``greedy``).
 W: dict[str, float] = {
@@ -95,14 +95,43 @@ class HeuristicBot:
         return out
 
     def _gives(self, obs: Observation, legal: Sequence[Give]) -> list[Scored]:
-        pl = planner(obs.rules)
-        hand = obs.hand_mask
-        out = []
-        for m in legal:
-            cost = pl.cost(hand & ~m.mask)
-            out.append(Scored(-cost, m, reason("hint_give")))
-        out.sort(key=lambda s: (-s.score, s.move.mask))
-        return out
+        return rank_gives(obs.rules, obs.hand_mask, legal)
+
+
+def rank_gives(rules: Rules, hand: int, legal: Sequence[Give]) -> list[Scored]:
+    """The gives of ``legal`` from ``hand`` (a bitmask), best first: the one that leaves
+    the hand the cheapest to play out (the planner's cost), ties the lowest cards."""
+    pl = planner(rules)
+    out = [Scored(-pl.cost(hand & ~m.mask), m, reason("hint_give")) for m in legal]
+    out.sort(key=lambda s: (-s.score, s.move.mask))
+    return out
+
+
+def accepts_trade(rules: Rules, hand: int, give: int, take: int) -> bool:
+    """Whether the heuristic's answer to a trade offer of ``give`` for its cards ``take``,
+    holding ``hand`` (bitmasks), is to accept: it holds them and the hand after the swap is
+    cheaper to play out (the planner's cost, the measure of :func:`rank_gives`)."""
+    if take & ~hand:
+        return False
+    cost = planner(rules).cost
+    return cost((hand & ~take) | give) < cost(hand)
+
+
+def rank_swaps(rules: Rules, hand: int, unseen: int) -> list[tuple[int, int]]:
+    """The one-card swaps ``(give, take)`` of a card of ``hand`` for one of ``unseen``
+    (one-bit masks), best first: the hand after the swap the cheapest to play out (ties: the
+    lowest cards). One swap per pair of ranks: the lowest own card of its rank, the highest
+    unseen card of its rank (the planner prices ranks, not suits)."""
+    cost = planner(rules).cost
+    gives: dict[int, int] = {}
+    for bit in bits_of_mask(hand):
+        gives.setdefault(bit.bit_length() - 1 >> 3, bit)
+    takes: dict[int, int] = {}
+    for bit in bits_of_mask(unseen):
+        takes[bit.bit_length() - 1 >> 3] = bit
+    swaps = [(g, t) for gr, g in gives.items() for tr, t in takes.items() if gr != tr]
+    swaps.sort(key=lambda s: (cost((hand & ~s[0]) | s[1]), s[0], s[1]))
+    return swaps
 
 
 def _kind_of(m: Move | None) -> dict[str, object]:

@@ -64,7 +64,6 @@ class Job:
     player: str
     total: int
     seats: tuple[int, ...]
-    skipped: int
     decisions: list[dict[str, Any]] = field(default_factory=list)
     failed: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -100,7 +99,6 @@ class Job:
             "seats": list(self.seats),
             "players": summary(self.seats, self.decisions),
             "decisions": self.decisions,
-            "skipped": self.skipped,
         }
 
 
@@ -180,9 +178,9 @@ async def start_analysis(game_id: str, request: Request, srv: Node, me: Me) -> d
         raise Refused("rate_limited", "the server is busy with other analyses: try again soon")
     data = await history.game_record(srv.sessions, game_id)
     record = GameRecord.from_dict(data)
-    numbers, skipped = decisions_of(record)
+    numbers = decisions_of(record)
     seats = tuple(range(record.rules.players))
-    job = jobs[game_id] = Job(me.id, len(numbers), seats, skipped)
+    job = jobs[game_id] = Job(me.id, len(numbers), seats)
     job.task = asyncio.create_task(_run(job, srv, jobs, game_id, data, numbers))
     return job.view(game_id)
 
