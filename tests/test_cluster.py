@@ -564,13 +564,20 @@ def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
         nodes[dead].proc.wait()
         live = 1 - dead
         sock = socks[live]
+        until(lambda: s.owner(table) == nodes[live].id, "the live node takes the table")
+        then = event_log(s.db, table)[-1][0]  # what the dead node wrote
         # The clock and the bots go on at the other node: a timeout, and a bot's move after.
-        sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "timeout")
+        sock.until(
+            lambda m: (
+                m["type"] == "event" and m["event"]["kind"] == "timeout" and m["version"] > then
+            )
+        )
         sock.until(
             lambda m: (
                 m["type"] == "event"
                 and m["event"]["kind"] in ("play", "pass")
                 and m["event"]["seat"] != 0
+                and m["version"] > then
             )
         )
         assert s.owner(table) == nodes[live].id

@@ -52,6 +52,25 @@ def test_a_failing_probe_makes_the_node_unready_and_liveness_stays(live: LiveSer
     assert httpx.get(f"{live.base}/api/ready").status_code == 200
 
 
+def test_an_advisory_probe_is_reported_and_the_node_stays_ready(live: LiveServer) -> None:
+    """A cluster node's Redis: down, it is reported, but the node serves its own tables."""
+
+    async def down() -> None:
+        raise ConnectionError("Connection refused")
+
+    assert live.server is not None
+    live.server.probes["redis"] = down
+    live.server.advisory.add("redis")
+    try:
+        r = httpx.get(f"{live.base}/api/ready")
+        assert r.status_code == 200, r.text
+        assert r.json()["checks"]["redis"].startswith("ConnectionError: Connection refused")
+        assert "advisory" in r.json()["checks"]["redis"]
+    finally:
+        del live.server.probes["redis"]
+        live.server.advisory.clear()
+
+
 def test_readiness_follows_the_server_through_start_and_stop(tmp_path: Path) -> None:
     """Not ready before the migrations and the tables are loaded, nor once stopping."""
 

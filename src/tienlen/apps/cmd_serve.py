@@ -79,6 +79,13 @@ def register(subparsers: Any) -> None:
         help="seconds between lease renewals, well under --lease-ttl (%(default)s)",
     )
     p.add_argument(
+        "--forward-timeout",
+        type=float,
+        default=Settings.forward_timeout,
+        help="seconds a node waits for a table's owner to answer before it reads the lease "
+        "again and asks the node holding it then (%(default)s)",
+    )
+    p.add_argument(
         "--stop-timeout",
         type=float,
         default=Settings.stop_timeout,
@@ -149,6 +156,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         redis_prefix=args.redis_prefix,
         lease_ttl=args.lease_ttl,
         lease_renew=args.lease_renew,
+        forward_timeout=args.forward_timeout,
         stop_timeout=args.stop_timeout,
         host=args.host,
         port=args.port,
@@ -166,6 +174,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         connections_per_address=args.connections_per_address,
         trusted_proxies=tuple(args.trusted_proxy),
         abandon_after=args.abandon_after,
+        evict_after=args.evict_after,
     )
 
 
@@ -232,6 +241,12 @@ def _limit_options(p: argparse.ArgumentParser, defaults: Any) -> None:
         default=str(_env("abandon-after", defaults.abandon_after)),
         help="seconds a table of bots only plays with nobody watching before it is "
         "closed (%(default)s)",
+    )
+    p.add_argument(
+        "--evict-after",
+        type=float,
+        default=str(_env("evict-after", defaults.evict_after)),
+        help="seconds a table nobody has open, with nothing to run, stays in memory (%(default)s)",
     )
 
 

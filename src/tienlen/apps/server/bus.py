@@ -1,8 +1,10 @@
 """The cluster's Redis: one connection for commands, one for pub/sub; the scripts the table
 leases are kept with; the messages a node publishes, in order, from one queue; and the
-listener, which subscribes again after Redis was down. Redis is only the signal: a message
-that cannot be published is dropped, and once Redis answers again every node is told to
-catch its replicas up from the event log."""
+listener, which subscribes again after Redis was down. A node listens on the site's channel
+(lobby lines, notices), its own (requests and answers) and, while it owns or watches a table,
+that table's channel ``{prefix}t:{table}``. Redis is only the signal: a message that cannot
+be published is dropped, and once Redis answers again every node is told to catch up (its
+clients at tables owned elsewhere ask the owner for what they missed)."""
 
 from __future__ import annotations
 
@@ -69,16 +71,52 @@ class Bus:
             url, decode_responses=True, socket_connect_timeout=settings.redis_timeout
         )
         self.events = f"{self.prefix}events"
-        """The channel every node's events, viewers and notices go on."""
+        """The site's channel: lobby lines and notices, heard by every node."""
         self.inbox = self.channel(node)
+        self.watched: set[str] = set()
+        """The table channels subscribed to (tables owned or watched here)."""
+        self.pubsub: Any = None
+        """The subscription, while there is one."""
         self.outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.subscribed = asyncio.Event()
+        self._changes: set[asyncio.Task[None]] = set()
         self.dropped = False
         """A message could not be published: the others are told to read the log."""
 
     def channel(self, node: str) -> str:
         """The channel a node takes requests and answers on."""
         return f"{self.prefix}node:{node}"
+
+    def table_channel(self, table_id: str) -> str:
+        """A table's channel: its owner's frames for other nodes' clients, and presence."""
+        return f"{self.prefix}t:{table_id}"
+
+    def watch(self, table_id: str) -> None:
+        """Listen on the table's channel (now, and after every resubscription)."""
+        channel = self.table_channel(table_id)
+        if channel not in self.watched:
+            self.watched.add(channel)
+            self._spawn_sub("subscribe", channel)
+
+    def unwatch(self, table_id: str) -> None:
+        """Stop listening on the table's channel."""
+        channel = self.table_channel(table_id)
+        if channel in self.watched:
+            self.watched.discard(channel)
+            self._spawn_sub("unsubscribe", channel)
+
+    def _spawn_sub(self, verb: str, channel: str) -> None:
+        pubsub = self.pubsub
+        if pubsub is None:
+            return  # the next subscription takes every watched channel
+
+        async def change() -> None:
+            with contextlib.suppress(*DOWN):
+                await getattr(pubsub, verb)(channel)
+
+        task = asyncio.get_running_loop().create_task(change())
+        self._changes.add(task)
+        task.add_done_callback(self._changes.discard)
 
     def send(self, channel: str, message: Mapping[str, Any]) -> None:
         """Publish ``message`` on ``channel`` after what is queued already."""
@@ -88,8 +126,8 @@ class Bus:
         """Publish queued messages one at a time, so a table's batches keep their order.
 
         One that cannot be published is dropped; once Redis answers again, every node is
-        told to catch its replicas up from the log (a node whose own connection did not
-        break would not know to)."""
+        told to catch up (its relayed clients ask their owners for what they missed; a node
+        whose own connection did not break would not know to)."""
         while True:
             channel, data = await self.outbox.get()
             try:
@@ -120,7 +158,8 @@ class Bus:
         while True:
             pubsub = self.sub.pubsub()
             try:
-                await pubsub.subscribe(self.events, self.inbox)
+                await pubsub.subscribe(self.events, self.inbox, *self.watched)
+                self.pubsub = pubsub
                 while True:
                     m = await pubsub.get_message(timeout=1.0)
                     if m is None:
@@ -132,7 +171,7 @@ class Bus:
                         # comes as a message, and what it had is read now.
                         self.subscribed.set()
                         if not first:
-                            log.info("Redis is back: catching the replicas up from the log")
+                            log.info("Redis is back: relayed clients catch up from their owners")
                             back()
                         first = False
             except DOWN as e:
@@ -145,6 +184,7 @@ class Bus:
                 self.subscribed.clear()
                 first = False
             finally:
+                self.pubsub = None
                 with contextlib.suppress(*DOWN):
                     await pubsub.aclose()
             await asyncio.sleep(self.settings.lease_renew / 2)

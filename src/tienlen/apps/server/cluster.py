@@ -1,33 +1,37 @@
-"""A cluster node: table ownership in Redis, event fan-out, and forwarding to the owner.
+"""A cluster node: table ownership in Redis, one home per table, relaying to the owner.
 
 ``tienlen serve --redis-url ...`` (with a PostgreSQL database) makes the process a node of a
-site: any number of nodes share one database and one Redis. Every node holds every table,
-rebuilt from the event log; each table is *run* (its actions checked and stored, its bots and
-turn timer) by exactly one node, its owner. The others hold replicas.
+site: any number of nodes share one database and one Redis. **A table has one home**: only
+the node that owns it holds it in memory, applies its events and runs it (its actions
+checked and stored, its bots and turn timer). Other nodes hold nothing of it.
 
 - **Ownership**: a lease per table, ``{prefix}owner:{table}`` = the node's id, set with
-  ``SET NX PX`` (``Settings.lease_ttl``) and renewed every ``Settings.lease_renew``. A node
-  that takes a table over raises the table's fencing token in PostgreSQL
-  (``tables.fence``); every write of the table's events checks the token under a row lock
-  (:mod:`.writer`), so an owner that lost its lease (frozen, cut off) can write nothing.
-  The token lives in the database, not in a Redis counter, so a Redis that restarted empty
-  cannot hand out a token already used.
-- **Fan-out**: the owner publishes each committed batch of events on ``{prefix}events``;
-  every node applies it to its replica and sends it to its own clients. Redis is only the
-  signal: a node that sees a gap in the versions (or reconnects to Redis) reads what it
-  missed from the event log, and a client's ``sync`` is answered from the log too.
-- **Forwarding** (:mod:`.forwarding`): an action that reaches a node that does not own its
-  table goes to the owner over Redis, and the answer comes back; a table without an owner is
-  taken over by the node that needs it. Redis itself (the connections, the ordered outbox,
-  the listener) is :mod:`.bus`.
-- **Failover**: every node looks for tables whose lease is gone every ``lease_renew`` and
-  takes them over: it raises the token, reads the log and starts the bots and turn timer.
-- **Presence**: each node publishes who has each table open through it when that changes, and
-  all of it every ``VIEWERS_EVERY`` renewals; a node's list not heard again for three times
-  that is dropped (the node is gone), so a table's spectator count is the site's.
-- **Redis down**: owners keep running their tables (the fencing token still guards every
-  write); forwarding and takeovers are refused with ``unavailable``; when Redis returns, the
-  owners renew their leases and every node catches its replicas up from the log.
+  ``SET NX PX`` (``Settings.lease_ttl``) and renewed every ``Settings.lease_renew``. The node
+  that first needs a table (a client opens it, an action or an HTTP read reaches it) and
+  finds no lease takes it: it raises the table's fencing token in PostgreSQL
+  (``tables.fence``) and loads the table from its log. Every write of the table's events
+  checks the token under a row lock (:mod:`.writer`), so an owner that lost its lease
+  (frozen, cut off) can write nothing. The token lives in the database, not in a Redis
+  counter, so a Redis that restarted empty cannot hand out a token already used. A table
+  nobody needs leaves its owner's memory and its lease is given back (:mod:`.memory`).
+- **Relaying** (:mod:`.relay`, :mod:`.owner`): a client at a node that does not own its
+  table is served through the owner: its frames go to the owner (:mod:`.forwarding`), and
+  the owner publishes each committed batch on the table's channel ``{prefix}t:{table}`` (one
+  list of frames per audience), but only while another node has clients there; a node
+  listens on a table's channel only while it owns the table or has clients there, so it
+  hears nothing of other tables. A gap in the versions is filled by asking the owner.
+  The load balancer sending a table's sockets to one node (consistent hashing by table id,
+  docs/deploy.md) makes that node the owner, so relaying is the exception.
+- **Failover**: a node with clients at a table whose lease is gone (its owner died, hangs or
+  was cut off) takes it over within a renewal, loads it from the log and runs it; a request
+  its owner does not answer in ``forward_timeout`` goes to whoever holds the lease then.
+- **Lobby**: each table's row keeps its lobby line (the lobby is listed from the rows);
+  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients.
+- **Redis down**: owners keep running their tables for the clients connected to them (the
+  fencing token still guards every write; nobody can take a lease meanwhile); requests to
+  other nodes' tables are refused with ``unavailable``; when Redis returns, the owners renew
+  their leases (taking them again if Redis restarted empty) and relayed clients ask their
+  tables' owners for what they missed.
 """
 
 from __future__ import annotations
@@ -36,21 +40,23 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import secrets
-import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from redis.asyncio import Redis
-from sqlalchemy import func, select, update
+from sqlalchemy import update
 
 from .bus import DOWN, RELEASE, RENEW, Bus
 from .client_messages import ClientMessage
-from .db import EventRow, TableRow
+from .db import TableRow
 from .forwarding import Forwarding
-from .hub import Actor, TableHost
-from .tables import Pending, Refused, Table, merged
+from .hub import Actor, Client, TableHost
+from .messages import TableInfo
+from .owner import VIEWERS_EVERY, Owner
+from .relay import Relays
+from .tables import Pending, Refused, Table
 
 __all__ = ["Cluster"]
 
@@ -58,11 +64,6 @@ log = logging.getLogger("tienlen.cluster")
 
 #: Tables taken over at once (each is a database transaction and a read of its log).
 TAKEOVERS_AT_ONCE = 4
-#: Renewals between two publications of all of a node's viewers (and a node's viewers not
-#: heard of for three times as long are forgotten).
-VIEWERS_EVERY = 5
-#: The fields of a stored event that the nodes pass around (what a replica applies).
-_ROW_FIELDS = ("version", "kind", "actor", "public", "private")
 
 
 class Cluster:
@@ -76,19 +77,27 @@ class Cluster:
         """This node's id (its leases' value, its channel's name)."""
         self.prefix = s.redis_prefix
         self.bus = Bus(s, url, self.node)
-        """Redis: commands, the ordered outbox, the subscription."""
-        self.forwarding = Forwarding(host, self)
+        """Redis: commands, the ordered outbox, the subscriptions."""
+        self.forwarding = Forwarding(
+            self, lease=s.lease_ttl, renew=s.lease_renew, timeout=s.forward_timeout
+        )
+        self.owner = Owner(host, self)
+        """This node as the owner of its tables (requests, presence, frames out)."""
+        self.relays = Relays(host.hub, self)
+        """This node's clients at tables owned elsewhere."""
         self.owners: dict[str, str] = {}
-        """The node that last published each table's events: where its actions are sent
-        first (the lease is read from Redis when that node no longer runs it)."""
-        self.heard: dict[tuple[str, str], float] = {}
-        """When each (table, other node)'s viewers were last heard of (monotonic)."""
+        """The node each table's frames last came from (where its requests go first)."""
         self.tasks: list[asyncio.Task[None]] = []
 
     @property
     def redis(self) -> Redis:
         """Redis, for commands."""
         return self.bus.redis
+
+    @property
+    def lobby_channel(self) -> str:
+        """The site's channel (lobby lines, notices)."""
+        return self.bus.events
 
     def owner_key(self, table_id: str) -> str:
         """The Redis key of a table's lease."""
@@ -98,14 +107,24 @@ class Cluster:
         """The channel a node takes requests and answers on."""
         return self.bus.channel(node)
 
+    def table_channel(self, table_id: str) -> str:
+        """A table's channel."""
+        return self.bus.table_channel(table_id)
+
     def send(self, channel: str, message: Mapping[str, Any]) -> None:
         """Publish a message (after those queued before it)."""
         self.bus.send(channel, message)
 
+    def owns(self, table_id: str) -> bool:
+        """Whether this node owns the table now."""
+        table = self.host.hub.tables.get(table_id)
+        return table is not None and table.fence is not None
+
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
         """Subscribe (waiting a little for Redis: a node also starts while it is down) and
-        start renewing leases and taking over tables that have no owner."""
+        start renewing leases and taking over the tables its clients watch that have no
+        owner."""
         loop = asyncio.get_running_loop()
         self.tasks = [
             loop.create_task(self.bus.listening(self._receive, self._back)),
@@ -118,8 +137,7 @@ class Cluster:
     async def stop(self) -> None:
         """Publish what is waiting, give back the leases this node holds and close the
         connections, each step within ``redis_timeout``: a Redis that takes connections and
-        answers nothing must not hold the node's stop up (a command is tried again after a
-        timeout, and a cancelled task may wait on a database that does not answer either)."""
+        answers nothing must not hold the node's stop up."""
         wait = self.host.settings.redis_timeout
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.bus.outbox.join(), wait)
@@ -144,70 +162,82 @@ class Cluster:
 
     # --- ownership ------------------------------------------------------------------------
     async def acquire(self, table_id: str) -> bool:
-        """Take the table over if no node holds its lease: raise its fencing token, read
-        what its log has that this replica lacks, start its bots and timer."""
+        """Take the table if no node holds its lease: raise its fencing token, load it from
+        its log, start its bots and timer; this node's clients there are served from it
+        now. :class:`Refused` if there is no such table."""
         s = self.host.settings
-        taken = await self.redis.set(
-            self.owner_key(table_id), self.node, nx=True, px=int(s.lease_ttl * 1000)
-        )
-        if not taken:
+        key = self.owner_key(table_id)
+        if not await self.redis.set(key, self.node, nx=True, px=int(s.lease_ttl * 1000)):
             return False
         try:
-            async with self.host.engine.begin() as conn:
-                token = await conn.scalar(
+            async with self.host.sessions() as db, db.begin():
+                token = await db.scalar(
                     update(TableRow)
                     .where(TableRow.id == table_id)
                     .values(fence=TableRow.fence + 1)
                     .returning(TableRow.fence)
                 )
-            if token is None:
-                raise LookupError(f"no table {table_id}")
+                row = await db.get(TableRow, table_id) if token is not None else None
+            if row is None or token is None:
+                raise Refused("not_found", f"no open table {table_id[:40]!r}")
             async with self.host.hub.lock(table_id):
-                table = self.host.hub.tables.get(table_id) or await self._load_locked(table_id)
-                table.fence = None  # (a lease this node had lost: what was written since)
-                missed = await self.refresh(table)
+                table = await self.host.load(row)
                 table.fence = token
+                here = self.host.hub.conns.get(table_id, set())
+                table.viewers = dict(Counter(c.player for c in here))
+                self.host.hub.tables[table_id] = table
+                self.bus.watch(table_id)
+                for conn, at in self.relays.seen.pop(table_id, {}).items():
+                    await self.host.catch_up(conn, table, at)  # what the old owner sent not
+                self.owners.pop(table_id, None)
                 self.host.schedule(table)
-                self._absent(table)
-            if missed:  # a dead owner's last events may not have reached the others
-                self.publish(table_id, missed)
-        except Exception:
-            log.exception("table %s: takeover failed; giving the lease back", table_id)
+            self.send(self.table_channel(table_id), {"op": "who", "table": table_id})
+            self.host.hub.spawn(self._graces(table))
+        except BaseException:
             with contextlib.suppress(*DOWN):
-                key = self.owner_key(table_id)
                 await self.redis.eval(RELEASE, 1, key, self.node)
-            return False
-        log.info("table %s: taken over by node %s (token %d)", table_id, self.node, token)
+            raise
+        log.info("table %s: taken by node %s (token %d)", table_id, self.node, token)
         return True
 
-    def _absent(self, table: Table) -> None:
-        """A table just taken over: its seated players connected nowhere (their node died,
-        or the whole site restarted) get the grace period, then their bots play. Who watched
-        through the last owner is forgotten: it died or stalled (if it lives, its next
-        publication of its viewers, well within a grace period, says so again)."""
-        last = self.owners.pop(table.id, None)
-        if last is not None:
-            table.remote_viewers.pop(last, None)
-            self.heard.pop((table.id, last), None)
-        self.host.start_graces(table)
+    async def _graces(self, table: Table) -> None:
+        """A table just taken: once the nodes watching it had a renewal to say so, its
+        seated players watching nowhere get the grace period, then their bots play."""
+        await asyncio.sleep(self.host.settings.lease_renew)
+        if self.host.hub.tables.get(table.id) is table and table.fence is not None:
+            self.host.start_graces(table)
 
     def lost(self, table: Table) -> None:
-        """This node no longer owns ``table``: stop its bots and timer, free its lease if
-        this node holds it still, and catch the replica up from the log."""
+        """This node no longer owns ``table``: it leaves memory (its bots and timer stop),
+        its lease is freed if this node holds it still, and its clients here are relayed
+        from the new owner."""
         if table.fence is not None:
             log.warning("table %s: node %s lost it to another node", table.id, self.node)
         table.fence = None
-        self.host.schedule(table)  # cancels the timer; schedules nothing on a replica
-        self.host.hub.spawn(self._catch_up(table))  # what the new owner wrote meanwhile
+        self.host.schedule(table)  # cancels the timer
+        hub = self.host.hub
+        if hub.tables.get(table.id) is table:
+            del hub.tables[table.id]
+        here = hub.conns.get(table.id)
+        if here:
+            self.relays.seen[table.id] = dict.fromkeys(here, table.version)
+            self.relays.say(table.id)
+        else:
+            self.bus.unwatch(table.id)
+        self.host.hub.spawn(self._release(table.id))
 
-    async def _catch_up(self, table: Table) -> None:
-        with contextlib.suppress(*DOWN):  # a lease retaken after Redis lost it: free it
-            await self.redis.eval(RELEASE, 1, self.owner_key(table.id), self.node)
-        async with self.host.hub.lock(table.id):
-            await self.refresh(self.host.hub.tables[table.id])
+    async def _release(self, table_id: str) -> None:
+        with contextlib.suppress(*DOWN):
+            await self.redis.eval(RELEASE, 1, self.owner_key(table_id), self.node)
+
+    def evicted(self, table_id: str) -> None:
+        """A table left memory (nobody needed it): its lease is given back."""
+        if not self.host.hub.conns.get(table_id):
+            self.bus.unwatch(table_id)
+        self.host.hub.spawn(self._release(table_id))
 
     async def _leases(self) -> None:
-        """Renew the leases held; take over the tables whose owner is gone."""
+        """Renew the leases held; take over the watched tables whose owner is gone."""
         s = self.host.settings
         beat = 0
         while True:
@@ -217,7 +247,8 @@ class Cluster:
                 await self._renew()
                 await self._orphans()
                 if beat % VIEWERS_EVERY == 0:
-                    self._viewers_beat()
+                    self.relays.say_all()
+                    self.owner.forget_stale(VIEWERS_EVERY * s.lease_renew)
             except DOWN as e:
                 log.debug("leases: Redis is down (%s)", e)
             except Exception:
@@ -234,179 +265,131 @@ class Cluster:
         for table, ok in zip(owned, kept, strict=True):
             if not ok:
                 async with self.host.hub.lock(table.id):
-                    self.lost(self.host.hub.tables[table.id])  # (rebuilt since, perhaps)
+                    self.lost(table)
 
     async def _orphans(self) -> None:
-        """Take over the unfinished tables that no node holds (a finished one is taken when
-        someone acts there), a few at a time, for at most half a renewal interval: after a
-        node with many tables died, this node's own leases are still renewed in time."""
-        waiting = [
-            t.id
-            for t in self.host.hub.tables.values()
-            if t.fence is None and t.status != "finished"
-        ]
+        """Take over the tables this node's clients watch that no node holds."""
+        waiting = self.relays.tables()
         if not waiting:
             return
         owners = await self.redis.mget([self.owner_key(t) for t in waiting])
         orphans = [t for t, owner in zip(waiting, owners, strict=True) if owner is None]
-        random.shuffle(orphans)  # nodes looking at once spread the tables between them
-        budget = time.monotonic() + self.host.settings.lease_renew / 2
         for i in range(0, len(orphans), TAKEOVERS_AT_ONCE):
-            if time.monotonic() > budget:
-                break  # the rest at the next look
             chunk = orphans[i : i + TAKEOVERS_AT_ONCE]
-            await asyncio.gather(*(self.acquire(t) for t in chunk), return_exceptions=True)
+            for t, result in zip(
+                chunk,
+                await asyncio.gather(*(self.acquire(t) for t in chunk), return_exceptions=True),
+                strict=True,
+            ):
+                if isinstance(result, Exception) and not isinstance(result, DOWN):
+                    log.error("table %s: takeover failed", t, exc_info=result)
 
-    # --- fan-out --------------------------------------------------------------------------
-    def publish(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Send a committed batch of events to the other nodes (in commit order; dropped if
-        Redis is down: they catch up from the log)."""
-        batch = [{k: r[k] for k in _ROW_FIELDS} for r in rows]
-        message = {"op": "events", "table": table_id, "node": self.node, "rows": batch}
-        self.bus.send(self.bus.events, message)
+    # --- what the server asks of the cluster ------------------------------------------------
+    def publish(self, table: Table, pending: list[Pending]) -> None:
+        """A batch committed here: to the other nodes' clients and lobbies."""
+        self.owner.publish(table, pending)
 
-    def viewing(self, table: Table) -> None:
-        """Who has ``table`` open through this node changed: tell the other nodes."""
-        self.bus.send(
-            self.bus.events,
-            {"op": "viewers", "table": table.id, "node": self.node, "players": list(table.viewers)},
-        )
-
-    def _viewers_beat(self) -> None:
-        """Publish every table's viewers here; forget those of nodes not heard of lately."""
-        for table in self.host.hub.tables.values():
-            if table.viewers:
-                self.viewing(table)
-        period = VIEWERS_EVERY * self.host.settings.lease_renew
-        stale = time.monotonic() - 3 * period
-        for (table_id, node), when in list(self.heard.items()):
-            if when < stale:
-                del self.heard[table_id, node]
-                if table_id in self.host.hub.tables:
-                    self.host.hub.tables[table_id].remote_viewers.pop(node, None)
-
-    def _viewers(self, m: Mapping[str, Any]) -> None:
-        table = self.host.hub.tables.get(m["table"])
-        if table is None or m["node"] == self.node:
-            return
-        if m["players"]:
-            table.remote_viewers[m["node"]] = frozenset(m["players"])
-            self.heard[m["table"], m["node"]] = time.monotonic()
-        else:
-            table.remote_viewers.pop(m["node"], None)
-            self.heard.pop((m["table"], m["node"]), None)
-
-    async def created(self, table: Table) -> None:
-        """A table made here: the other nodes load it, and this node owns it."""
-        self.bus.send(self.bus.events, {"op": "created", "table": table.id})
-        with contextlib.suppress(*DOWN):
-            await self.acquire(table.id)
-
-    async def load(self, table_id: str) -> None:
-        """Load a table another node created, if it exists (a name that is no table's
-        costs one read, and no lock is made for it)."""
-        async with self.host.sessions() as s:
-            if await s.get(TableRow, table_id) is None:
-                return
-        async with self.host.hub.lock(table_id):
-            if table_id not in self.host.hub.tables:
-                await self._load_locked(table_id)
-
-    async def _load_locked(self, table_id: str) -> Table:
-        async with self.host.sessions() as s:
-            row = await s.get(TableRow, table_id)
-        if row is None:
-            raise Refused("not_found", f"no open table {table_id[:40]!r}")
-        table = await self.host.load(row)
-        self.host.hub.tables[table_id] = table
-        self.host.hub.lobby_update(table)
-        return table
-
-    async def refresh(self, table: Table) -> list[dict[str, Any]]:
-        """Bring a replica up to the log (under the table's lock): apply and send its
-        clients the events it lacks; returns them."""
-        if table.fence is not None:
-            return []  # the owner is the log's writer: nothing is missing
-        events = await self.host.events_since(table.id, table.version)
-        rows = [{k: getattr(e, k) for k in _ROW_FIELDS} for e in events]
-        self._apply(table, rows)
-        return rows
-
-    def _apply(self, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        pending = []
-        for r in rows:
-            table.apply(r["kind"], merged(r["public"], r["private"]))
-            pending.append(
-                Pending(r["kind"], r["public"], r["private"], r["actor"], version=r["version"])
-            )
-        if not pending:
-            return
-        self.host.announce(table, pending)
-
-    async def _replicate(self, table_id: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        if table_id not in self.host.hub.tables:
-            await self.load(table_id)  # read whole from the log
-            return
-        async with self.host.hub.lock(table_id):
-            table = self.host.hub.tables[table_id]
-            if table.fence is not None:
-                return  # this node's own events (or an old owner's, already in the log)
-            fresh = [r for r in rows if r["version"] > table.version]
-            if not fresh:
-                return
-            if fresh[0]["version"] != table.version + 1:
-                await self.refresh(table)  # a message was missed: the log has it
-            else:
-                self._apply(table, fresh)
-
-    async def _resync(self) -> None:
-        """After Redis came back: load the tables made meanwhile, catch every replica up."""
-        async with self.host.sessions() as s:
-            latest = dict(
-                (
-                    await s.execute(
-                        select(EventRow.table_id, func.max(EventRow.version)).group_by(
-                            EventRow.table_id
-                        )
-                    )
-                ).all()
-            )
-            ids = (await s.scalars(select(TableRow.id))).all()
-        for table_id in ids:
+    async def held(self, table_id: str) -> Table | None:
+        """The table if this node owns it, taking it if nobody does; ``None`` if another
+        node owns it."""
+        for _ in range(3):
             table = self.host.hub.tables.get(table_id)
-            if table is None:
-                await self.load(table_id)
-            elif latest.get(table_id, 0) > table.version and table.fence is None:
-                async with self.host.hub.lock(table_id):
-                    await self.refresh(self.host.hub.tables[table_id])
+            if table is not None and table.fence is not None:
+                return table
+            try:
+                owner = await self.redis.get(self.owner_key(table_id))
+                if owner is None:
+                    await self.acquire(table_id)
+                    continue
+            except DOWN:
+                return None  # nobody can take it now
+            if owner != self.node:
+                return None
+            await asyncio.sleep(0.1)
+        return None
 
-    # --- forwarding and messages -----------------------------------------------------------
+    async def open(
+        self, conn: Client, table_id: str, invite: str | None, since: int | None
+    ) -> None:
+        """A client opened the table's socket here: joined here if this node owns the
+        table, else relayed from its owner."""
+
+        async def here() -> None:
+            table = self.host.hub.table_for(table_id, conn.player, invite)
+            await self.host.join(conn, table, since)
+
+        await self.relays.open(conn, table_id, invite, since, here)
+
+    async def sync(self, conn: Client, table_id: str, since: int | None) -> None:
+        """What a client here missed since ``since``."""
+
+        async def here() -> None:
+            await self.host.sync_here(conn, table_id, since)
+
+        await self.relays.sync(conn, table_id, since, here)
+
+    def left(self, conn: Client, table_id: str) -> None:
+        """A client here closed its socket at a table relayed here."""
+        self.relays.left(conn, table_id)
+
+    async def info(self, table_id: str, player: str, invite: str | None) -> TableInfo:
+        """The table's line, from its owner (taking it if nobody owns it)."""
+        got: dict[str, Any] = {}
+
+        async def here() -> None:
+            got["info"] = self.host.hub.table_for(table_id, player, invite).info().model_dump()
+
+        def answered(reply: Mapping[str, Any]) -> None:
+            got["info"] = reply["info"]
+
+        request = {"act": "info", "player": player, "invite": invite}
+        await self.forwarding.route(table_id, here, request, answered)
+        return TableInfo.model_validate(got["info"])
+
     async def dispatch(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
-        """Make the change here if this node owns the table, else at its owner (see
-        :meth:`.forwarding.Forwarding.dispatch`)."""
-        await self.forwarding.dispatch(actor, table_id, op, msg)
+        """Make the change here if this node owns the table, else at its owner."""
 
+        async def here() -> None:
+            await self.host.perform(actor, table_id, op, msg)
+
+        text = msg.model_dump_json() if msg is not None else ""
+        request = {"act": op, "player": actor.player, "name": actor.name, "text": text}
+        await self.forwarding.route(table_id, here, request)
+
+    # --- messages -------------------------------------------------------------------------
     def _back(self) -> None:
-        """Redis is back: catch every replica up from the log."""
-        self.host.hub.spawn(self._resync())
+        """Redis is back: every relayed client asks its owner for what it missed."""
+        for table_id, seen in self.relays.seen.items():
+            for conn, at in list(seen.items()):
+                self._pull(table_id, conn, at)
+
+    def _pull(self, table_id: str, conn: Client, since: int) -> None:
+        async def here() -> None:
+            await self.host.sync_here(conn, table_id, since)
+
+        self.host.hub.spawn(self.relays.pull(table_id, conn, since, here))
 
     async def _receive(self, channel: str, data: str) -> None:
         try:
             m = json.loads(data)
-            if m["op"] == "events":
-                self.owners[m["table"]] = m["node"]
-                await self._replicate(m["table"], m["rows"])
-            elif m["op"] == "created":
-                await self.load(m["table"])
-            elif m["op"] == "viewers":
-                self._viewers(m)
-            elif m["op"] == "resync":
+            op = m["op"]
+            if op == "frames":
+                self.relays.frames(m, self._pull)
+            elif op == "viewers":
+                self.owner.viewers(m)
+            elif op == "who":
+                if m["table"] in self.relays.seen:
+                    self.relays.say(m["table"])
+            elif op == "lobby":
+                if m["node"] != self.node:
+                    self.host.hub.lobby_line(TableInfo.model_validate(m["line"]), m["removed"])
+            elif op == "resync":
                 self._back()
-            elif m["op"] == "request":
-                self.host.hub.spawn(self.forwarding.serve(m))
-            elif m["op"] == "reply":
+            elif op == "request":
+                self.host.hub.spawn(self.owner.serve(m))
+            elif op == "reply":
                 self.forwarding.answered(m)
         except Exception:  # one bad message must not stop the node listening
             log.exception("cluster message on %s failed: %.200s", channel, data)

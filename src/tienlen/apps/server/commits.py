@@ -19,12 +19,11 @@ from typing import Any, Protocol
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from .cluster import Cluster
 from .db import EventRow, TableRow
 from .deadlines import arm_deadline
 from .errors import TRY_AGAIN, database_needed
 from .history import store_game
-from .hub import Client, Hub
+from .hub import Client, Collector, Hub
 from .messages import EventMsg, GameView, StateMsg, TableEvent, TableInfo
 from .metrics import Metrics
 from .options import TableConfig
@@ -40,10 +39,18 @@ TABLE_KINDS = frozenset(
     {"sit", "stand", "start", "rematch", "deal", "game_over", "match_over", "closed"}
     | {"away", "back", "offline", "online"}
 )
-#: Events that change a table's status (stored in its row, for loading on start).
-_STATUS_KINDS = frozenset({"start", "rematch", "match_over", "closed"})
 #: Seconds between attempts to rebuild a table from a database that does not answer.
 _REBUILD_WAIT = (0.1, 2.0)
+
+
+class Fanout(Protocol):
+    """What commits use of a cluster node (:class:`.cluster.Cluster`)."""
+
+    def publish(self, table: Table, pending: list[Pending]) -> None:
+        """A batch committed here: to the other nodes' clients and lobbies."""
+
+    def lost(self, table: Table) -> None:
+        """This node no longer owns ``table`` (its write was fenced out)."""
 
 
 class Commits:
@@ -67,7 +74,7 @@ class Commits:
         """At most this many missed events are replayed; past that, a full state."""
         self.changed = changed
         """Called once a table's change is committed (its bots and timer go on)."""
-        self.cluster: Cluster | None = None
+        self.cluster: Fanout | None = None
         """The node's cluster (fences, fan-out), if it is one."""
 
     async def load(self, row: TableRow) -> Table:
@@ -114,21 +121,22 @@ class Commits:
         fences = None
         if self.cluster is not None:
             fences = {table.id: -1 if table.fence is None else table.fence}
-        status_changed = any(p.kind in _STATUS_KINDS for p in pending)
+        # The row keeps the table's status and lobby line (the lobby is listed from rows).
+        line = table.info().model_dump() if any(p.kind in TABLE_KINDS for p in pending) else None
         status = table.status
         games = [p.game_row for p in pending if p.game_row is not None]
 
         async def store(s: AsyncSession) -> None:
             for game in games:
                 await store_game(s, table.id, game)
-            if status_changed:
+            if line is not None:
                 await s.execute(
-                    update(TableRow).where(TableRow.id == table.id).values(status=status)
+                    update(TableRow).where(TableRow.id == table.id).values(status=status, line=line)
                 )
 
         try:
             await self.writer.write(
-                store if games or status_changed else None, rows=rows, fences=fences
+                store if games or line is not None else None, rows=rows, fences=fences
             )
         except Fenced:
             # Another node took the table over: this one writes nothing more for it.
@@ -150,7 +158,7 @@ class Commits:
         arm_deadline(table, time.time(), runs=self.runs(table))
         self.announce(table, pending)
         if self.cluster is not None:
-            self.cluster.publish(table.id, rows)
+            self.cluster.publish(table, pending)
         self.changed(table)
 
     async def _rebuild(self, stale: Table, failed: list[Pending]) -> None:
@@ -196,6 +204,21 @@ class Commits:
         self._broadcast(table, pending)
         if any(p.kind in TABLE_KINDS for p in pending):
             self.hub.lobby_update(table)
+
+    def frames(
+        self, table: Table, pending: list[Pending], seats: set[int | None]
+    ) -> dict[int | None, list[str]]:
+        """A committed batch's frames for each of ``seats`` (``None``: the spectators), as
+        :meth:`announce` sends them: for another node's clients."""
+        views = table.views(seats)
+        info = table.info() if any(p.kind in TABLE_KINDS for p in pending) else None
+        public = [event_model(p.kind, p.public, {}) for p in pending]
+        out = {}
+        for seat in seats:
+            client = Collector("")
+            _send(client, seat, pending, views.get(seat), info, public)
+            out[seat] = client.frames
+        return out
 
     def _broadcast(self, table: Table, pending: list[Pending]) -> None:
         seats = {conn: table.seat_of(conn.player) for conn in self.hub.conns.get(table.id, ())}

@@ -85,6 +85,10 @@ class Settings:
     abandon_after: float = 60.0
     """Seconds a table whose seats are all bots may play with nobody watching before it is
     closed."""
+    evict_after: float = 30.0
+    """Seconds a table nobody has open, with nothing to run (finished, waiting for players,
+    or every seated player away), stays in memory before it is dropped (loaded again from
+    the database when next needed)."""
     chat: Rate = field(default_factory=lambda: Rate(5, 10.0))
     chat_max: int = 280
     creations: Rate = field(default_factory=lambda: Rate(10, 60.0))

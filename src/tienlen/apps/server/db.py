@@ -89,6 +89,9 @@ class TableRow(Base):
     fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The fencing token of the node that owns the table (a cluster's takeover raises it);
     a write of the table's events commits only under the token it was made with."""
+    line: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The table's lobby line (:class:`.messages.TableInfo`) as of its last change of seats,
+    status or scores: the lobby is listed from the rows, not from tables loaded."""
 
 
 class EventRow(Base):

@@ -1,8 +1,15 @@
-"""Forwarding, in a cluster: an action that reaches a node that does not own its table is
-published to the owner's channel ``{prefix}node:{id}``; the owner makes the change and answers
-on the sender's channel with success or the refusal (its code, message and reason), which
-the sender gives its client. A table without an owner is taken over by the node that needs
-it (see :mod:`.cluster`)."""
+"""Forwarding, in a cluster: what a client asks at a node that does not own its table (an
+action, opening the table, a catch-up) is published to the owner's channel
+``{prefix}node:{id}``; the owner does it and answers on the sender's channel with success
+(and the frames for the client, for an opening or a catch-up) or the refusal (its code,
+message and reason), which the sender gives its client.
+
+The owner is the table's lease in Redis (remembered from the owner's frames, read again
+whenever it does not answer): a table without an owner is taken over by the node that needs
+it (see :mod:`.cluster`), and a request the owner does not answer in ``forward_timeout`` goes
+to whoever holds the lease then, so a hung owner delays a client only until its lease runs
+out and another node takes its tables.
+"""
 
 from __future__ import annotations
 
@@ -11,28 +18,29 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
 from .bus import DOWN
-from .client_messages import ClientMessage, parse_client
-from .hub import Actor, TableHost
 from .limits import TokenBucket
 from .tables import Refused
 
-__all__ = ["Forwarding", "NotOwner", "Owners", "RemoteActor"]
+__all__ = ["Forwarding", "NotOwner", "Owners", "RemoteActor", "Reply"]
 
 log = logging.getLogger("tienlen.cluster")
 
-#: Seconds between tries at an action while its table changes hands.
+#: Seconds between tries at a request while its table changes hands.
 RETRY_WAIT = 0.1
+
+#: Called with the owner's answer as it is heard (before the next message is read).
+Reply = Callable[[Mapping[str, Any]], None]
 
 
 class NotOwner(Exception):
-    """This node does not own the table (any more): the action goes to its owner."""
+    """This node does not own the table (any more): the request goes to its owner."""
 
 
 @dataclass
@@ -46,7 +54,7 @@ class RemoteActor:
 
 class Owners(Protocol):
     """What forwarding uses of its cluster node: Redis, who owns a table (as last heard),
-    taking a table over, and sending to another node."""
+    whether this node owns it, taking a table over, and sending to another node."""
 
     @property
     def node(self) -> str:
@@ -58,7 +66,10 @@ class Owners(Protocol):
 
     @property
     def owners(self) -> dict[str, str]:
-        """The node that last published each table's events."""
+        """The node each table's frames last came from."""
+
+    def owns(self, table_id: str) -> bool:
+        """Whether this node owns the table now."""
 
     def owner_key(self, table_id: str) -> str:
         """The Redis key of a table's lease."""
@@ -67,41 +78,43 @@ class Owners(Protocol):
         """The channel a node takes requests and answers on."""
 
     async def acquire(self, table_id: str) -> bool:
-        """Take the table over if no node holds it."""
+        """Take the table over if no node holds it (:class:`Refused` if there is none)."""
 
     def send(self, channel: str, message: Mapping[str, Any]) -> None:
         """Publish a message (in order, in the background)."""
 
 
 class Forwarding:
-    """A node's forwarded actions: those it sends to owners, and those it does for others."""
+    """A node's requests to tables' owners, and the answers it waits for."""
 
-    def __init__(self, host: TableHost, cluster: Owners) -> None:
-        self.host = host
+    def __init__(self, cluster: Owners, *, lease: float, renew: float, timeout: float) -> None:
         self.cluster = cluster
-        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self.chat: dict[str, TokenBucket] = {}
-        """Forwarded players' chat limits (at the owner)."""
+        self.timeout = timeout
+        """Seconds an owner has to answer a request."""
+        self.patience = lease + timeout + 2 * renew
+        """Seconds a request keeps trying while its table changes hands."""
+        self.replies: dict[str, tuple[asyncio.Future[dict[str, Any]], Reply | None]] = {}
 
-    async def dispatch(
-        self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
+    async def route(
+        self,
+        table_id: str,
+        here: Callable[[], Awaitable[None]],
+        request: Mapping[str, Any],
+        answered: Reply | None = None,
     ) -> None:
-        """Make the change here if this node owns the table, else at its owner (taking the
-        table over if it has none); a refusal there is raised here.
+        """``here()`` if this node owns the table, else ``request`` at its owner (taking the
+        table over if it has none); the owner's refusal is raised here, its answer given to
+        ``answered`` as it is heard.
 
-        While the table changes hands (its owner died and its lease has not run out yet),
-        this waits for the new owner, up to a lease and two renewals, so that a failover
-        only delays the client's action."""
-        host, cluster = self.host, self.cluster
-        s = host.settings
-        deadline = time.monotonic() + s.lease_ttl + 2 * s.lease_renew
+        While the table changes hands (its owner died or hangs and its lease has not run
+        out yet), this tries again for up to a lease, a forward timeout and two renewals, so
+        that a failover only delays the client."""
+        cluster = self.cluster
+        deadline = time.monotonic() + self.patience
         while time.monotonic() < deadline:
-            table = host.hub.tables.get(table_id)
-            if table is None:
-                raise Refused("not_found", f"no open table {table_id[:40]!r}")
-            if table.fence is not None:
+            if cluster.owns(table_id):
                 try:
-                    await host.perform(actor, table_id, op, msg)
+                    await here()
                     return
                 except NotOwner:
                     continue
@@ -121,18 +134,7 @@ class Forwarding:
                     cluster.owners.pop(table_id, None)
                     await asyncio.sleep(RETRY_WAIT)
                     continue
-                text = msg.model_dump_json() if msg is not None else ""
-                reply = await self._request(
-                    str(owner),
-                    {
-                        "op": "request",
-                        "act": op,
-                        "table": table_id,
-                        "player": actor.player,
-                        "name": actor.name,
-                        "text": text,
-                    },
-                )
+                reply = await self._request(str(owner), {**request, "table": table_id}, answered)
             except DOWN:
                 raise Refused(
                     "unavailable",
@@ -141,57 +143,48 @@ class Forwarding:
                 ) from None
             if reply["ok"]:
                 return
-            if reply["code"] in ("not_owner", "moved"):
+            if reply["code"] in ("not_owner", "moved", "timeout"):
                 cluster.owners.pop(table_id, None)  # read the lease next time
-                await asyncio.sleep(RETRY_WAIT)
+                if reply["code"] != "timeout":
+                    await asyncio.sleep(RETRY_WAIT)
                 continue
             refused = Refused(reply["code"], reply["message"])
             refused.reason = reply.get("reason")
             raise refused
         raise Refused("unavailable", "this table is changing servers: try again in a moment")
 
-    async def _request(self, owner: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Send a request to ``owner`` and wait for its answer."""
+    async def _request(
+        self, owner: str, payload: dict[str, Any], answered: Reply | None
+    ) -> dict[str, Any]:
+        """Send a request to ``owner`` and wait for its answer (``timeout``: none came)."""
         rid = secrets.token_hex(8)
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[rid] = done
+        self.replies[rid] = (done, answered)
         try:
-            payload = {**payload, "id": rid, "from": self.cluster.node}
+            payload = {**payload, "op": "request", "id": rid, "from": self.cluster.node}
             channel = self.cluster.channel(owner)
             heard = await self.cluster.redis.publish(channel, json.dumps(payload))
             if not heard:  # the owner is gone; its lease has not run out yet
                 await asyncio.sleep(RETRY_WAIT)
                 return {"ok": False, "code": "not_owner"}
-            timeout = self.host.settings.forward_timeout
             try:
-                return await asyncio.wait_for(done, timeout)
+                return await asyncio.wait_for(done, self.timeout)
             except TimeoutError:
-                raise Refused(
-                    "unavailable",
-                    f"the server running this table did not answer within {timeout:g} s: try again",
-                ) from None
+                log.warning(
+                    "node %s did not answer within %g s: reading the lease", owner, self.timeout
+                )
+                return {"ok": False, "code": "timeout"}
         finally:
             self.replies.pop(rid, None)
 
     def answered(self, reply: Mapping[str, Any]) -> None:
-        """An owner's answer to a request this node sent."""
-        done = self.replies.get(reply["id"])
-        if done is not None and not done.done():
-            done.set_result(dict(reply))
-
-    async def serve(self, req: Mapping[str, Any]) -> None:
-        """Do a request another node forwarded, and answer it."""
-        chat = self.chat.setdefault(req["player"], TokenBucket(self.host.settings.chat))
-        actor = RemoteActor(req["player"], req["name"], chat)
-        reply: dict[str, Any] = {"op": "reply", "id": req["id"], "ok": True}
-        try:
-            msg = parse_client(req["text"]) if req["act"] == "msg" else None
-            await self.host.perform(actor, req["table"], req["act"], msg)
-        except NotOwner:
-            reply.update(ok=False, code="not_owner")
-        except Refused as e:
-            reply.update(ok=False, code=e.code, message=str(e), reason=e.reason)
-        except Exception as e:
-            log.exception("table %s: a forwarded request failed", req["table"])
-            reply.update(ok=False, code="server", message=f"the owner failed: {type(e).__name__}")
-        self.cluster.send(self.cluster.channel(req["from"]), reply)
+        """An owner's answer to a request this node sent (one that timed out is dropped)."""
+        waiting = self.replies.pop(reply["id"], None)
+        if waiting is None:
+            return
+        done, answered = waiting
+        if done.done():
+            return
+        if reply["ok"] and answered is not None:
+            answered(reply)
+        done.set_result(dict(reply))

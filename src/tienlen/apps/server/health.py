@@ -3,9 +3,11 @@
 ``GET /api/health`` (liveness) answers as long as the process serves requests: it touches
 nothing outside the process, so a database outage never gets a healthy node restarted.
 ``GET /api/ready`` (readiness) answers 200 only while this node can do its work: started
-(its migrations applied), not shutting down, the database answering with the schema this
-code expects, and every extra probe (Redis, when the node uses it) passing; otherwise 503
-with what failed, so the balancer sends clients elsewhere.
+(its migrations applied), not shutting down, and the database answering with the schema
+this code expects; otherwise 503 with what failed, so the balancer sends clients elsewhere.
+An *advisory* probe (a cluster node's Redis) is reported but does not make the node unready:
+a node rides a Redis outage out (it serves the tables it owns), and a readiness that failed
+on every node at once would take the whole site down.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ class Ready(Protocol):
         """Readiness probes besides the database's, by name."""
 
     @property
+    def advisory(self) -> set[str]:
+        """The probes whose failure is reported without making the node unready."""
+
+    @property
     def engine(self) -> AsyncEngine:
         """The database."""
 
@@ -58,7 +64,11 @@ async def readiness(server: Ready) -> tuple[bool, dict[str, str]]:
     probes: dict[str, Probe] = {"database": lambda: _database(server), **server.probes}
     results = await asyncio.gather(*(_run(p) for p in probes.values()))
     checks.update(zip(probes, results, strict=True))
-    return all(v == "ok" for v in checks.values()), checks
+    ready = all(v == "ok" for k, v in checks.items() if k not in server.advisory)
+    for name in server.advisory:
+        if checks.get(name, "ok") != "ok":
+            checks[name] += " (advisory: the node stays ready)"
+    return ready, checks
 
 
 async def _run(probe: Probe) -> str:

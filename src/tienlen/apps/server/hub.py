@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -20,13 +20,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from .client_messages import ClientMessage
 from .config import Settings
-from .db import EventRow, TableRow
+from .db import TableRow
 from .errors import TRY_AGAIN
-from .limits import TokenBucket
+from .limits import Rate, TokenBucket
 from .messages import LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
-__all__ = ["Actor", "Client", "Hub", "TableHost"]
+__all__ = ["Actor", "Client", "Collector", "Hub", "TableHost"]
 
 log = logging.getLogger("tienlen.server")
 
@@ -45,6 +45,28 @@ class Client(Actor, Protocol):
     def send(self, message: BaseModel) -> None:
         """Queue a frame for the client."""
 
+    def send_text(self, text: str) -> None:
+        """Queue a frame already written (one another node made for this client)."""
+
+
+class Collector:
+    """A client at another node, as a table's owner sees it: the frames meant for it are
+    kept (as they are sent on a socket), to go to its node."""
+
+    def __init__(self, player: str, name: str = "") -> None:
+        self.player = player
+        self.name = name
+        self.chat = TokenBucket(Rate(1, 1.0))
+        self.frames: list[str] = []
+
+    def send(self, message: BaseModel) -> None:
+        """Keep the frame."""
+        self.frames.append(message.model_dump_json(exclude_none=True))
+
+    def send_text(self, text: str) -> None:
+        """Keep the frame."""
+        self.frames.append(text)
+
 
 class Hub:
     """A node's live tables, their locks and clients, and the lobby's clients."""
@@ -53,7 +75,8 @@ class Hub:
         self.tables: dict[str, Table] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.conns: dict[str, set[Client]] = {}
-        """Each table's open sockets at this node."""
+        """Each table's open sockets at this node (in a cluster, at tables owned here or
+        elsewhere)."""
         self.lobby: set[Client] = set()
         self.restoring: dict[str, int] = {}
         """Tables whose commit failed, by the last version committed: refused until rebuilt
@@ -98,19 +121,15 @@ class Hub:
             raise Refused("forbidden", "this table is private: use its invite link")
         return table
 
-    def listed(self) -> list[TableInfo]:
-        """The public tables not yet finished."""
-        return [
-            t.info()
-            for t in self.tables.values()
-            if not t.config.private and t.status != "finished"
-        ]
-
     def lobby_update(self, table: Table) -> None:
         """Send the table's line to the lobby's clients (a public table's)."""
         if table.config.private or not self.lobby:
             return
-        msg = LobbyTableMsg(table=table.info(), removed=table.status == "finished")
+        self.lobby_line(table.info(), table.status == "finished")
+
+    def lobby_line(self, info: TableInfo, removed: bool) -> None:
+        """Send a table's line to the lobby's clients (``removed``: it is finished)."""
+        msg = LobbyTableMsg(table=info, removed=removed)
         for c in self.lobby:
             c.send(msg)
 
@@ -138,17 +157,34 @@ class TableHost(Protocol):
     async def load(self, row: TableRow) -> Table:
         """A table rebuilt from its stored events."""
 
-    async def events_since(self, table_id: str, since: int) -> Sequence[EventRow]:
-        """A table's stored events after version ``since``, in order."""
-
-    def announce(self, table: Table, pending: list[Pending]) -> None:
-        """Send committed events to the table's clients here (and the lobby its line)."""
-
     def schedule(self, table: Table) -> None:
         """After a change (or a change of owner): a bot's move or the turn timer."""
 
     def start_graces(self, table: Table) -> None:
         """A table this node starts running: its absent seated players get their grace."""
+
+    def start_grace(self, table: Table, seat: int, player: str) -> None:
+        """``player`` left ``seat`` (watching nowhere now): their grace starts."""
+
+    def end_grace(self, table_id: str, player: str) -> None:
+        """``player`` watches the table again: their grace (if running) ends."""
+
+    async def join(
+        self, conn: Client, table: Table, since: int | None, *, via: str | None = None
+    ) -> bool:
+        """A client opened the table (``via``: at that node): welcome and catch-up; whether
+        they come back to a seat that is away (done here unless ``via``)."""
+
+    async def sync_here(self, conn: Client, table_id: str, since: int | None) -> None:
+        """What ``conn`` missed since ``since``, at a table held here."""
+
+    async def catch_up(self, conn: Client, table: Table, since: int) -> None:
+        """The events after ``since`` for ``conn`` (under the table's lock)."""
+
+    def frames(
+        self, table: Table, pending: list[Pending], seats: set[int | None]
+    ) -> dict[int | None, list[str]]:
+        """A committed batch's frames for each of ``seats`` (``None``: spectators)."""
 
     async def perform(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None = None

@@ -4,11 +4,17 @@ A table whose seats are all bots, playing with nobody watching for
 ``Settings.abandon_after`` seconds, is closed (a ``closed`` event ends its match). A table
 whose seated players are all away waits: its bots do not play on (the server schedules no
 move at it) until one of them comes back.
+
+Tables are loaded when needed (:mod:`.memory`), so one of bots only left playing by a restart
+(or by a cluster node that died) would wait unloaded, listed as playing, forever: every
+``abandon_after`` the rows are looked at, and such a table that no node holds is loaded (a
+cluster node takes it), to be closed as above.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Mapping
 from typing import Protocol
@@ -16,7 +22,9 @@ from typing import Protocol
 from .config import Settings
 from .tables import Refused, Table
 
-__all__ = ["abandoned", "close_abandoned", "humans_away"]
+__all__ = ["abandoned", "close_abandoned", "humans_away", "wake_abandoned"]
+
+log = logging.getLogger("tienlen.server")
 
 
 class Closer(Protocol):
@@ -35,6 +43,12 @@ class Closer(Protocol):
 
     async def close(self, table_id: str) -> None:
         """Close the table if it is (still) abandoned."""
+
+    async def take(self, table_id: str) -> Table | None:
+        """The table held here, loaded (a cluster node: taken) if nobody holds it."""
+
+    async def playing_bots_only(self) -> list[str]:
+        """The tables whose rows say they are played by bots only."""
 
 
 def abandoned(table: Table) -> bool:
@@ -70,3 +84,17 @@ async def close_abandoned(server: Closer) -> None:
                     await server.close(table_id)
                 except Refused:  # being rebuilt (its database did not answer): later
                     continue
+
+
+async def wake_abandoned(server: Closer) -> None:
+    """Every ``abandon_after`` seconds, load the tables of bots only left playing that no
+    node holds, so that :func:`close_abandoned` closes them; runs until cancelled."""
+    every = max(server.settings.abandon_after, 1.0)
+    while True:
+        await asyncio.sleep(every)
+        try:
+            waiting = [t for t in await server.playing_bots_only() if t not in server.tables]
+            for table_id in waiting:
+                await server.take(table_id)
+        except Exception:  # the database or Redis does not answer: next time
+            log.warning("waking tables of bots only failed; trying again later", exc_info=True)

@@ -1,21 +1,29 @@
-"""New tables: a host's choices (``POST /api/tables``) read into a table's configuration, the
-rules checked by the engine's strict readers, the bots by their levels."""
+"""The lobby: new tables (a host's choices, ``POST /api/tables``, read into a table's
+configuration, the rules checked by the engine's strict readers, the bots by their levels)
+and the list of open tables, read from the tables' rows (each keeps its lobby line), so that
+listing them loads no table."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from tienlen import RULESETS, Rules
 from tienlen.rules import RulesError
 
 from . import bots
+from .db import TableRow
+from .errors import database_needed
+from .messages import TableInfo
 from .options import TableConfig
 from .tables import Refused, Table
 
-__all__ = ["NewTable", "changed_knobs", "new_table", "requested_rules"]
+__all__ = ["NewTable", "bots_only", "changed_knobs", "listed", "new_table", "requested_rules"]
 
 
 class NewTable(BaseModel):
@@ -91,3 +99,44 @@ def changed_knobs(rules: Rules) -> dict[str, Any]:
     """The knobs of ``rules`` that differ from its preset's (``Rules.to_dict()`` values)."""
     mine, preset = rules.to_dict(), Rules.preset(rules.name).to_dict()
     return {k: v for k, v in mine.items() if k != "name" and v != preset.get(k)}
+
+
+async def listed(
+    sessions: async_sessionmaker[AsyncSession], held: Mapping[str, Table]
+) -> list[TableInfo]:
+    """The public tables not yet finished: each row's stored line, or the live table's where
+    this process holds it (its spectators counted now)."""
+    with database_needed():
+        async with sessions() as s:
+            rows = (
+                await s.execute(
+                    select(TableRow.id, TableRow.line)
+                    .where(TableRow.status != "finished", TableRow.invite.is_(None))
+                    .order_by(TableRow.created)
+                )
+            ).all()
+    out = []
+    for table_id, line in rows:
+        table = held.get(table_id)
+        if table is not None:
+            if table.status != "finished":
+                out.append(table.info())
+        elif line is not None:
+            out.append(TableInfo.model_validate(line))
+    return out
+
+
+async def bots_only(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
+    """The tables whose rows say they are playing with bots in every seat."""
+    with database_needed():
+        async with sessions() as s:
+            rows = (
+                await s.execute(
+                    select(TableRow.id, TableRow.line).where(TableRow.status == "playing")
+                )
+            ).all()
+    return [
+        table_id
+        for table_id, line in rows
+        if line is not None and all(seat.get("player") is None for seat in line["seats"])
+    ]

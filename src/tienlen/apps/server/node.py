@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from concurrent.futures import Executor
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
@@ -28,8 +26,9 @@ from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
-from .lobby import NewTable, new_table
-from .messages import WelcomeMsg
+from .lobby import NewTable, bots_only, listed, new_table
+from .memory import Memory
+from .messages import TableInfo, WelcomeMsg
 from .metrics import Metrics
 from .tables import Pending, Refused, Table
 from .turns import Turns
@@ -70,6 +69,10 @@ class Server:
             self.metrics,
             dispatch=self.dispatch,
         )
+        self.memory = Memory(
+            settings, self.hub, self.sessions, self.commits, self.turns, loaded=self._loaded
+        )
+        """The tables held: loaded when first needed, dropped when idle."""
         self.creations: dict[str, TokenBucket] = {}
         self.pad_buckets: dict[tuple[str, str], TokenBucket] = {}
         self.pad_locks: dict[str, asyncio.Lock] = {}
@@ -78,6 +81,8 @@ class Server:
         self.stopping = False
         self.probes: dict[str, Probe] = {}
         """Readiness probes besides the database's (e.g. Redis), by name."""
+        self.advisory: set[str] = set()
+        """The probes reported without making the node unready (:mod:`.health`)."""
         self.cluster = Cluster(self, settings.redis_url) if settings.redis_url else None
         """A cluster node's ownership, fan-out and forwarding (``None``: a single server)."""
         self.commits.cluster = self.cluster
@@ -112,27 +117,22 @@ class Server:
 
     # --- life -----------------------------------------------------------------------------
     async def start(self) -> None:
-        """Migrate the schema, load the signing key, rebuild every table (a finished one too:
-        its final state can be seen and its host can start a rematch)."""
+        """Migrate the schema and load the signing key; no table is read (each is loaded
+        when first needed, :mod:`.memory`), so a start takes as long on a database of a
+        million events as on an empty one."""
         if self.settings.database_url is None:
             self.settings.data.mkdir(parents=True, exist_ok=True)
         schema = await migrate(self.engine)
         await self.identity.load_key()
-        async with self.sessions() as s:
-            rows = (await s.scalars(select(TableRow))).all()
-        for row in rows:
-            table = await self.load(row)
-            self.hub.tables[table.id] = table
-            if self.cluster is not None:
-                continue  # a replica until this node takes it over (see cluster.py)
-            self.schedule(table)
-            self.start_graces(table)
-        log.info("loaded %d tables", len(rows))
         if self.cluster is not None:
             await self.cluster.start()
             self.probes["redis"] = self.cluster.ping
+            self.advisory.add("redis")  # it serves the tables it owns while Redis is down
+        evicted = self.cluster.evicted if self.cluster is not None else None
+        self.hub.spawn(self.memory.sweeping(evicted or (lambda _table_id: None)))
         self.admission.start()
         self.hub.spawn(idle.close_abandoned(self))
+        self.hub.spawn(idle.wake_abandoned(self))
         self.schema = schema
 
     async def stop(self) -> None:
@@ -151,13 +151,15 @@ class Server:
         """A table rebuilt from its stored events."""
         return await self.commits.load(row)
 
-    async def events_since(self, table_id: str, since: int) -> Sequence[EventRow]:
-        """A table's stored events after version ``since``, in order."""
-        return await self.commits.events_since(table_id, since)
+    async def catch_up(self, conn: Client, table: Table, since: int) -> None:
+        """The events after ``since`` for ``conn`` (under the table's lock)."""
+        await self.commits.catch_up(conn, table, since)
 
-    def announce(self, table: Table, pending: list[Pending]) -> None:
-        """Send committed events to the table's clients here (and the lobby its line)."""
-        self.commits.announce(table, pending)
+    def frames(
+        self, table: Table, pending: list[Pending], seats: set[int | None]
+    ) -> dict[int | None, list[str]]:
+        """A committed batch's frames for each of ``seats`` (:meth:`.commits.Commits.frames`)."""
+        return self.commits.frames(table, pending, seats)
 
     def schedule(self, table: Table) -> None:
         """After a change: a bot's move or the turn timer (where this node runs it)."""
@@ -166,6 +168,21 @@ class Server:
     def start_graces(self, table: Table) -> None:
         """A table this node starts running: its absent seated players get their grace."""
         self.turns.start_graces(table)
+
+    def start_grace(self, table: Table, seat: int, player: str) -> None:
+        """``player`` left ``seat`` (watching nowhere now): their grace starts."""
+        self.turns.start_grace(table, seat, player)
+
+    def end_grace(self, table_id: str, player: str) -> None:
+        """``player`` watches the table again: their grace (if running) ends."""
+        self.turns.end_grace(table_id, player)
+
+    def _loaded(self, table: Table) -> None:
+        """A table just loaded: a single server runs it now (its absent seated players get
+        their grace); a cluster node, once it owns it (:mod:`.cluster`)."""
+        if self.cluster is None:
+            self.schedule(table)
+            self.start_graces(table)
 
     def runs(self, table: Table) -> bool:
         """Whether this node runs ``table``'s bots and timer (a cluster node: if it owns it)."""
@@ -188,23 +205,56 @@ class Server:
                     deal_secret=table.secret,
                     invite=table.invite,
                     status=table.status,
+                    line=table.info().model_dump(),
                 )
             )
             await s.flush()
 
         await self.writer.write(store)
-        self.hub.tables[table.id] = table
         self.hub.lobby_update(table)
-        if self.cluster is not None:
-            await self.cluster.created(table)
+        if self.cluster is None:
+            self.hub.tables[table.id] = table
+        else:  # taken by the node its first client opens it at (see cluster.py)
+            self.cluster.send(
+                self.cluster.lobby_channel,
+                {
+                    "op": "lobby",
+                    "node": self.cluster.node,
+                    "line": table.info().model_dump(),
+                    "removed": False,
+                },
+            )
         return table
 
-    async def find(self, table_id: str, player: str, invite: str | None) -> Table:
-        """:meth:`.hub.Hub.table_for`; a cluster node first loads a table another node just
-        created."""
-        if self.cluster is not None and table_id not in self.hub.tables:
-            await self.cluster.load(table_id)
-        return self.hub.table_for(table_id, player, invite)
+    async def listed(self) -> list[TableInfo]:
+        """The public tables not yet finished (:func:`.lobby.listed`)."""
+        return await listed(self.sessions, self.hub.tables)
+
+    async def read(self, table_id: str) -> Table:
+        """The table to read (an HTTP request): the one held here, loaded first if it is
+        not in memory (a cluster node: taken if nobody owns it); one owned by another node
+        is replayed from the log for this read and not kept."""
+        table = await self.take(table_id)
+        return table if table is not None else await self.memory.snapshot(table_id)
+
+    async def take(self, table_id: str) -> Table | None:
+        """The table held here, loaded if it is not (a cluster node: taken if nobody owns
+        it; ``None`` if another node does)."""
+        if self.cluster is None:
+            return await self.memory.held(table_id)
+        return await self.cluster.held(table_id)
+
+    async def playing_bots_only(self) -> list[str]:
+        """The tables whose rows say they are played by bots only (:func:`.lobby.bots_only`)."""
+        return await bots_only(self.sessions)
+
+    async def info(self, table_id: str, player: str, invite: str | None) -> TableInfo:
+        """The line of a table ``player`` may see (:meth:`.hub.Hub.table_for`), from its
+        owner in a cluster."""
+        if self.cluster is not None:
+            return await self.cluster.info(table_id, player, invite)
+        await self.memory.held(table_id)
+        return self.hub.table_for(table_id, player, invite).info()
 
     # --- changes --------------------------------------------------------------------------
     async def dispatch(
@@ -215,6 +265,7 @@ class Server:
         if self.cluster is not None:
             await self.cluster.dispatch(actor, table_id, op, msg)
         else:
+            await self.memory.held(table_id)
             await self.perform(actor, table_id, op, msg)
 
     async def perform(
@@ -225,11 +276,11 @@ class Server:
         last connection closed) or ``"away"`` (a seated player's grace ran out). A cluster
         node that does not own the table raises :class:`NotOwner` and changes nothing."""
         async with self.hub.lock(table_id):
+            if self.cluster is not None and not self.cluster.owns(table_id):
+                raise NotOwner(table_id)
             if table_id not in self.hub.tables:
                 raise Refused("not_found", f"no open table {table_id[:40]!r}")
             table = self.hub.live(table_id)
-            if self.cluster is not None and table.fence is None:
-                raise NotOwner(table_id)
             if op == "msg":
                 assert msg is not None
                 pending = planner.plan(actor, table, msg, chat_max=self.settings.chat_max)
@@ -247,25 +298,49 @@ class Server:
                 log.info("table %s: closed (only bots played it, and nobody watched)", table_id)
 
     # --- a client at a table --------------------------------------------------------------
-    async def sync(self, conn: Client, table_id: str, since: int | None) -> None:
-        """What ``conn`` missed since version ``since`` (a replica caught up first)."""
-        async with self.hub.lock(table_id):
-            table = self.hub.live(table_id)
-            if self.cluster is not None:
-                await self.cluster.refresh(table)
-            await self.commits.catch_up(conn, table, since)
+    async def open(
+        self, conn: Client, table_id: str, invite: str | None, since: int | None
+    ) -> None:
+        """A client opened the table's socket: :meth:`join` here (a cluster node that does
+        not own the table: relayed from its owner, :mod:`.relay`)."""
+        if self.cluster is not None:
+            await self.cluster.open(conn, table_id, invite, since)
+            return
+        await self.memory.held(table_id)
+        await self.join(conn, self.hub.table_for(table_id, conn.player, invite), since)
 
-    async def join(self, conn: Client, table: Table, since: int | None) -> None:
-        """A client opened the table's socket: welcome, catch-up, and a returning player."""
+    async def sync(self, conn: Client, table_id: str, since: int | None) -> None:
+        """What ``conn`` missed since version ``since`` (from the owner, in a cluster)."""
+        if self.cluster is not None:
+            await self.cluster.sync(conn, table_id, since)
+        else:
+            await self.sync_here(conn, table_id, since)
+
+    async def sync_here(self, conn: Client, table_id: str, since: int | None) -> None:
+        """What ``conn`` missed since ``since``, at a table held here."""
+        async with self.hub.lock(table_id):
+            if self.cluster is not None and not self.cluster.owns(table_id):
+                raise NotOwner(table_id)
+            await self.commits.catch_up(conn, self.hub.live(table_id), since)
+
+    async def join(
+        self, conn: Client, table: Table, since: int | None, *, via: str | None = None
+    ) -> bool:
+        """A client opened a table held here (``via``: through that cluster node): welcome,
+        catch-up, and a returning player (whose ``back`` is left to the caller if ``via``;
+        returns whether they come back to a seat that was away)."""
         self.turns.end_grace(table.id, conn.player)
         async with self.hub.lock(table.id):
+            if self.cluster is not None and not self.cluster.owns(table.id):
+                raise NotOwner(table.id)
             table = self.hub.live(table.id)
-            if self.cluster is not None:
-                await self.cluster.refresh(table)
-            self.hub.conns.setdefault(table.id, set()).add(conn)
-            table.viewers[conn.player] = table.viewers.get(conn.player, 0) + 1
-            if self.cluster is not None:
-                self.cluster.viewing(table)
+            if via is None:
+                self.hub.conns.setdefault(table.id, set()).add(conn)
+                table.viewers[conn.player] = table.viewers.get(conn.player, 0) + 1
+            else:
+                table.remote_viewers[via] = table.remote_viewers.get(via, frozenset()) | {
+                    conn.player
+                }
             seat = table.seat_of(conn.player)
             conn.send(
                 WelcomeMsg(
@@ -281,23 +356,38 @@ class Server:
             away = seat is not None and (
                 table.seats[seat].away or table.seats[seat].grace_until is not None
             )
-        if away:
+        if away and via is None:
             try:
                 await self.dispatch(conn, table.id, "back")
             except Refused as e:  # the seat stays with its bot until the player acts again
                 log.warning("table %s: %s's return not recorded: %s", table.id, conn.player, e)
+        return away
 
-    def leave(self, conn: Client, table: Table) -> None:
+    def leave(self, conn: Client, table_id: str) -> None:
         """A client closed the table's socket: a seated player keeps the seat for the grace
         period."""
-        self.hub.conns.get(table.id, set()).discard(conn)
+        self.hub.conns.get(table_id, set()).discard(conn)
+        table = self.hub.tables.get(table_id)
+        if self.cluster is not None and not self.cluster.owns(table_id):
+            self.cluster.left(conn, table_id)
+            return
+        assert table is not None
         left = table.viewers.get(conn.player, 1) - 1
         if left:
             table.viewers[conn.player] = left
         else:
             table.viewers.pop(conn.player, None)
-        if self.cluster is not None:
-            self.cluster.viewing(table)
         seat = table.seat_of(conn.player)
-        if seat is not None and table.status == "playing" and not left:
+        if seat is not None and table.status == "playing" and conn.player not in table.watching():
             self.turns.start_grace(table, seat, conn.player)
+
+    def version_for(self, conn: Client, table_id: str) -> int | None:
+        """The table's version as ``conn`` knows it (for an error frame)."""
+        if table_id in self.hub.restoring:
+            return self.hub.restoring[table_id]
+        table = self.hub.tables.get(table_id)
+        if table is not None:
+            return table.version
+        if self.cluster is not None:
+            return self.cluster.relays.seen.get(table_id, {}).get(conn)
+        return None

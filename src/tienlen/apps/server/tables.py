@@ -2,9 +2,9 @@
 
 Every change to a table is an event with the next version number. :meth:`Table.apply` is the
 only code that changes a table, and it runs both live (after the event is committed) and when
-the server starts again (replaying the stored log), so a restarted server holds every table
-exactly as it was. Rules are never decided here: moves go through :class:`~tienlen.Game`
-(its reasons become the error messages), what a seat sees comes from
+a table is loaded (replaying the stored log), so a loaded table is exactly as it was. Rules
+are never decided here: moves go through :class:`~tienlen.Game` (its reasons become the error
+messages), what a seat sees comes from
 :func:`~tienlen.observation.observe`, scoring and rotation from :class:`~tienlen.Match`.
 """
 

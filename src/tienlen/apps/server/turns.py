@@ -66,6 +66,15 @@ class Turns:
             task.cancel()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
+    def busy(self, table_id: str) -> bool:
+        """Whether the table has a bot's move, a turn timer or a grace pending here."""
+        timer = self.timers.get(table_id)
+        if isinstance(timer, asyncio.TimerHandle):
+            pending = not timer.cancelled()
+        else:
+            pending = timer is not None and not timer.done()
+        return pending or any(t == table_id for t, _player in self.graces)
+
     # --- bots and the turn timer ----------------------------------------------------------
     def schedule(self, table: Table) -> None:
         """After a change: let a bot move, or start the turn timer of the human to act."""

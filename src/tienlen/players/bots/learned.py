@@ -70,8 +70,9 @@ FEATURE_DIM = MOVE_DIM + ADVICE_DIM
 #: The column of :func:`move_features` that holds ``1 / (1 + rank)`` in the ``heuristic``
 #: bot's ranking (its last advice feature): the best moves have the largest.
 RANK_COLUMN = FEATURE_DIM - 1
-#: Moves valued in one matrix product (:meth:`QNet.values`).
-_BLOCK = 16
+#: Multiplications in one product of the hidden layers (:meth:`QNet.values`): 16 moves
+#: for a 256-128 network, 4 for a 512-256 one.
+_PRODUCT = 1 << 19
 #: Scores of the ``heuristic`` bot are clipped to this size (going out scores 100).
 _CLIP = 5.0
 
@@ -216,18 +217,19 @@ class QNet:
 
     def values(self, obs: FloatArray, moves: FloatArray) -> FloatArray:
         """The value of each row of ``moves`` (one state vector, a batch of moves): the
-        mean of the members' values. The rows go through in blocks of :data:`_BLOCK`:
-        a larger product makes the BLAS library hand it to threads, whose start costs
-        some twenty times the product (measured: 100 moves, 17-25 ms of CPU in one
-        product, 1.7 ms in blocks)."""
+        mean of the members' values. The rows go through in blocks of at most
+        :data:`_PRODUCT` multiplications in the hidden layer's product: a larger product
+        makes the BLAS library hand it to threads, whose start costs some twenty times the
+        product (measured: 100 moves, 17-25 ms of CPU in one product, 1.7 ms in blocks)."""
         total = np.zeros(len(moves), np.float32)
         for p in self.members:
             first = obs @ p["w1o"] + p["b1"]
-            for at in range(0, len(moves), _BLOCK):
-                block = moves[at : at + _BLOCK]
+            rows = max(1, _PRODUCT // p["w2"].size)
+            for at in range(0, len(moves), rows):
+                block = moves[at : at + rows]
                 h = np.maximum(first + block @ p["w1a"], 0.0)
                 h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
-                total[at : at + _BLOCK] += (h @ p["w3"] + p["b3"])[:, 0]
+                total[at : at + rows] += (h @ p["w3"] + p["b3"])[:, 0]
         if len(self.members) > 1:
             total /= np.float32(len(self.members))
         return total

@@ -21,7 +21,7 @@ from ..frames import close as close_flooded
 from ..limits import TokenBucket
 from ..messages import ErrorMsg, LobbyMsg, PongMsg
 from ..node import Server
-from ..tables import Refused, Table
+from ..tables import Refused
 
 __all__ = ["Conn", "handle", "router"]
 
@@ -45,13 +45,17 @@ class Conn:
         """Queue a frame (the writer task sends it, so a slow client delays no one)."""
         self.queue.put_nowait(message.model_dump_json(exclude_none=True))
 
+    def send_text(self, text: str) -> None:
+        """Queue a frame already written (by the table's owner, in a cluster)."""
+        self.queue.put_nowait(text)
+
     async def writer(self) -> None:
         """Send queued frames until the connection closes."""
         while (text := await self.queue.get()) is not None:
             await self.ws.send_text(text)
 
 
-async def handle(srv: Server, conn: Conn, table: Table, text: str) -> None:
+async def handle(srv: Server, conn: Conn, table_id: str, text: str) -> None:
     """One client frame (let through by :mod:`..frames`): refused with an error to this
     client only, or done."""
     try:
@@ -64,10 +68,10 @@ async def handle(srv: Server, conn: Conn, table: Table, text: str) -> None:
         conn.send(PongMsg())
         return
     if msg.type == "sync":
-        await srv.sync(conn, table.id, msg.version)
+        await srv.sync(conn, table_id, msg.version)
         return
     began = time.perf_counter()
-    await srv.dispatch(conn, table.id, "msg", msg)
+    await srv.dispatch(conn, table_id, "msg", msg)
     srv.metrics.actions.labels("player").inc()
     srv.metrics.action_seconds.observe(time.perf_counter() - began)
 
@@ -110,15 +114,10 @@ async def _at_table(
 ) -> None:
     ws = conn.ws
     try:
-        table = await srv.find(table_id, conn.player, invite)
-    except Refused as e:
-        await refuse_socket(ws, e)
-        return
-    try:
-        await srv.join(conn, table, since)
-    except Refused as e:  # the database is down: the browser reconnects later
-        if conn in srv.hub.conns.get(table.id, ()):
-            srv.leave(conn, srv.tables[table.id])
+        await srv.open(conn, table_id, invite, since)
+    except Refused as e:  # no such table, or the database is down: the browser retries later
+        if conn in srv.hub.conns.get(table_id, ()):
+            srv.leave(conn, table_id)
         await refuse_socket(ws, e)
         return
     writer = asyncio.create_task(conn.writer())
@@ -127,14 +126,14 @@ async def _at_table(
             try:
                 if isinstance(frame, Refused):
                     raise frame
-                await handle(srv, conn, table, frame)
+                await handle(srv, conn, table_id, frame)
             except Refused as e:
-                version = srv.restoring.get(table.id, srv.tables[table.id].version)
+                version = srv.version_for(conn, table_id)
                 conn.send(ErrorMsg(code=e.code, message=str(e), reason=e.reason, version=version))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        srv.leave(conn, srv.tables[table.id])
+        srv.leave(conn, table_id)
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
@@ -149,9 +148,15 @@ async def lobby_socket(ws: WebSocket) -> None:
     if got is None:
         return
     _player, conn = got
+    srv.hub.lobby.add(conn)  # (a line changed while the list is read is queued before it)
+    try:
+        conn.send(LobbyMsg(tables=await srv.listed()))
+    except Refused as e:  # the database is down: the browser reconnects later
+        srv.hub.lobby.discard(conn)
+        await refuse_socket(ws, e)
+        await srv.admission.close_socket(conn.player, conn.socket)
+        return
     writer = asyncio.create_task(conn.writer())
-    srv.hub.lobby.add(conn)
-    conn.send(LobbyMsg(tables=srv.hub.listed()))
     try:
         async for frame in frames(ws, conn.gate, srv.settings.frame_cap):
             if isinstance(frame, Refused):

@@ -45,7 +45,7 @@ async def new_table(body: NewTable, player: Me, srv: Node) -> dict[str, Any]:
 @router.get("/api/tables")
 async def tables(srv: Node) -> list[dict[str, Any]]:
     """The public tables not yet finished."""
-    return [t.model_dump() for t in srv.hub.listed()]
+    return [t.model_dump() for t in await srv.listed()]
 
 
 @router.get("/api/tables/{table_id}")
@@ -53,12 +53,12 @@ async def one_table(
     table_id: str, player: Me, srv: Node, invite: str | None = None
 ) -> dict[str, Any]:
     """One table the caller may see (a private one with its invite)."""
-    return (await srv.find(table_id, player.id, invite)).info().model_dump()
+    return (await srv.info(table_id, player.id, invite)).model_dump()
 
 
-def _seat_of(srv: Node, table_id: str, player: str) -> tuple[Table | None, int | None]:
-    table = srv.tables.get(table_id)
-    return table, table.seat_of(player) if table is not None else None
+async def _seat_of(srv: Node, table_id: str, player: str) -> tuple[Table, int | None]:
+    table = await srv.read(table_id)
+    return table, table.seat_of(player)
 
 
 @router.get("/api/tables/{table_id}/hint")
@@ -66,8 +66,8 @@ async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
     """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase:
     ``why`` in English, ``reason`` its ``{code, params}`` (``GET /api/reasons``) to word it
     in the page's language."""
-    table, seat = _seat_of(srv, table_id, player.id)
-    game = table.game if table is not None else None
+    table, seat = await _seat_of(srv, table_id, player.id)
+    game = table.game
     if game is None or seat is None or game.is_over or game.turn != seat:
         raise Refused("not_your_turn", "a hint is for the seat to act")
     if game.phase != "play":
@@ -86,8 +86,8 @@ async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
 async def hand_groups(table_id: str, player: Me, srv: Node) -> list[list[str]]:
     """The caller's hand split into combinations, as the heuristic bot plans it (the page's
     Group key): each group's cards, lowest group first."""
-    table, seat = _seat_of(srv, table_id, player.id)
-    game = table.game if table is not None else None
+    table, seat = await _seat_of(srv, table_id, player.id)
+    game = table.game
     if game is None or seat is None:
         raise Refused("not_seated", "only a seated player's hand can be grouped")
     left = list(game.hands[seat])
