@@ -37,7 +37,9 @@ def test_labels_hold_every_labelled_decisions_candidates() -> None:
     labels = label_games(STANDARD, 3, seed=1, top=3, epsilon=0.0)
     n = len(labels)
     assert n > 20
-    assert labels.obs.shape[0] == labels.moves.shape[0] == n and labels.moves.shape[1] == 4
+    # room for the heuristic's best three, the pass and the network's choice
+    assert labels.obs.shape[0] == labels.moves.shape[0] == n and labels.moves.shape[1] == 5
+    assert not labels.mask[:, 4].any()  # no network played
     assert labels.mask[:, :2].all()  # a labelled decision has a choice
     # the first candidate is the heuristic bot's choice (rank 0: 1 / (1 + 0))
     assert (labels.moves[:, 0, RANK_COLUMN] == 1.0).all()
@@ -54,7 +56,7 @@ def test_a_label_is_where_the_seat_finishes_when_the_heuristic_bot_plays_on() ->
     bot, checked here against the bot itself deciding from each seat's observation)."""
     heuristic = make_bot("heuristic")
     game = Game(STANDARD, seed=11)
-    labeller = _Labeller(STANDARD, seed=0, top=3, epsilon=0.0)
+    labeller = _Labeller(seed=0, top=3, others=0, epsilon=0.0)
     memo: PolicyMemo = {}
     # a few moves in (so that the pile and the counts matter), at a decision with three
     # candidates or more
@@ -91,15 +93,49 @@ def test_labelling_is_reproducible_and_the_network_plays_its_seats() -> None:
     assert len(played) != len(a) or not np.array_equal(played.obs, a.obs)
 
 
+def test_the_network_s_own_choice_and_random_moves_are_labelled_too() -> None:
+    """Beside the heuristic's short list, the labels cover the move the network plays
+    (chosen among every legal move) and ``others`` random legal moves: the values of moves
+    the heuristic would never propose are learned, not guessed."""
+    net = QNet.init((16, 8), seed=1)
+    labels = label_games(STANDARD, 3, seed=2, top=3, others=2, epsilon=0.0, net=net,
+                         net_share=1.0)  # fmt: skip
+    assert labels.moves.shape[1] == 3 + 2 + 2
+    rank = labels.moves[:, :, RANK_COLUMN].astype(np.float32)
+    outside = labels.mask & (rank < 1 / 4) & (labels.moves[:, :, MOVE_PASS] == 0)
+    assert outside.any()  # moves below the heuristic's best three were labelled
+    assert (labels.mask.sum(axis=1) > 4).any()
+
+
+def test_a_mix_of_rules_deals_each_game_under_one_of_them() -> None:
+    from tienlen.env.train import rules_mix
+
+    mix = rules_mix("pike,double-deck-13", 4, 0.0)
+    assert [(r.name, r.players) for r in mix] == [("pike", 4), ("double-deck-13", 4)]
+    varied = rules_mix("pike", None, 0.3)
+    assert len(varied) == 100 and {r.players for r in varied} == {2, 3, 4}  # pike: 2-4 seats
+    assert sum(r.players == 4 for r in varied) == 70 + 10
+    labels = label_games(mix, 6, seed=3, epsilon=0.0)
+    assert set(labels.players.tolist()) == {4}
+    seats = label_games(rules_mix("standard", None, 1.0), 8, seed=3, epsilon=0.0)
+    assert len(set(seats.players.tolist())) > 2
+    with pytest.raises(ValueError, match="unknown preset 'nope'"):
+        rules_mix("standard,nope", None, 0.0)
+
+
 def test_the_target_is_the_ismcts_bots_reward() -> None:
     won = np.array([[True, False, False]])
     place = np.array([[0, 1, 3]], np.int8)
     labels = Labels(np.zeros((1, 1), np.float16), np.zeros((1, 3, 1), np.float16),
-                    np.ones((1, 3), bool), place)  # fmt: skip
+                    np.ones((1, 3), bool), place, np.array([4], np.int8))  # fmt: skip
     assert labels.won.tolist() == won.tolist()
-    assert labels.targets(4, 1.0).tolist() == [[1.0, 0.0, 0.0]]
-    assert labels.targets(4, 0.0)[0].tolist() == pytest.approx([1.0, 2 / 3, 0.0])
-    assert labels.targets(4, 0.6)[0].tolist() == pytest.approx([1.0, 0.4 * 2 / 3, 0.0])
+    assert labels.targets(1.0).tolist() == [[1.0, 0.0, 0.0]]
+    assert labels.targets(0.0)[0].tolist() == pytest.approx([1.0, 2 / 3, 0.0])
+    assert labels.targets(0.6)[0].tolist() == pytest.approx([1.0, 0.4 * 2 / 3, 0.0])
+    # in a game of six, third place is ahead of three of the five others
+    six = Labels(labels.obs, labels.moves, labels.mask, np.array([[2, 0, 5]], np.int8),
+                 np.array([6], np.int8))  # fmt: skip
+    assert six.targets(0.0)[0].tolist() == pytest.approx([3 / 5, 1.0, 0.0])
 
 
 @pytest.mark.slow

@@ -198,8 +198,9 @@ def test_play_options_build_the_settings() -> None:
     s = parse("--players", "6", "--bots", "greedy", "--seed", "12", "--fast")
     assert (s.rules.players, s.rules.decks) == (6, 2)  # more than 52 cards: two decks
     assert s.bots == ("greedy",) * 5 and s.seed == 12 and s.delay == 0 and s.games == 5
-    s = parse("--rules", "pagat", "--players", "3", "--bots", "random,heuristic", "--target", "10")
-    assert s.rules.name == "pagat" and s.bots == ("random", "heuristic")
+    s = parse("--rules", "pagat", "--players", "3", "--bots", "random,expert", "--target", "10")
+    assert s.rules.name == "pagat" and s.bots == ("random", "expert")  # a bot or a level
+    assert parse().bots == ("easy",) * 3
     assert (s.games, s.target) == (None, 10)
     s = parse("--option", "anticlockwise", "--option", "cong", "--seed", "abc")
     assert s.rules.direction == "anticlockwise" and s.rules.cong and s.seed == "abc"
@@ -216,7 +217,7 @@ def test_play_option_errors_are_clear(capsys: object) -> None:
     err = capsys.readouterr().err  # type: ignore[attr-defined]
     assert "--bots lists 2 bots but 4 players need 3" in err
     assert "rules.players: must be from 2 to 8, not 9" in err
-    assert "unknown bot 'nobody'" in err
+    assert "unknown level 'nobody'; choose a level (beginner, easy" in err
 
 
 def test_hidden_card_counts_show_as_a_question_mark_until_asked() -> None:

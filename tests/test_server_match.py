@@ -17,6 +17,7 @@ from tienlen import Game, GameRecord, Rules, parse_cards
 from tienlen.apps.server.deals import ServerMatch
 from tienlen.cards import mask_of
 from tienlen.deal import instant_win_of
+from tienlen.players.levels import LEVELS
 
 
 @pytest.mark.slow  # a whole match through the server; the others here play parts of one
@@ -75,6 +76,32 @@ def test_bots_fill_empty_seats_and_the_host_can_rematch(live: LiveServer) -> Non
     # One human: games are stored but nobody is rated.
     assert host.http.get("/api/leaderboard?rules=standard").json() == []
     assert len(host.http.get(f"/api/players/{host.id}/games").json()) == 2
+
+
+def test_the_lobby_offers_the_levels_and_a_table_plays_every_one(live: LiveServer) -> None:
+    host = Client(live.base, "Host")
+    offered = host.http.get("/api/levels").json()
+    assert [level["name"] for level in offered] == list(LEVELS)
+    assert [level["label"]["vi"] for level in offered] == [x.label["vi"] for x in LEVELS.values()]
+    bots = ["expert", "easy", "medium", "beginner"]
+    made = host.create(bots=bots, games=1)["table"]
+    assert [seat["name"] for seat in made["seats"]] == [
+        "Bot 1 (expert)",
+        "Bot 2 (easy)",
+        "Bot 3 (medium)",
+        "Bot 4 (beginner)",
+    ]
+    s = host.socket(made["id"])
+    s.until(lambda m: m["type"] == "state")
+    s.send(type="sit", seat=2)
+    s.batch()
+    s.send(type="start")
+    play_out({2: s})
+    assert s.table is not None and s.table["status"] == "finished"
+    assert [seat.get("bot") for seat in s.table["seats"]] == ["expert", "easy", None, "beginner"]
+    refused = host.http.post("/api/tables", json={"bots": "grandmaster"})
+    assert refused.status_code == 400
+    assert "beginner, easy, medium, expert" in refused.json()["message"]
 
 
 INSTANT_WINS = ["four-twos", "six-pairs", "three-triples", "dragon"]

@@ -38,6 +38,8 @@ from tienlen.apps.tui.screens import (
 )
 from tienlen.apps.tui.widgets import HandView, LogView, PileView, SeatsView
 from tienlen.cards import mask_of
+from tienlen.players.levels import LEVELS, make_player
+from tienlen.players.registry import parse_spec
 from tienlen.record import record_of
 
 STANDARD = Rules.preset("standard")
@@ -617,7 +619,7 @@ def test_the_setup_screen_builds_rules_and_explains_impossible_ones() -> None:
             screen.query_one("#players", Select).value = 6
             screen.query_one("#opt-anticlockwise", Checkbox).value = True
             screen.query_one("#opt-quad-chops-pair", Checkbox).value = True
-            screen.query_one("#bot-5", Select).value = "heuristic"
+            screen.query_one("#bot-5", Select).value = "medium"
             screen.query_one("#seed", Input).value = "42"
             await pilot.pause()
             built = screen.build()
@@ -626,7 +628,7 @@ def test_the_setup_screen_builds_rules_and_explains_impossible_ones() -> None:
             assert built.rules.direction == "anticlockwise"
             assert ("pair@2", "quad") in built.rules.chops
             assert built.rules.stacking  # the preset's own knobs are kept
-            assert built.bots[4] == "heuristic" and len(built.bots) == 5
+            assert built.bots[4] == "medium" and len(built.bots) == 5
             assert built.seed == 42
             assert screen.query_one("#bot-5").display is True
             assert screen.query_one("#bot-6").display is False
@@ -637,6 +639,31 @@ def test_the_setup_screen_builds_rules_and_explains_impossible_ones() -> None:
             assert app.controller is not None
             assert app.controller.rules == built.rules
             assert app.controller.seed == 42
+
+    run(scenario)
+
+
+def test_the_setup_screen_offers_the_levels_and_an_expert_seat_plays_the_expert_bot() -> None:
+    app = TienLenApp(settings=settings(seed=5))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, SetupScreen)
+            seat = screen.query_one("#bot-2", Select)
+            offered = [value for _label, value in seat._options if value != Select.BLANK]
+            # The levels, weakest first; then the bots this match was set up with by name.
+            assert offered == [*LEVELS, "random", "greedy"]
+            seat.value = "expert"
+            await pilot.pause()
+            assert screen.build().bots == ("random", "expert", "greedy")
+            await pilot.click("#start")
+            await pilot.pause()
+            assert app.controller is not None
+            expert = app.controller.players[2]
+            assert type(expert) is type(make_player("expert"))
+            assert expert.name == parse_spec(LEVELS["expert"].spec)[0]
 
     run(scenario)
 
@@ -759,7 +786,7 @@ def test_snapshot_game_screen(snap_compare: Any, size: tuple[int, int]) -> None:
 @pytest.mark.slow  # whole screens rendered to SVG: left out of make test-fast
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_snapshot_setup_screen(snap_compare: Any, size: tuple[int, int]) -> None:
-    app = TienLenApp(settings=settings(seed=3, games=5))
+    app = TienLenApp(settings=settings(seed=3, games=5, bots=("beginner", "easy", "expert")))
     assert snap_compare(app, terminal_size=size)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from serverkit import HANG, Client, LiveServer, server_settings
 from tienlen.describe import PHRASES
+from tienlen.players.levels import LEVELS
 from tienlen.rules import KNOBS
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -244,8 +245,13 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
     # the row names the rules by their code (the preset and each knob changed on it)
     sync_api.expect(row.locator(".rules")).to_have_text("pagat.direction-anticlockwise")
+    # The bot levels, beginner to expert, as the server lists them, in the page's language.
+    levels = an.page.locator("#quick-level option")
+    assert [levels.nth(i).get_attribute("value") for i in range(levels.count())] == list(LEVELS)
+    sync_api.expect(levels.first).to_have_text(f"Beginner: {LEVELS['beginner'].about['en']}")
     an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
     sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
+    sync_api.expect(levels.last).to_have_text(f"Cao thủ: {LEVELS['expert'].about['vi']}")
     Client(server.base, "Chi").create(preset="lu")
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
 
@@ -585,7 +591,7 @@ def test_the_san_jose_exchange_has_its_own_controls(players: Any) -> None:
     knob = page.locator("#knob-trading")
     page.locator("details", has=knob).locator("summary").click()
     knob.select_option("san-jose")
-    page.select_option("#bots", "random")
+    page.select_option("#bots", "beginner")
     page.fill("#games", "10")
     page.get_by_role("button", name="Create").click()
     page.wait_for_selector(".seat.mine")

@@ -4,7 +4,7 @@ Examples::
 
     tienlen play                                  # the new-match screen
     tienlen play --rules pagat --players 3 --start --fast
-    tienlen play --plain --seed 7 --bots random,greedy,heuristic < moves.txt
+    tienlen play --plain --seed 7 --bots beginner,easy,medium < moves.txt
     tienlen play --resume tienlen-match.json
     tienlen play --replay game.json               # step through a record, every hand shown
 """
@@ -29,6 +29,9 @@ _DEFAULT_SAVE = "tienlen-match.json"
 
 def register(subparsers: Any) -> None:
     """Add the ``play`` subcommand."""
+    from tienlen.players.levels import LEVELS
+    from tienlen.players.registry import BOTS
+
     from .tui.texts import OPTIONS
 
     p = subparsers.add_parser(
@@ -50,9 +53,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--decks", type=int, choices=(1, 2), help="1 or 2 decks (two for 5-8 players)")
     p.add_argument(
         "--bots",
-        default="greedy",
-        help="bots for the other seats, comma-separated, one per seat or one for all "
-        "(random, greedy, heuristic, ismcts, learned; default greedy)",
+        default="easy",
+        help="levels for the other seats, comma-separated, one per seat or one for all "
+        f"({', '.join(LEVELS)}; default easy), or built-in bots by name ({', '.join(BOTS)})",
     )
     p.add_argument(
         "--option",
@@ -122,7 +125,7 @@ def settings_from_args(args: argparse.Namespace) -> Any:
     rules = apply_options(rules, frozenset(args.option))
     names = [b.strip() for b in args.bots.split(",") if b.strip()]
     if not names:
-        raise ValueError("--bots needs at least one bot name")
+        raise ValueError("--bots needs at least one level or bot name")
     others = rules.players - 1
     if len(names) == 1:
         names *= others

@@ -2,7 +2,9 @@
 
 Examples::
 
-    tienlen train --out runs/a --minutes 30 --workers 2     # rollouts, the shipped recipe
+    tienlen train --out runs/a --minutes 30 --workers 2     # rollouts on standard
+    tienlen train --out runs/m --minutes 30 --rules all --players 4 --vary-players 0.3 \
+        --init old.npz                                       # every preset, from weights
     tienlen train --out runs/a --minutes 30 --workers 2 --resume   # go on where it stopped
     tienlen train --out runs/b --minutes 60 --method dmc --opponents heuristic --mix 0.75 \
         --explore-top 3 --win-weight 1.0 --candidates 2
@@ -21,11 +23,9 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from tienlen import RULESETS
-
 from .argtypes import at_least_one
 
-__all__ = ["register", "run"]
+__all__ = ["log_line", "register", "run"]
 
 
 def _defaults() -> dict[str, Any]:
@@ -78,6 +78,36 @@ def _combine(paths: list[Path], out: Path) -> int:
     return 0
 
 
+def log_line(entry: dict[str, Any]) -> str:
+    """One line of the training log (``log.jsonl``) in words: the checkpoint, its games and
+    loss, and its win rates (95% intervals) by preset and evaluation bot."""
+    parts = []
+    for preset, by_bot in entry["eval"].items():
+        rates = ", ".join(
+            f"{bot} {e['win_rate']:.1%} [{e['win_ci95'][0]:.1%}-{e['win_ci95'][1]:.1%}]"
+            for bot, e in by_bot.items()
+        )
+        parts.append(f"{preset}: {rates}")
+    head = f"{entry['checkpoint']}: {entry['games']:,} games, loss {entry['loss']:.4f}"
+    if "score" in entry:
+        head += f", score {entry['score']:.1%}"
+    return head + ("; wins " + "; ".join(parts) if parts else "")
+
+
+def _show_log(path: Path) -> int:
+    """Print the training log at ``path`` a checkpoint a line."""
+    import json
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ValueError(f"cannot read the training log {str(path)!r}: {e}") from e
+    for line in lines:
+        if line.strip():
+            print(log_line(json.loads(line)))
+    return 0
+
+
 def _sizes(text: str) -> tuple[int, int]:
     """Two hidden layer sizes, ``A,B``."""
     parts = text.split(",")
@@ -101,8 +131,13 @@ def register(subparsers: Any) -> None:
         epilog=__doc__.split("Examples::", 1)[1] if __doc__ else None,
         formatter_class=_Help,
     )
+    p.add_argument("--out", type=Path, help="checkpoint folder (with --combine: the file)")
     p.add_argument(
-        "--out", required=True, type=Path, help="checkpoint folder (with --combine: the file)"
+        "--show-log",
+        type=Path,
+        metavar="LOG",
+        help="print a training log (a run's log.jsonl, or the shipped weights' "
+        "learned.log.jsonl) a checkpoint a line, and train nothing",
     )
     p.add_argument(
         "--combine",
@@ -113,8 +148,25 @@ def register(subparsers: Any) -> None:
         "theirs), and train nothing",
     )
     p.add_argument("--resume", action="store_true", help="go on from the state in --out")
-    p.add_argument("--rules", choices=RULESETS, help="rule set (default {rules})")
+    p.add_argument(
+        "--rules",
+        help="a preset, several comma-separated, or 'all': each game is dealt under one of "
+        "them, and every checkpoint is evaluated on each (default {rules})",
+    )
     p.add_argument("--players", type=int, help="number of players (default: the rules')")
+    p.add_argument(
+        "--vary-players",
+        type=float,
+        metavar="P",
+        help="chance that a training game has any seat count its rules allow instead "
+        "(default {vary_players})",
+    )
+    p.add_argument(
+        "--init",
+        metavar="WEIGHTS",
+        help="start from these weights (a checkpoint or an ensemble; every member is "
+        "trained); --hidden is then theirs",
+    )
     p.add_argument("--seed", type=int, help="seed of the run (default {seed})")
     p.add_argument(
         "--method", choices=("dmc", "rollouts"), help="training method (default {method})"
@@ -195,6 +247,12 @@ def register(subparsers: Any) -> None:
         "(default {top})",
     )
     p.add_argument(
+        "--others",
+        type=int,
+        help="rollouts: this many more legal moves, drawn at random, are labelled too "
+        "(default {others})",
+    )
+    p.add_argument(
         "--buffer",
         type=at_least_one,
         metavar="DECISIONS",
@@ -217,6 +275,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, showing a progress bar and a line per checkpoint (or combine checkpoints)."""
+    if args.show_log:
+        return _show_log(args.show_log)
+    if args.out is None:
+        raise ValueError("give --out (or --show-log)")
     if args.combine:
         return _combine(args.combine, args.out)
     if args.steps is None and args.minutes is None:
@@ -273,14 +335,7 @@ def _train(args: argparse.Namespace, config: Any, workers: Any) -> int:
             bar.update(task, completed=t.frames, loss=f"{t.last_loss:.4f}")
 
         def on_checkpoint(entry: dict[str, Any]) -> None:
-            rates = ", ".join(
-                f"{bot} {e['win_rate']:.1%} [{e['win_ci95'][0]:.1%}-{e['win_ci95'][1]:.1%}]"
-                for bot, e in entry["eval"].items()
-            )
-            bar.console.print(
-                f"{entry['checkpoint']}: {entry['games']:,} games, loss {entry['loss']:.4f}"
-                + (f"; wins vs 3x {rates}" if rates else "")
-            )
+            bar.console.print(log_line(entry))
 
         bar.console.print(f"{config.workers} jobs a round on {workers.where}")
         trainer.run(

@@ -47,7 +47,7 @@ from tienlen.text import NAME_CHARS, printable
 
 from .files import read_input, write_atomic
 from .observable import Observable
-from .seats import SEAT_NAMES, bot_info, make_player, plural, says
+from .seats import SEAT_NAMES, check_bot, make_player, plural, says
 
 __all__ = [
     "HUMAN",
@@ -71,8 +71,8 @@ class MatchSetup:
     """Everything that starts a match: rules, the bots in seats 1…n-1, its length, seed."""
 
     rules: Rules = field(default_factory=lambda: Rules.preset("standard"))
-    bots: tuple[str, ...] = ("greedy", "greedy", "greedy")
-    """Bot name for each opponent seat (seats 1 … players-1)."""
+    bots: tuple[str, ...] = ("easy", "easy", "easy")
+    """The level (or built-in bot) of each opponent seat (seats 1 … players-1)."""
     games: int | None = 5
     """Games in the match (``None``: no fixed number)."""
     target: int | None = None
@@ -89,7 +89,7 @@ class MatchSetup:
                 f"not {len(self.bots)} ({', '.join(self.bots) or 'none'})"
             )
         for name in self.bots:
-            bot_info(name)
+            check_bot(name)
         if self.games is not None and self.games < 1:
             raise ValueError(f"a match lasts at least one game, not {self.games!r}")
         if self.target is not None and self.target < 1:
@@ -313,7 +313,7 @@ class MatchController(Observable):
         return payments(self.game)
 
     def label(self, seat: int) -> str:
-        """``"Lan (greedy)"`` or ``"You"``."""
+        """``"Lan (easy)"`` or ``"You"``."""
         return self.names[seat] if seat == HUMAN else f"{self.names[seat]} ({self.levels[seat]})"
 
     def legal_moves(self) -> Sequence[Choice]:

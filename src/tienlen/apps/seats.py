@@ -1,13 +1,15 @@
-"""Who sits at the table: the bots a seat can take (from the registry) and the names shown."""
+"""Who sits at the table: the levels a seat can take (:mod:`tienlen.players.levels`) and the
+names shown."""
 
 from __future__ import annotations
 
 import random
 
+from tienlen.players import levels
 from tienlen.players.base import Player
-from tienlen.players.registry import BOTS, BotInfo, make_bot
+from tienlen.players.levels import Level, level_spec
 
-__all__ = ["SEAT_NAMES", "bot_choices", "bot_info", "make_player", "plural", "says"]
+__all__ = ["SEAT_NAMES", "bot_choices", "check_bot", "make_player", "plural", "says"]
 
 #: Names shown for the seats; seat 0 is the person at the keyboard.
 SEAT_NAMES = ("You", "Lan", "Minh", "Hoa", "Tuấn", "Mai", "Dũng", "Linh")
@@ -37,23 +39,20 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def bot_choices() -> tuple[BotInfo, ...]:
-    """Every bot a seat can take, weakest first (as the registry lists them)."""
-    return tuple(BOTS.values())
+def bot_choices() -> tuple[Level, ...]:
+    """Every level a seat can take, weakest first."""
+    return levels.choices()
 
 
-def bot_info(name: str) -> BotInfo:
-    """The registry entry of bot ``name``; raises ``ValueError`` naming the valid ones."""
-    try:
-        return BOTS[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOTS)}") from None
+def check_bot(name: str) -> None:
+    """Refuse a ``name`` that is neither a level nor a built-in bot (``ValueError`` naming
+    the valid ones)."""
+    level_spec(name)
 
 
 def make_player(name: str, seed: int | str | None) -> Player:
-    """A fresh bot ``name`` whose choices follow from ``seed``."""
-    bot_info(name)
-    return make_bot(name, seed=_int_seed(seed))
+    """A fresh bot for level (or bot) ``name`` whose choices follow from ``seed``."""
+    return levels.make_player(name, seed=_int_seed(seed))
 
 
 def _int_seed(seed: int | str | None) -> int | None:

@@ -2,7 +2,9 @@
 
 Games are played by ``heuristic`` bots, some seats by the network being trained. At each
 play-phase decision with a choice, the candidates are the moves the ``ismcts`` bot searches
-at its root: the ``heuristic`` bot's best ``top`` moves and the pass. Each candidate is
+at its root: the ``heuristic`` bot's best ``top`` moves and the pass; beside them, the
+network's own choice among every legal move and a few other legal moves at random, so that
+the network learns to value the moves the heuristic would not make. Each candidate is
 played on a copy of the real game, which is then played out with the ``heuristic`` scoring
 for every seat (the ``ismcts`` bot's playout); the candidate's label is where the deciding
 seat finished (first out or not, and its place).
@@ -30,8 +32,15 @@ from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.heuristic import HeuristicBot
 from tienlen.players.bots.ismcts import PolicyMemo, rollout_heuristic
-from tienlen.players.bots.learned import FEATURE_DIM, QNet, candidate_rows, move_features
-from tienlen.players.encoding import MOVE_DIM, OBS_DIM, encode_observation
+from tienlen.players.bots.learned import (
+    FEATURE_DIM,
+    STATE_DIM,
+    QNet,
+    candidate_rows,
+    move_features,
+    state_features,
+)
+from tienlen.players.encoding import MOVE_DIM
 from tienlen.players.toolkit import play_out
 from tienlen.rules import Rules
 
@@ -47,15 +56,16 @@ _GOES_OUT = MOVE_DIM - 1
 @dataclass(frozen=True)
 class Labels:
     """Labelled decisions, ``N`` of them with room for ``G`` candidates each: ``obs (N,
-    OBS_DIM)`` and ``moves (N, G, FEATURE_DIM)`` (float16: every feature is a small count
+    STATE_DIM)`` and ``moves (N, G, FEATURE_DIM)`` (float16: every feature is a small count
     or a fraction of 5, 10 or 13 at most, which float16 holds closely enough), ``mask (N,
-    G)`` (real candidates) and ``place (N, G)``: where the deciding seat finished after
-    each candidate (0: first out)."""
+    G)`` (real candidates), ``place (N, G)``: where the deciding seat finished after each
+    candidate (0: first out), and ``players (N,)``: the seats of the decision's game."""
 
     obs: npt.NDArray[np.float16]
     moves: npt.NDArray[np.float16]
     mask: npt.NDArray[np.bool_]
     place: npt.NDArray[np.int8]
+    players: npt.NDArray[np.int8]
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -66,10 +76,11 @@ class Labels:
         out: npt.NDArray[np.bool_] = (self.place == 0) & self.mask
         return out
 
-    def targets(self, players: int, win_weight: float) -> FloatArray:
+    def targets(self, win_weight: float) -> FloatArray:
         """``win_weight`` × (first out) + (1 − ``win_weight``) × (seats finished below) /
         (players − 1), per candidate: the ``ismcts`` bot's reward."""
-        below = (players - 1 - self.place.astype(np.float32)) / max(players - 1, 1)
+        others = np.maximum(self.players.astype(np.float32) - 1, 1)[:, None]
+        below = (others - self.place.astype(np.float32)) / others
         out: FloatArray = (win_weight * self.won + (1.0 - win_weight) * below).astype(np.float32)
         return out
 
@@ -77,15 +88,16 @@ class Labels:
 class _Labeller:
     """Plays and labels games, collecting the rows of :class:`Labels`."""
 
-    def __init__(self, rules: Rules, *, seed: int, top: int, epsilon: float) -> None:
-        self.ix = index(rules)
+    def __init__(self, *, seed: int, top: int, others: int, epsilon: float) -> None:
         self.rng = random.Random(seed)
         self.bot = HeuristicBot()
-        self.top, self.epsilon = top, epsilon
+        self.top, self.others, self.epsilon = top, others, epsilon
+        self.group = top + 2 + others
         self.obs: list[FloatArray] = []
         self.moves: list[FloatArray] = []
         self.mask: list[npt.NDArray[np.bool_]] = []
         self.place: list[npt.NDArray[np.int8]] = []
+        self.players: list[int] = []
 
     def play(self, game: Game, nets: Sequence[QNet | None]) -> None:
         """Play ``game`` out, ``nets[seat]`` choosing for a seat (``None``: the heuristic)."""
@@ -96,6 +108,23 @@ class _Labeller:
 
         play_out(game, pick)
 
+    def candidates(
+        self, features: FloatArray, o: FloatArray, net: QNet | None
+    ) -> tuple[list[int], int]:
+        """The rows to label, and the row the seat plays unless it explores: the
+        ``heuristic`` bot's best ``top`` and the pass, the network's own choice among every
+        legal move (when it plays the seat), and ``others`` more legal moves at random (so
+        that the network learns the value of moves the heuristic would not make)."""
+        rows = candidate_rows(features, self.top)
+        chosen = rows[0]
+        if net is not None:
+            chosen = net.best(o, features)
+            if chosen not in rows:
+                rows.append(chosen)
+        rest = [i for i in range(len(features)) if i not in rows]
+        rows += self.rng.sample(rest, min(self.others, len(rest)))
+        return rows, chosen
+
     def decide(
         self, game: Game, legal: Sequence[Choice], net: QNet | None, memo: PolicyMemo
     ) -> Choice:
@@ -105,59 +134,63 @@ class _Labeller:
         if game.phase != "play":
             return self.bot.choose(view, legal, Budget())
         features = move_features(view, legal)
-        rows = candidate_rows(features, self.top)
+        o = state_features(view)
+        rows, chosen = self.candidates(features, o, net)
         if len(rows) == 1 or features[rows[0], _GOES_OUT]:
             return legal[rows[0]]
-        o = encode_observation(view)
-        group = self.top + 1
-        m = np.zeros((group, FEATURE_DIM), np.float32)
-        mask = np.zeros(group, bool)
-        place = np.zeros(group, np.int8)
+        m = np.zeros((self.group, FEATURE_DIM), np.float32)
+        mask = np.zeros(self.group, bool)
+        place = np.zeros(self.group, np.int8)
+        ix = index(game.rules)
         for j, i in enumerate(rows):
             trial = game.copy()
             trial.apply_unchecked(legal[i])
-            rollout_heuristic(trial, self.ix, memo)
-            order = trial.finish_order
+            rollout_heuristic(trial, ix, memo)
             m[j], mask[j] = features[i], True
-            place[j] = order.index(seat)
+            place[j] = trial.finish_order.index(seat)
         self.obs.append(o)
         self.moves.append(m)
         self.mask.append(mask)
         self.place.append(place)
+        self.players.append(game.rules.players)
         if self.rng.random() < self.epsilon:
             return legal[rows[self.rng.randrange(len(rows))]]
-        if net is not None:
-            return legal[rows[net.best(o, m[: len(rows)])]]
-        return legal[rows[0]]
+        return legal[chosen]
 
     def labels(self) -> Labels:
-        group = self.top + 1
         return Labels(
-            np.asarray(self.obs, np.float16).reshape(-1, OBS_DIM),
-            np.asarray(self.moves, np.float16).reshape(-1, group, FEATURE_DIM),
-            np.asarray(self.mask, bool).reshape(-1, group),
-            np.asarray(self.place, np.int8).reshape(-1, group),
+            np.asarray(self.obs, np.float16).reshape(-1, STATE_DIM),
+            np.asarray(self.moves, np.float16).reshape(-1, self.group, FEATURE_DIM),
+            np.asarray(self.mask, bool).reshape(-1, self.group),
+            np.asarray(self.place, np.int8).reshape(-1, self.group),
+            np.asarray(self.players, np.int8),
         )
 
 
 def label_games(
-    rules: Rules,
+    rules: Rules | Sequence[Rules],
     games: int,
     *,
     seed: int,
     top: int = 3,
+    others: int = 0,
     epsilon: float = 0.1,
     net: QNet | None = None,
     net_share: float = 0.0,
 ) -> Labels:
     """Play ``games`` games and label every decision with a choice of their play phases
-    (see the module docstring). A seat is played by ``net`` (choosing among the candidates)
-    with probability ``net_share``, else by the ``heuristic`` bot; with probability
-    ``epsilon`` a decision plays a random candidate instead."""
-    labeller = _Labeller(rules, seed=seed, top=top, epsilon=epsilon)
+    (see the module docstring); each game is dealt under ``rules`` or, given several, under
+    one of them drawn at random. A seat is played by ``net`` (choosing among every legal
+    move) with probability ``net_share``, else by the ``heuristic`` bot; with probability
+    ``epsilon`` a decision plays a random candidate instead. The candidates are the
+    ``heuristic`` bot's best ``top``, the pass, the network's choice and ``others`` random
+    legal moves (:meth:`_Labeller.candidates`)."""
+    mix = [rules] if isinstance(rules, Rules) else list(rules)
+    labeller = _Labeller(seed=seed, top=top, others=others, epsilon=epsilon)
     rng = labeller.rng
     for _ in range(games):
-        game = deal(rules, rng)
-        nets = [net if rng.random() < net_share else None for _ in range(rules.players)]
+        game_rules = mix[rng.randrange(len(mix))] if len(mix) > 1 else mix[0]
+        game = deal(game_rules, rng)
+        nets = [net if rng.random() < net_share else None for _ in range(game_rules.players)]
         labeller.play(game, nets)
     return labeller.labels()

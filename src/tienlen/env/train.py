@@ -15,18 +15,26 @@ number of legal moves.
 **rollouts**: each round, workers play games between ``heuristic`` bots (a seat goes to
 the network with probability ``1 - mix``) and label their decisions by paired rollouts
 from the real deal (:mod:`tienlen.env.labels`): every candidate the ``ismcts`` bot would
-search at its root (the ``heuristic`` bot's best ``top`` and the pass) is played out, and
-its target is the ``ismcts`` bot's reward (``win_weight`` for a win, the rest by place).
+search at its root (the ``heuristic`` bot's best ``top`` and the pass), the network's own
+choice and ``others`` random legal moves are played out, and each target is the ``ismcts``
+bot's reward (``win_weight`` for a win, the rest by place).
 The labelled decisions go into a buffer of the last ``buffer``; the network is then
 updated on ``passes`` times as many of them, drawn from the buffer, as the round added.
 Its loss compares the candidates of a decision with each other (their values less the
 decision's mean), plus a tenth of the plain squared error that keeps the values on the
 target's scale. The buffer is not saved: a resumed run refills it.
 
+**Rule sets**: ``rules`` names one preset, several (comma-separated) or ``all``; each game
+is dealt under one of them at random, with ``players`` seats (default: the preset's own)
+or, with probability ``vary_players``, any seat count the rules allow (2-8). The network
+reads the rules' knobs (:func:`~tienlen.players.encoding.encode_rules`), so one network
+learns them all. ``init`` starts from existing weights (an ensemble trains every member on
+the same draws).
+
 A checkpoint is written every ``checkpoint_every`` frames (decisions)
-and at the end, each evaluated through the arena against the bot ladder; the training
-state (optimiser moments, counters, the generator) is saved beside it so a run resumes
-where it stopped.
+and at the end, each evaluated through the arena against the bot ladder, on every preset
+of ``rules``; the training state (optimiser moments, counters, the generator) is saved
+beside it so a run resumes where it stopped.
 
 The workers play a round while the learner updates on the one before, so a round's games
 are played with the weights from before the last round's updates. The rounds and the
@@ -38,7 +46,8 @@ number of workers give the same weights wherever the jobs ran.
 Files in the output folder: ``ckpt-FRAMES.npz`` (weights, loadable by
 ``make_bot("learned", weights=PATH)``), ``latest.npz`` and ``best.npz`` (the checkpoint with
 the best win rate against the last bot of the evaluation list), ``state.npz`` and
-``log.jsonl`` (one JSON line per checkpoint: frames, games, seconds, loss, evaluation).
+``log.jsonl`` (one JSON line per checkpoint: frames, games, seconds, loss, evaluation by
+preset and bot, and ``score``: the mean win rate against the last bot over the presets).
 """
 
 from __future__ import annotations
@@ -56,20 +65,28 @@ import numpy.typing as npt
 
 from tienlen.combos import Choice
 from tienlen.game import Game
+from tienlen.knobs import RulesError
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget, Player, choose_safely
-from tienlen.players.bots.learned import CANDIDATES, FEATURE_DIM, RANK_COLUMN, QNet, move_features
-from tienlen.players.encoding import OBS_DIM, encode_observation
+from tienlen.players.bots.learned import (
+    CANDIDATES,
+    FEATURE_DIM,
+    RANK_COLUMN,
+    STATE_DIM,
+    QNet,
+    move_features,
+    state_features,
+)
 from tienlen.players.executors import Batch, Executor, LocalExecutor
 from tienlen.players.registry import make_bot
 from tienlen.players.toolkit import play_out
-from tienlen.rules import Rules
+from tienlen.rules import RULESETS, Rules
 
 from . import deal, new_rng, resolve_rules, returns
 from .labels import Labels, label_games
 
-__all__ = ["METHODS", "TrainConfig", "Trainer", "loss_and_grads", "train"]
+__all__ = ["METHODS", "TrainConfig", "Trainer", "loss_and_grads", "rules_mix", "train"]
 
 #: The training methods (see the module docstring).
 METHODS = ("dmc", "rollouts")
@@ -84,7 +101,14 @@ class TrainConfig:
     """The knobs of a training run (all saved with its state)."""
 
     rules: str = "standard"
+    """A preset, several comma-separated, or ``all`` (every preset)."""
     players: int | None = None
+    """Seats of every game (default: each preset's own)."""
+    vary_players: float = 0.0
+    """The chance that a game has instead any seat count its rules allow, drawn evenly."""
+    init: str = ""
+    """Weights to start from (a checkpoint, an ensemble, or weights made before the rules'
+    features, which are widened): ``hidden`` is then theirs."""
     method: str = "rollouts"
     """``dmc`` or ``rollouts`` (see the module docstring)."""
     seed: int = 0
@@ -112,10 +136,12 @@ class TrainConfig:
     share of the other seats finished below (the ``ismcts`` bot's reward)."""
     candidates: int | None = CANDIDATES
     """The network chooses among the ``heuristic`` bot's best this many moves and the pass
-    (``None``: all), in training games and in the evaluations (the ``learned`` bot's
-    ``candidates``)."""
+    (``None``: all), in ``dmc`` training games and in the evaluations (the ``learned``
+    bot's ``candidates``); in ``rollouts`` games it chooses among all."""
     top: int = 3
     """``rollouts``: the ``heuristic`` bot's best this many moves (and the pass) are labelled."""
+    others: int = 2
+    """``rollouts``: this many more legal moves, drawn at random, are labelled too."""
     buffer: int = 1_000_000
     """``rollouts``: labelled decisions kept for the updates."""
     passes: float = 2.0
@@ -129,13 +155,54 @@ class TrainConfig:
                 "the rollouts method plays the heuristic bot and the network only, not "
                 + ", ".join(repr(o) for o in self.opponents)
             )
+        rules_mix(self.rules, self.players, 0.0)  # refuses an unknown preset at once
+
+
+def presets_of(rules: str) -> tuple[str, ...]:
+    """The presets named by ``rules``: one, several comma-separated, or ``all``."""
+    names = tuple(RULESETS) if rules == "all" else tuple(n for n in rules.split(",") if n)
+    for name in names:
+        if name not in RULESETS:
+            raise RulesError(f"unknown preset {name!r} in rules {rules!r}")
+    if not names:
+        raise RulesError(f"no preset in rules {rules!r}")
+    return names
+
+
+def _seat_counts(rules: Rules) -> list[Rules]:
+    """``rules`` for every seat count (2-8) it allows."""
+    out = []
+    for n in range(2, 9):
+        try:
+            out.append(rules.for_players(n))
+        except RulesError:
+            continue
+    return out
+
+
+def rules_mix(rules: str, players: int | None, vary_players: float) -> tuple[Rules, ...]:
+    """The rules values training games are dealt under, drawn evenly from the tuple: each
+    preset of ``rules`` with ``players`` seats (default its own), and with probability
+    ``vary_players`` any seat count it allows (listed as often as that needs, to the
+    nearest in 100)."""
+    out: list[Rules] = []
+    for name in presets_of(rules):
+        base = resolve_rules(name, players)
+        counts = _seat_counts(base)
+        varied = min(max(round(100 * vary_players), 0), 100)
+        if not varied:
+            out.append(base)
+            continue
+        each, rest = divmod(varied, len(counts))
+        out += [base] * (100 - varied)
+        out += [r for r in counts for _ in range(each)] + counts[:rest]
+    return tuple(out)
 
 
 @dataclass(frozen=True)
 class _Job:
-    rules: str
-    players: int | None
-    params: dict[str, FloatArray]
+    rules: tuple[Rules, ...]
+    members: list[dict[str, FloatArray]]
     epsilon: float
     seed: int
     games: int
@@ -145,6 +212,7 @@ class _Job:
     win_weight: float = 0.0
     candidates: int | None = None
     top: int = 3
+    others: int = 0
 
 
 def _play_game(
@@ -158,7 +226,7 @@ def _play_game(
     def pick(game: Game, legal: Sequence[Choice]) -> Choice:
         seat = game.turn
         view = observe(game, seat)
-        o, m = encode_observation(view), move_features(view, legal)
+        o, m = state_features(view), move_features(view, legal)
         player = seats[seat]
         if rng.random() < job.epsilon:
             pool = len(legal) if job.explore_top <= 0 else min(job.explore_top, len(legal))
@@ -181,14 +249,14 @@ def _play(job: _Job) -> tuple[FloatArray, FloatArray, FloatArray, int]:
     probability ``job.epsilon`` a decision explores: a random move among the
     ``heuristic`` bot's best ``job.explore_top`` (0: among all legal moves)."""
     rng = np.random.default_rng(job.seed)
-    net = QNet(job.params)
+    net = _net(job.members)
     bots = [make_bot(name) for name in job.opponents]
-    rules = resolve_rules(job.rules, job.players)
     deals = new_rng(job.seed)
     obs: list[FloatArray] = []
     acts: list[FloatArray] = []
     targets: list[float] = []
     for _ in range(job.games):
+        rules = job.rules[deals.randrange(len(job.rules))] if len(job.rules) > 1 else job.rules[0]
         seats: list[Player | None] = [
             bots[int(rng.integers(len(bots)))] if bots and rng.random() < job.mix else None
             for _ in range(rules.players)
@@ -205,7 +273,7 @@ def _play(job: _Job) -> tuple[FloatArray, FloatArray, FloatArray, int]:
                 acts.append(a)
                 targets.append(target)
     return (
-        np.asarray(obs, np.float32).reshape(-1, OBS_DIM),
+        np.asarray(obs, np.float32).reshape(-1, STATE_DIM),
         np.asarray(acts, np.float32).reshape(-1, FEATURE_DIM),
         np.asarray(targets, np.float32),
         job.games,
@@ -218,21 +286,27 @@ def _label(job: _Job) -> Labels:
     network."""
     share = 1.0 - job.mix if job.opponents else 1.0
     return label_games(
-        resolve_rules(job.rules, job.players),
+        job.rules,
         job.games,
         seed=job.seed,
         top=job.top,
+        others=job.others,
         epsilon=job.epsilon,
-        net=QNet(job.params),
+        net=_net(job.members),
         net_share=share,
     )
+
+
+def _net(members: list[dict[str, FloatArray]]) -> QNet:
+    """The network (or ensemble) of these members' weights."""
+    return QNet.ensemble([QNet(p) for p in members])
 
 
 class _Buffer:
     """The last ``size`` labelled decisions (a ring), from which updates draw."""
 
     def __init__(self, size: int, group: int) -> None:
-        self.obs = np.zeros((size, OBS_DIM), np.float16)
+        self.obs = np.zeros((size, STATE_DIM), np.float16)
         self.moves = np.zeros((size, group, FEATURE_DIM), np.float16)
         self.mask = np.zeros((size, group), bool)
         self.targets = np.zeros((size, group), np.float32)
@@ -332,20 +406,27 @@ class Trainer:
     def __post_init__(self) -> None:
         self.out = Path(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.rules: Rules = resolve_rules(self.config.rules, self.config.players)
-        self.net = QNet.init(self.config.hidden, seed=self.config.seed)
-        self.net.meta = {"rules": self.rules.name, "players": self.rules.players}
-        self.adam = _Adam(self.net.params, self.config.lr)
-        self.rng = np.random.default_rng(self.config.seed)
-        self.next_checkpoint = self.config.checkpoint_every
+        cfg = self.config
+        self.presets = presets_of(cfg.rules)
+        self.mix = rules_mix(cfg.rules, cfg.players, cfg.vary_players)
+        if cfg.init:
+            self.net = QNet.load(cfg.init, widen=True)
+        else:
+            self.net = QNet.init(cfg.hidden, seed=cfg.seed)
+        self.net.meta = {"rules": cfg.rules, "players": cfg.players or 0}
+        self.adams = [_Adam(p, cfg.lr) for p in self.net.members]
+        self.rng = np.random.default_rng(cfg.seed)
+        self.next_checkpoint = cfg.checkpoint_every
         if (self.out / "state.npz").exists():
             self._load_state()
 
     # --- state ----------------------------------------------------------------------------
     def _save_state(self) -> None:
-        arrays: dict[str, Any] = dict(self.net.params)
-        arrays.update({f"adam_m_{k}": v for k, v in self.adam.m.items()})
-        arrays.update({f"adam_v_{k}": v for k, v in self.adam.v.items()})
+        arrays: dict[str, Any] = {}
+        for i, (params, adam) in enumerate(zip(self.net.members, self.adams, strict=True)):
+            arrays.update({f"m{i}_{k}": v for k, v in params.items()})
+            arrays.update({f"m{i}_adam_m_{k}": v for k, v in adam.m.items()})
+            arrays.update({f"m{i}_adam_v_{k}": v for k, v in adam.v.items()})
         counters = {
             "frames": self.frames,
             "games": self.games,
@@ -353,7 +434,7 @@ class Trainer:
             "seconds": self.seconds,
             "best": self.best,
             "next_checkpoint": self.next_checkpoint,
-            "adam_t": self.adam.t,
+            "adam_t": self.adams[0].t,
             "rng": self.rng.bit_generator.state,
             "config": asdict(self.config),
         }
@@ -364,27 +445,28 @@ class Trainer:
         tmp.replace(self.out / "state.npz")
 
     def _load_state(self) -> None:
+        cfg = self.config
         with np.load(self.out / "state.npz", allow_pickle=False) as data:
             counters = json.loads(str(data["counters"]))
-            for k in self.net.params:
-                self.net.params[k] = data[k].astype(np.float32)
-                self.adam.m[k] = data[f"adam_m_{k}"]
-                self.adam.v[k] = data[f"adam_v_{k}"]
-        saved = counters["config"]
-        method = saved.get("method", "dmc")  # runs saved before there were two methods
-        if (saved["rules"], tuple(saved["hidden"]), method) != (
-            self.config.rules,
-            self.config.hidden,
-            self.config.method,
-        ):
-            raise ValueError(
-                f"{self.out} holds a {method} run for rules {saved['rules']!r} and hidden "
-                f"{saved['hidden']!r}: resume it with the same settings or use another --out"
-            )
+            saved = counters["config"]
+            mine = (cfg.rules, list(cfg.hidden), cfg.method, cfg.init)
+            theirs = (saved["rules"], saved["hidden"], saved["method"], saved.get("init", ""))
+            if mine != theirs:
+                raise ValueError(
+                    f"{self.out} holds a {saved['method']} run for rules {saved['rules']!r}, "
+                    f"hidden {saved['hidden']!r} and init {saved.get('init', '')!r}: resume it "
+                    "with the same settings or use another --out"
+                )
+            for i, (params, adam) in enumerate(zip(self.net.members, self.adams, strict=True)):
+                for k in params:
+                    params[k] = data[f"m{i}_{k}"].astype(np.float32)
+                    adam.m[k] = data[f"m{i}_adam_m_{k}"]
+                    adam.v[k] = data[f"m{i}_adam_v_{k}"]
+                    adam.t = counters["adam_t"]
         self.frames, self.games = counters["frames"], counters["games"]
         self.rounds = counters["rounds"]
         self.seconds, self.best = counters["seconds"], counters["best"]
-        self.next_checkpoint, self.adam.t = counters["next_checkpoint"], counters["adam_t"]
+        self.next_checkpoint = counters["next_checkpoint"]
         self.rng.bit_generator.state = counters["rng"]
 
     # --- the loop -------------------------------------------------------------------------
@@ -392,12 +474,11 @@ class Trainer:
         cfg = self.config
         per = -(-cfg.games_per_round // cfg.workers)
         # a copy: the pool sends it while the learner updates the weights in place
-        params = {k: v.copy() for k, v in self.net.params.items()}
+        members = [{k: v.copy() for k, v in p.items()} for p in self.net.members]
         return [
             _Job(
-                self.rules.name,
-                cfg.players,
-                params,
+                self.mix,
+                members,
                 cfg.epsilon,
                 int(self.rng.integers(1 << 31)),
                 per,
@@ -407,6 +488,7 @@ class Trainer:
                 cfg.win_weight,
                 cfg.candidates,
                 cfg.top,
+                cfg.others,
             )
             for _ in range(cfg.workers)
         ]
@@ -416,6 +498,22 @@ class Trainer:
         jobs = self._jobs()
         work: Any = _label if self.config.method == "rollouts" else _play
         return jobs, executor.start(work, jobs)
+
+    def _update(
+        self,
+        obs: FloatArray,
+        moves: FloatArray,
+        mask: npt.NDArray[np.bool_],
+        targets: FloatArray,
+        absolute: float,
+    ) -> float:
+        """One optimiser step of every member on a batch; their mean loss."""
+        losses = []
+        for params, adam in zip(self.net.members, self.adams, strict=True):
+            loss, grads = loss_and_grads(params, obs, moves, mask, targets, absolute=absolute)
+            adam.step(params, grads)
+            losses.append(loss)
+        return float(np.mean(losses))
 
     def _learn_round(self, jobs: list[_Job], parts: Any) -> tuple[int, int]:
         """Update on a round's results; the frames (decisions) and games it played."""
@@ -427,11 +525,9 @@ class Trainer:
         every = np.ones((self.config.batch, 1), bool)
         for start in range(0, len(order), self.config.batch):
             idx = order[start : start + self.config.batch]
-            loss, grads = loss_and_grads(
-                self.net.params, obs[idx], acts[idx, None], every[: len(idx)], targets[idx, None]
+            losses.append(
+                self._update(obs[idx], acts[idx, None], every[: len(idx)], targets[idx, None], 1.0)
             )
-            self.adam.step(self.net.params, grads)
-            losses.append(loss)
         self.last_loss = float(np.mean(losses)) if losses else float("nan")
         return len(targets), sum(p[3] for p in parts)
 
@@ -440,54 +536,58 @@ class Trainer:
         decisions were added."""
         cfg = self.config
         if self.buffer is None:
-            self.buffer = _Buffer(cfg.buffer, cfg.top + 1)
+            self.buffer = _Buffer(cfg.buffer, cfg.top + 2 + cfg.others)
         buf = self.buffer
         added = 0
         for labels in labelled:
-            buf.add(labels, labels.targets(self.rules.players, cfg.win_weight))
+            buf.add(labels, labels.targets(cfg.win_weight))
             added += len(labels)
         losses = []
         for _ in range(max(1, round(cfg.passes * added / cfg.batch)) if added else 0):
             idx = self.rng.integers(buf.filled, size=cfg.batch)
-            loss, grads = loss_and_grads(
-                self.net.params,
-                buf.obs[idx].astype(np.float32),
-                buf.moves[idx].astype(np.float32),
-                buf.mask[idx],
-                buf.targets[idx],
-                absolute=_ABSOLUTE,
+            losses.append(
+                self._update(
+                    buf.obs[idx].astype(np.float32),
+                    buf.moves[idx].astype(np.float32),
+                    buf.mask[idx],
+                    buf.targets[idx],
+                    _ABSOLUTE,
+                )
             )
-            self.adam.step(self.net.params, grads)
-            losses.append(loss)
         self.last_loss = float(np.mean(losses)) if losses else float("nan")
         return added
 
     def evaluate(
         self, weights: Path, executor: Executor | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """Win rate (95% interval) of the weights against three of each evaluation bot, the
-        games played on ``executor`` (default: in this process)."""
+    ) -> dict[str, dict[str, dict[str, Any]]]:
+        """Win rate (95% interval) of the weights against the evaluation bots, on every
+        preset of the run's rules (with ``players`` seats, default the preset's own: one
+        learned bot and the rest of one evaluation bot), by preset and bot; the games
+        played on ``executor`` (default: in this process)."""
         cfg = self.config
-        out = {}
+        out: dict[str, dict[str, dict[str, Any]]] = {}
         # the weights travel with the games (a worker on another machine has no such file)
         net = QNet.load(weights)
-        for bot in cfg.eval_bots:
-            specs = ["learned"] + [bot] * (self.rules.players - 1)
-            result = run_arena(
-                self.rules,
-                specs,
-                games=cfg.eval_games,
-                seed=cfg.eval_seed,
-                bot_options={"learned": {"weights": net, "candidates": cfg.candidates}},
-                executor=executor,
-            )
-            s = result.stats()[0]
-            out[bot] = {
-                "games": s.games,
-                "win_rate": s.win_rate,
-                "win_ci95": list(s.win_ci),
-                "mean_position": s.mean_position,
-            }
+        for preset in self.presets:
+            rules = resolve_rules(preset, cfg.players)
+            out[preset] = {}
+            for bot in cfg.eval_bots:
+                specs = ["learned"] + [bot] * (rules.players - 1)
+                result = run_arena(
+                    rules,
+                    specs,
+                    games=cfg.eval_games,
+                    seed=cfg.eval_seed,
+                    bot_options={"learned": {"weights": net, "candidates": cfg.candidates}},
+                    executor=executor,
+                )
+                s = result.stats()[0]
+                out[preset][bot] = {
+                    "games": s.games,
+                    "win_rate": s.win_rate,
+                    "win_ci95": list(s.win_ci),
+                    "mean_position": s.mean_position,
+                }
         return out
 
     def checkpoint(self, executor: Executor | None = None) -> dict[str, Any]:
@@ -498,7 +598,7 @@ class Trainer:
         self.net.save(path)
         shutil.copyfile(path, self.out / "latest.npz")
         evaluation = self.evaluate(path, executor) if self.config.eval_bots else {}
-        entry = {
+        entry: dict[str, Any] = {
             "frames": self.frames,
             "games": self.games,
             "rounds": self.rounds,
@@ -508,7 +608,9 @@ class Trainer:
             "eval": evaluation,
         }
         if evaluation:
-            score = evaluation[self.config.eval_bots[-1]]["win_rate"]
+            last = self.config.eval_bots[-1]
+            score = float(np.mean([by_bot[last]["win_rate"] for by_bot in evaluation.values()]))
+            entry["score"] = score
             if score > self.best:
                 self.best = score
                 shutil.copyfile(path, self.out / "best.npz")

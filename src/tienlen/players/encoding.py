@@ -9,7 +9,9 @@ player count stay zero.
 - :func:`encode_observation`: one ``float32`` vector of :data:`OBS_DIM` features;
 - :func:`encode_moves`: the legal moves as a ``(len(legal), MOVE_DIM)`` batch, one row per
   move, every move kept (action-as-input: a learner scores each row);
-- :func:`legal_batch`: that batch padded to a fixed number of rows with a mask.
+- :func:`legal_batch`: that batch padded to a fixed number of rows with a mask;
+- :func:`encode_rules`: the rules' knobs as :data:`RULES_DIM` features, read from the knob
+  schema (:data:`tienlen.rules.KNOBS`), so one network can play every rule set.
 
 A card plane has 52 entries, one per rank and suit (index ``rank * 4 + suit``), holding how
 many copies of that card the set has (0-2 with two decks). ``docs/env.md`` lists every
@@ -27,19 +29,21 @@ True
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from tienlen.cards import deck_mask
 from tienlen.combos import Choice, Give, Move, index
+from tienlen.knobs import Knob
 from tienlen.observation import Observation
 from tienlen.patterns import KINDS as COMBINATION_KINDS
 from tienlen.position import Action
-from tienlen.rules import Rules
+from tienlen.rules import KNOBS, Rules
 
 __all__ = [
     "KINDS",
@@ -48,9 +52,11 @@ __all__ = [
     "MOVE_PASS",
     "OBS_DIM",
     "PHASES",
+    "RULES_DIM",
     "card_plane",
     "encode_moves",
     "encode_observation",
+    "encode_rules",
     "legal_batch",
     "max_legal_moves",
 ]
@@ -240,3 +246,72 @@ def legal_batch(
     mask = np.zeros(rows, dtype=bool)
     mask[:n] = True
     return moves, mask
+
+
+#: Buckets a knob holding combination patterns (the chop table, the bomb ladder) is hashed
+#: into: the patterns are open-ended text, so each one (or pair) sets the bucket of its
+#: CRC-32.
+PATTERN_BUCKETS: Final = 16
+
+
+def _knob_width(knob: Knob) -> int:
+    """How many features :func:`encode_rules` gives ``knob`` (0: a free-text label)."""
+    if knob.shape == "flag":
+        return 1
+    if knob.patterns:
+        return PATTERN_BUCKETS + 1
+    if knob.shape == "table":
+        return len(knob.choices) + 1
+    # a value: one per word, the number, None, free text
+    return (
+        len(knob.choices) + int(knob.number) + int(knob.optional) + int(knob.text and knob.optional)
+    )
+
+
+def _knob_features(knob: Knob, value: Any) -> list[float]:
+    """The features of one knob's value (see :func:`encode_rules`)."""
+    if knob.shape == "flag":
+        return [float(value)]
+    if knob.patterns:
+        buckets = [0.0] * PATTERN_BUCKETS
+        for entry in value:
+            text = "/".join(entry) if isinstance(entry, tuple) else str(entry)
+            buckets[zlib.crc32(text.encode()) % PATTERN_BUCKETS] = 1.0
+        return [*buckets, min(len(value) / PATTERN_BUCKETS, 1.0)]
+    if knob.shape == "table":
+        return [float(c in value) for c in knob.choices] + [min(len(value) / 8.0, 1.0)]
+    out = [float(value == c) for c in knob.choices]
+    if knob.number:
+        high = knob.range[1] if knob.range else 1
+        out.append(value / high if isinstance(value, int) and not isinstance(value, bool) else 0.0)
+    if knob.optional:
+        out.append(float(value is None))
+        if knob.text:
+            out.append(float(isinstance(value, str)))
+    return out
+
+
+#: The knobs :func:`encode_rules` reads: all but free-text labels (the preset's name is
+#: never an input).
+_ENCODED_KNOBS: Final = tuple(k for k in KNOBS if _knob_width(k))
+#: Features of one rules value (:func:`encode_rules`).
+RULES_DIM: Final = sum(_knob_width(k) for k in _ENCODED_KNOBS)
+
+
+@cache
+def encode_rules(rules: Rules) -> FloatArray:
+    """The knobs of ``rules`` as :data:`RULES_DIM` features in ``[0, 1]``, in the order of
+    :data:`tienlen.rules.KNOBS`, derived from the knob schema alone: a flag is one feature;
+    a value is a one-hot over its words, its number divided by its range's top, whether it
+    is ``None`` and whether it is free text, as the knob allows; a table is a multi-hot
+    over its words and its length / 8; a pattern knob (the chop table, the bomb ladder)
+    sets one of :data:`PATTERN_BUCKETS` buckets per entry by the entry's CRC-32, and its
+    length / 16. The preset's name is not read. A new house rule is a new vector, which a
+    network trained on several rule sets can read; a new knob changes :data:`RULES_DIM`
+    (weights for the old size are then refused). The array is shared: do not write it."""
+    values: list[float] = []
+    for knob in _ENCODED_KNOBS:
+        values.extend(_knob_features(knob, getattr(rules, knob.name)))
+    out = np.asarray(values, dtype=np.float32)
+    out.setflags(write=False)
+    return out

@@ -24,9 +24,7 @@ class BotInfo:
 
     name: str
     description: str
-    """One line for menus and ``--help``."""
-    difficulty: str
-    """A label for the apps: ``beginner``, ``easy``, ``medium`` or ``hard``."""
+    """One line for ``--help`` and the docs (the apps offer levels: :mod:`.levels`)."""
     factory: Callable[..., Player]
     """Called as ``factory(seed=..., **options)``."""
 
@@ -62,34 +60,31 @@ def _ismcts(*, seed: int | None = None, **options: Any) -> Player:
 
 
 #: The built-in bots, weakest first (on ``standard``; ``learned`` and ``ismcts`` measure
-#: level there, and ``learned`` was trained for ``standard`` alone: docs/bots.md).
+#: level there, and ``learned`` was trained for ``standard`` alone: docs/bots.md). The
+#: levels the apps offer are made of these (:data:`tienlen.players.levels.LEVELS`).
 BOTS: dict[str, BotInfo] = {
     info.name: info
     for info in (
-        BotInfo("random", "plays a uniformly random legal move", "beginner", _random),
+        BotInfo("random", "plays a uniformly random legal move", _random),
         BotInfo(
             "greedy",
             "plays its lowest combination that breaks nothing; keeps 2s and bombs back",
-            "easy",
             _greedy,
         ),
         BotInfo(
             "heuristic",
             "plans its hand, tracks the cards played, watches opponents close to going out",
-            "medium",
             _heuristic,
         ),
         BotInfo(
             "ismcts",
             "information-set Monte Carlo tree search over deals consistent with what it saw",
-            "hard",
             _ismcts,
         ),
         BotInfo(
             "learned",
             "a move-value network, trained on rollouts, picks among the moves ismcts "
             "searches, in under a millisecond (numpy: the apps extra)",
-            "hard",
             _learned,
         ),
     )

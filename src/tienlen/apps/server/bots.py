@@ -1,5 +1,5 @@
-"""Bot moves off the event loop: a worker pool runs the registry's bots, so a slow search
-at one table never delays another."""
+"""Bot moves off the event loop: a worker pool runs the levels' bots, so a slow search at
+one table never delays another."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, choose_safely
-from tienlen.players.registry import make_bot
+from tienlen.players.levels import LEVELS, make_player
+from tienlen.players.registry import BOTS
 
 from .lifeline import die_with_parent
 
@@ -45,15 +46,10 @@ def bot_seed(secret: str, version: int) -> int:
 
 def choose(level: str, seed: int, obs: Observation, legal: Sequence[Choice]) -> Choice:
     """One decision by a fresh bot of ``level`` (runs in a worker)."""
-    move, _problem = choose_safely(make_bot(level, seed=seed), obs, legal, Budget())
+    move, _problem = choose_safely(make_player(level, seed=seed), obs, legal, Budget())
     return move
 
 
-def _names() -> tuple[str, ...]:
-    from tienlen.players.registry import BOTS
-
-    return tuple(BOTS)
-
-
-#: The bot levels a table may choose, weakest first.
-BOT_NAMES = _names()
+#: What a table's bot seat may be, weakest level first: the levels the apps offer, then the
+#: built-in bots by name (which tables made before the levels, and API clients, name).
+BOT_NAMES = (*LEVELS, *BOTS)

@@ -1,5 +1,5 @@
 """The lobby: new tables (a host's choices, ``POST /api/tables``, read into a table's
-configuration, the rules checked by the engine's strict readers, the bots by their registry)
+configuration, the rules checked by the engine's strict readers, the bots by their levels)
 and the list of open tables, read from the tables' rows (each keeps its lobby line), so that
 listing them loads no table."""
 
@@ -35,8 +35,9 @@ class NewTable(BaseModel):
     of ``preset`` and ``options``."""
     preset: str = "standard"
     options: dict[str, Any] = Field(default_factory=dict)
-    bots: str | list[str] = "greedy"
-    """One bot level for every empty seat, or one per seat."""
+    bots: str | list[str] = "easy"
+    """One bot level for every empty seat, or one per seat (a level, or a built-in bot by
+    name)."""
     turn_timer: Annotated[float, Field(ge=0, le=600)] | None = None
     games: Annotated[int, Field(ge=1, le=100)] | None = None
     target: Annotated[int, Field(ge=1, le=1000)] | None = None

@@ -48,7 +48,7 @@ class Refused(ValueError):
 
 
 def bot_name(seat: int, level: str) -> str:
-    """The name of the bot in ``seat`` (from 0): "Bot 2 (greedy)", so that three bots of
+    """The name of the bot in ``seat`` (from 0): "Bot 2 (easy)", so that three bots of
     one level at a table can be told apart."""
     return f"Bot {seat + 1} ({level})"
 

@@ -19,11 +19,12 @@ One tree is grown over the bot's information set. Each iteration
    seat that made its move.
 
 The moves considered are pruned: at the root the ``heuristic`` bot's best ``root_moves``
-moves and the pass; deeper, for every seat, the lowest play of each kind and size, the
-lowest bomb and the pass. The answer is the first root move (the heuristic's first choice,
-or with ``roots="learned"`` the root move the ``learned`` bot's network values most: its
-prior) unless another root move did better on the same determinizations by more than
-``margin`` standard errors.
+moves and the pass (with ``roots="learned"``, also the ``learned`` bot's own choice among
+every legal move, so the search can play a move the heuristic never proposes); deeper, for
+every seat, the lowest play of each kind and size, the lowest bomb and the pass. The answer
+is the first root move (the heuristic's first choice, or with ``roots="learned"`` the root
+move the ``learned`` bot's network values most: its prior) unless another root move did
+better on the same determinizations by more than ``margin`` standard errors.
 
 The budget is a number of iterations or seconds (:class:`~tienlen.players.base.Budget`);
 with an iteration budget and a seed the bot is deterministic.
@@ -237,15 +238,17 @@ class IsmctsBot:
     def _learned_order(
         self, obs: Observation, legal: Sequence[Choice], roots: list[Move]
     ) -> list[Move]:
-        """``roots`` by the ``learned`` network's values, highest first (the features of
-        every legal move, as the ``learned`` bot computes them, then the roots' rows)."""
-        from tienlen.players.bots.learned import move_features
-        from tienlen.players.encoding import encode_observation
+        """``roots`` and the ``learned`` bot's own choice among every legal move (which the
+        heuristic may not have proposed), by the network's values, highest first."""
+        from tienlen.players.bots.learned import move_features, state_features
 
-        features = move_features(obs, legal)[[legal.index(m) for m in roots]]
-        values = self._learned.net.values(encode_observation(obs), features)
-        order = sorted(range(len(roots)), key=lambda i: -float(values[i]))
-        return [roots[i] for i in order]
+        values = self._learned.net.values(state_features(obs), move_features(obs, legal))
+        rows = [legal.index(m) for m in roots]
+        best = max(range(len(legal)), key=lambda i: float(values[i]))
+        if best not in rows and isinstance(legal[best], Move):
+            rows.append(best)
+        rows.sort(key=lambda i: -float(values[i]))
+        return [cast(Move, legal[i]) for i in rows]
 
     def _rollout_learned(self, game: Game, ix: RulesIndex, memo: PolicyMemo) -> None:
         """Play ``game`` to its end with the ``learned`` bot at every seat, each seeing its

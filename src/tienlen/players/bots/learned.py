@@ -1,14 +1,17 @@
-"""``learned``: a move-value network trained by self-play, run in numpy (no deep-learning
-framework at play time).
+"""``learned``: a move-value network trained on rollout labels, run in numpy (no
+deep-learning framework at play time).
 
-The network scores every legal move: ``Q(observation, move)`` is a small multilayer
-perceptron over :func:`~tienlen.players.encoding.encode_observation` joined with the move's
-features (:func:`move_features`: its row of :func:`~tienlen.players.encoding.encode_moves`
-and the ``heuristic`` bot's opinion of it, :func:`advice`), trained by Deep Monte-Carlo
-(``tienlen train``, :mod:`tienlen.env.train`) to predict the seat's outcome. The bot plays
-the move of highest value among the ``heuristic`` bot's best :data:`CANDIDATES` (a learned
-re-ranking of its short list; see docs/bots.md). Its weights ship with the package
-(``players/bots/learned_standard.npz``); ``weights=PATH`` loads another checkpoint.
+The network scores every legal move: ``Q(state, move)`` is a small multilayer perceptron
+over :func:`state_features` (the seat's observation,
+:func:`~tienlen.players.encoding.encode_observation`, and the rules' knobs,
+:func:`~tienlen.players.encoding.encode_rules`, so one network plays every rule set) joined
+with the move's features (:func:`move_features`: its row of
+:func:`~tienlen.players.encoding.encode_moves` and the ``heuristic`` bot's opinion of it,
+:func:`advice`), trained by ``tienlen train`` (:mod:`tienlen.env.train`) to predict the
+seat's outcome. The bot plays the legal move of highest value, among all of them by default
+(so it can choose a play the ``heuristic`` bot would never propose), or among the
+``heuristic`` bot's best ``candidates`` and the pass. Its weights ship with the package
+(``players/bots/learned.npz``); ``weights=PATH`` loads another checkpoint.
 """
 
 from __future__ import annotations
@@ -26,7 +29,15 @@ from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.heuristic import Context, HeuristicBot
-from tienlen.players.encoding import MOVE_DIM, MOVE_PASS, OBS_DIM, encode_moves, encode_observation
+from tienlen.players.encoding import (
+    MOVE_DIM,
+    MOVE_PASS,
+    OBS_DIM,
+    RULES_DIM,
+    encode_moves,
+    encode_observation,
+    encode_rules,
+)
 
 __all__ = [
     "ADVICE_DIM",
@@ -34,21 +45,24 @@ __all__ = [
     "FEATURE_DIM",
     "RANK_COLUMN",
     "SHIPPED_WEIGHTS",
+    "STATE_DIM",
     "LearnedBot",
     "QNet",
     "advice",
     "candidate_rows",
     "move_features",
+    "state_features",
 ]
 
 FloatArray = npt.NDArray[np.float32]
-#: The weights that ship with the package (trained on the ``standard`` rules).
-SHIPPED_WEIGHTS = "learned_standard.npz"
+#: The weights that ship with the package (trained on a mix of every preset).
+SHIPPED_WEIGHTS = "learned.npz"
 _LAYERS = ("w1o", "w1a", "b1", "w2", "b2", "w3", "b3")
 #: How many of the ``heuristic`` bot's best moves the bot chooses among by default, beside
-#: the pass: the ``ismcts`` bot's root moves, which the ``rollouts`` training labels (the
-#: network's values are reliable where its training went; docs/bots.md measures it).
-CANDIDATES: int | None = 3
+#: the pass (``None``: every legal move is valued; docs/bots.md measures both).
+CANDIDATES: int | None = None
+#: Features of one state as the network reads it: :data:`OBS_DIM` then :data:`RULES_DIM`.
+STATE_DIM = OBS_DIM + RULES_DIM
 #: Advice features of one move (:func:`advice`).
 ADVICE_DIM = 4
 #: Features of one move as the network reads it: :data:`MOVE_DIM` then :data:`ADVICE_DIM`.
@@ -56,6 +70,9 @@ FEATURE_DIM = MOVE_DIM + ADVICE_DIM
 #: The column of :func:`move_features` that holds ``1 / (1 + rank)`` in the ``heuristic``
 #: bot's ranking (its last advice feature): the best moves have the largest.
 RANK_COLUMN = FEATURE_DIM - 1
+#: Multiplications in one product of the hidden layers (:meth:`QNet.values`): 16 moves
+#: for a 256-128 network, 4 for a 512-256 one.
+_PRODUCT = 1 << 19
 #: Scores of the ``heuristic`` bot are clipped to this size (going out scores 100).
 _CLIP = 5.0
 
@@ -83,6 +100,13 @@ def advice(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
     out[:, 2] = rank == 0
     out[:, 3] = 1.0 / (1.0 + rank)
     return out
+
+
+def state_features(obs: Observation) -> FloatArray:
+    """The seat's state as the network reads it, ``(STATE_DIM,)``:
+    :func:`~tienlen.players.encoding.encode_observation` joined with
+    :func:`~tienlen.players.encoding.encode_rules`."""
+    return np.concatenate((encode_observation(obs), encode_rules(obs.rules)))
 
 
 def move_features(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
@@ -126,7 +150,7 @@ class QNet:
         """Fresh He-initialised weights."""
         rng = np.random.default_rng(seed)
         h1, h2 = hidden
-        fan1 = OBS_DIM + FEATURE_DIM
+        fan1 = STATE_DIM + FEATURE_DIM
 
         def he(rows: int, cols: int, fan: int) -> FloatArray:
             w: FloatArray = (rng.standard_normal((rows, cols)) * np.sqrt(2.0 / fan)).astype(
@@ -136,7 +160,7 @@ class QNet:
 
         return cls(
             {
-                "w1o": he(OBS_DIM, h1, fan1),
+                "w1o": he(STATE_DIM, h1, fan1),
                 "w1a": he(FEATURE_DIM, h1, fan1),
                 "b1": np.zeros(h1, np.float32),
                 "w2": he(h1, h2, h1),
@@ -147,18 +171,29 @@ class QNet:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> QNet:
-        """Weights from an ``.npz`` file written by :meth:`save` (one network or several)."""
+    def load(cls, path: str | Path, *, widen: bool = False) -> QNet:
+        """Weights from an ``.npz`` file written by :meth:`save` (one network or several).
+        ``widen``: weights made before the rules' features (their first layer reads
+        :data:`OBS_DIM` features, not :data:`STATE_DIM`) get zero weights for those, so
+        they value every move as before (``tienlen train --init`` starts from them)."""
         with np.load(path, allow_pickle=False) as data:
             meta = {k[5:]: data[k].item() for k in data.files if k.startswith("meta_")}
             count = int(meta.pop("members", 0))
-            if not count:
-                return cls({k: data[k].astype(np.float32) for k in _LAYERS if k in data}, meta)
-            members = [
-                {k: data[f"m{i}_{k}"].astype(np.float32) for k in _LAYERS if f"m{i}_{k}" in data}
-                for i in range(count)
-            ]
+            if count:
+                members = [
+                    {
+                        k: data[f"m{i}_{k}"].astype(np.float32)
+                        for k in _LAYERS
+                        if f"m{i}_{k}" in data
+                    }
+                    for i in range(count)
+                ]
+            else:
+                members = [{k: data[k].astype(np.float32) for k in _LAYERS if k in data}]
         for params in members:
+            w = params.get("w1o")
+            if widen and w is not None and w.shape[0] == OBS_DIM:
+                params["w1o"] = np.vstack((w, np.zeros((RULES_DIM, w.shape[1]), np.float32)))
             _check(params)
         return cls.ensemble([cls(m) for m in members], meta)
 
@@ -181,13 +216,20 @@ class QNet:
             np.savez_compressed(f, **arrays)
 
     def values(self, obs: FloatArray, moves: FloatArray) -> FloatArray:
-        """The value of each row of ``moves`` (one observation vector, a batch of moves):
-        the mean of the members' values."""
+        """The value of each row of ``moves`` (one state vector, a batch of moves): the
+        mean of the members' values. The rows go through in blocks of at most
+        :data:`_PRODUCT` multiplications in the hidden layer's product: a larger product
+        makes the BLAS library hand it to threads, whose start costs some twenty times the
+        product (measured: 100 moves, 17-25 ms of CPU in one product, 1.7 ms in blocks)."""
         total = np.zeros(len(moves), np.float32)
         for p in self.members:
-            h = np.maximum(obs @ p["w1o"] + moves @ p["w1a"] + p["b1"], 0.0)
-            h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
-            total += (h @ p["w3"] + p["b3"])[:, 0]
+            first = obs @ p["w1o"] + p["b1"]
+            rows = max(1, _PRODUCT // p["w2"].size)
+            for at in range(0, len(moves), rows):
+                block = moves[at : at + rows]
+                h = np.maximum(first + block @ p["w1a"], 0.0)
+                h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
+                total[at : at + rows] += (h @ p["w3"] + p["b3"])[:, 0]
         if len(self.members) > 1:
             total /= np.float32(len(self.members))
         return total
@@ -220,18 +262,18 @@ def _check(params: dict[str, FloatArray]) -> None:
     for name in _LAYERS:
         if name not in params:
             raise ValueError(f"weights lack the layer {name!r}")
-    if params["w1o"].shape[0] != OBS_DIM or params["w1a"].shape[0] != FEATURE_DIM:
+    if params["w1o"].shape[0] != STATE_DIM or params["w1a"].shape[0] != FEATURE_DIM:
         raise ValueError(
-            f"weights are for {params['w1o'].shape[0]} observation and "
-            f"{params['w1a'].shape[0]} move features, not {OBS_DIM} and {FEATURE_DIM}"
+            f"weights are for {params['w1o'].shape[0]} state and "
+            f"{params['w1a'].shape[0]} move features, not {STATE_DIM} and {FEATURE_DIM}"
         )
 
 
 class LearnedBot:
     """Plays the legal move the network values most (deterministic: ``seed`` is unused).
     ``weights``: a checkpoint path (default: the shipped weights). ``candidates``: choose
-    only among the ``heuristic`` bot's best this many moves (default :data:`CANDIDATES`;
-    ``None``: among all legal moves)."""
+    only among the ``heuristic`` bot's best this many moves and the pass (default
+    :data:`CANDIDATES`; ``None``: among all legal moves)."""
 
     def __init__(
         self,
@@ -253,7 +295,7 @@ class LearnedBot:
         if len(legal) == 1:
             return legal[0]
         features = move_features(obs, legal)
-        return legal[self.net.best(encode_observation(obs), features, self.candidates)]
+        return legal[self.net.best(state_features(obs), features, self.candidates)]
 
 
 @cache

@@ -1,4 +1,4 @@
-"""The lobby and tables: the presets and bots a table can have, new tables, the open
+"""The lobby and tables: the presets and bot levels a table can have, new tables, the open
 tables, one table, and the seated player's helpers (a hint, the hand grouped)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from tienlen import RULESETS, Move, Rules
 from tienlen.observation import observe
 from tienlen.players.bots.analysis import counts_of, planner
 from tienlen.players.hint import hint
-from tienlen.players.registry import BOTS
+from tienlen.players.levels import LEVELS
 
 from ..deps import Me, Node
 from ..lobby import NewTable
@@ -24,14 +24,15 @@ router = APIRouter()
 
 @router.get("/api/presets")
 async def presets() -> dict[str, Any]:
-    """Every preset's knobs, and the bots a seat can have."""
-    return {
-        "presets": {name: Rules.preset(name).to_dict() for name in RULESETS},
-        "bots": [
-            {"name": b.name, "difficulty": b.difficulty, "description": b.description}
-            for b in BOTS.values()
-        ],
-    }
+    """Every preset's knobs."""
+    return {"presets": {name: Rules.preset(name).to_dict() for name in RULESETS}}
+
+
+@router.get("/api/levels")
+async def levels() -> list[dict[str, Any]]:
+    """The levels a bot seat can have, weakest first, each with its name and a line about
+    it in every language of the pages (:data:`tienlen.players.levels.LEVELS`)."""
+    return [level.to_dict() for level in LEVELS.values()]
 
 
 @router.post("/api/tables", status_code=201)

@@ -26,6 +26,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 from tienlen import RULESETS, Rules, RulesError
 from tienlen.describe import SUMMARIES, describe_rules
 from tienlen.match import parse_seed
+from tienlen.players.levels import LEVELS
 
 from ...controller import MatchController, MatchSetup
 from ...seats import SEAT_NAMES, bot_choices
@@ -92,7 +93,8 @@ class SetupScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.initial
         preset = s.rules.name if s.rules.name in RULESETS else "standard"
-        bots = [(f"{b.name} ({b.difficulty})", b.name) for b in bot_choices()]
+        bots = [(f"{b.label['en']}: {b.about['en']}", b.name) for b in bot_choices()]
+        bots += [(name, name) for name in dict.fromkeys(s.bots) if name not in LEVELS]
         yield Static(Text("Tiến Lên · new match", "bold"), id="title")
         with VerticalScroll(id="form"):
             with Grid(id="main-grid"):
@@ -144,7 +146,7 @@ class SetupScreen(Screen[None]):
                         if seat - 1 < len(s.bots)
                         else s.bots[-1]
                         if s.bots
-                        else "greedy"
+                        else "easy"
                     )
                     yield Label(SEAT_NAMES[seat], id=f"bot-label-{seat}")
                     yield Select(

@@ -82,13 +82,7 @@ export const WORDS = {
     "note.hint": "Hint: {kind} {cards}", "note.hintpass": "Hint: pass",
     "log.offline": "{name} went offline", "banner.chop": "{name} chops {victim}!",
     "banner.chopheo": "Chặt heo! {name} chops {victim}'s 2",
-    "bot.random": "beginner", "bot.greedy": "easy", "bot.heuristic": "medium", "bot.ismcts": "hard",
-    "bot.learned": "hard, quick", "bot.seat": "Bot {n}",
-    "botinfo.random": "Beginner: plays any legal move at random",
-    "botinfo.greedy": "Easy: plays its lowest cards, keeps 2s and bombs back",
-    "botinfo.heuristic": "Medium: plans its hand and watches who is close to going out",
-    "botinfo.ismcts": "Hard: searches the deals that fit what it has seen",
-    "botinfo.learned": "Hard, quick: a trained network picks among the searched moves",
+    "bot.seat": "Bot {n}",
     "preset.standard": "Standard", "preset.wikipedia": "Wikipedia's rules", "preset.pagat": "Pagat's rules",
     "preset.pang": "Pang's rules", "preset.lu": "Lu's rules", "preset.vietcong": "Viet Cong (house rules)",
     "preset.suited": "Suited runs", "preset.hawaii": "Hawaii", "preset.akita": "Akita", "preset.pike": "Pike",
@@ -196,13 +190,7 @@ export const WORDS = {
     "note.hint": "Gợi ý: {kind} {cards}", "note.hintpass": "Gợi ý: bỏ lượt",
     "log.offline": "{name} mất kết nối", "banner.chop": "{name} chặt {victim}!",
     "banner.chopheo": "Chặt heo! {name} chặt heo của {victim}",
-    "bot.random": "mới chơi", "bot.greedy": "dễ", "bot.heuristic": "vừa", "bot.ismcts": "khó",
-    "bot.learned": "khó, nhanh", "bot.seat": "Máy {n}",
-    "botinfo.random": "Mới chơi: đánh bừa một nước hợp lệ",
-    "botinfo.greedy": "Dễ: đánh lá nhỏ nhất, giữ heo và bom lại",
-    "botinfo.heuristic": "Vừa: tính trước cả bài, để ý ai sắp về",
-    "botinfo.ismcts": "Khó: tìm nước đi trên các bộ bài hợp với những gì đã thấy",
-    "botinfo.learned": "Khó, nhanh: mạng đã học chọn trong các nước được tìm",
+    "bot.seat": "Máy {n}",
     "preset.standard": "Tiêu chuẩn", "preset.wikipedia": "Luật Wikipedia", "preset.pagat": "Luật Pagat",
     "preset.pang": "Luật Pang", "preset.lu": "Luật Lu", "preset.vietcong": "Viet Cong (luật nhà)",
     "preset.suited": "Sảnh đồng chất", "preset.hawaii": "Hawaii", "preset.akita": "Akita", "preset.pike": "Pike",
@@ -264,6 +252,29 @@ export function t(key, params = {}) {
 /** Set every [data-i18n] element's text under root. */
 export function translate(root = document) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+}
+
+let levels = null;
+
+/** The bot levels, weakest first (tienlen.players.levels, /api/levels), fetched once. */
+export async function loadLevels() {
+  if (levels === null) {
+    try {
+      const r = await fetch("/api/levels");
+      levels = r.ok ? await r.json() : [];
+    } catch {
+      levels = [];
+    }
+  }
+  return levels;
+}
+
+/** A bot level's name ("label") or its line on how it plays ("about") in the language in
+ * use; a seat played by a built-in bot named by the API shows that name. */
+export function levelText(name, field = "label") {
+  const level = (levels || []).find((l) => l.name === name);
+  if (!level) return name;
+  return level[field][lang()] ?? level[field].en;
 }
 
 let catalogue = null;

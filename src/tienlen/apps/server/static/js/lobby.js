@@ -2,7 +2,7 @@
 // /ws/lobby) and the form that creates a table. Every rule is offered in the engine's own
 // words (/api/options, worded from /api/descriptions); a name is asked once, inline.
 import { api, currentGuest, h, setGuest, wsUrl } from "./api.js";
-import { loadPhrases, phraseText, t } from "./i18n.js";
+import { levelText, loadLevels, loadPhrases, phraseText, t } from "./i18n.js";
 import { presetWords } from "./rules.js";
 
 const LEVEL_KEY = "tienlen.level";
@@ -56,10 +56,10 @@ function knobValue(input) {
   return input.dataset.type === "int" ? Number(input.value) : input.value;
 }
 
-function levelSelect(id, bots, chosen) {
+function levelSelect(id, levels, chosen) {
   const select = h("select", { id, name: "bots" },
-    bots.map((b) => h("option", { value: b.name }, t("botinfo." + b.name))));
-  select.value = bots.some((b) => b.name === chosen) ? chosen : bots[1] ? bots[1].name : bots[0].name;
+    levels.map((l) => h("option", { value: l.name }, `${levelText(l.name)}: ${levelText(l.name, "about")}`)));
+  select.value = levels.some((l) => l.name === chosen) ? chosen : levels[1] ? levels[1].name : levels[0].name;
   return select;
 }
 
@@ -70,8 +70,8 @@ function presetSelect(id, presets, chosen) {
 }
 
 export async function mount(root) {
-  const [me, { presets, bots }, words] = await Promise.all([
-    currentGuest(), api("/api/presets"), api("/api/rules"), loadPhrases()]);
+  const [me, { presets }, words, , levels] = await Promise.all([
+    currentGuest(), api("/api/presets"), api("/api/rules"), loadPhrases(), loadLevels()]);
   const names = Object.keys(presets);
   const list = h("ul", { class: "lobby-list", "aria-live": "polite" });
   const empty = h("p", { class: "empty" });
@@ -93,7 +93,7 @@ export async function mount(root) {
   };
 
   // Play now: this player and three bots, started at once.
-  const quickLevel = levelSelect("quick-level", bots, localStorage.getItem(LEVEL_KEY) || "greedy");
+  const quickLevel = levelSelect("quick-level", levels, localStorage.getItem(LEVEL_KEY) || "easy");
   const quickRules = presetSelect("quick-rules", names, localStorage.getItem(PRESET_KEY) || "standard");
   const quickError = h("p", { class: "error", role: "alert" });
   const quick = h("form", { class: "play-now", id: "play-now" },
@@ -120,7 +120,7 @@ export async function mount(root) {
 
   // The create form: any preset, its rules in words, bots, match length, timer, privacy.
   const preset = presetSelect("preset", names, localStorage.getItem(PRESET_KEY) || "standard");
-  const botLevel = levelSelect("bots", bots, "greedy");
+  const botLevel = levelSelect("bots", levels, "easy");
   const games = h("input", { type: "number", id: "games", min: 1, max: 100, value: 1, inputmode: "numeric" });
   const target = h("input", { type: "number", id: "target", min: 1, max: 1000, inputmode: "numeric" });
   const timer = h("input", { type: "number", id: "timer", min: 0, max: 600, inputmode: "numeric", placeholder: t("lobby.timerauto") });

@@ -2,7 +2,7 @@
 // tap goes through reduce) and its drawing (tableview.js), plus what only a page can do:
 // keys, sounds, the slide of a play, the clock of the countdowns.
 import { api, ensureGuest, h, wsUrl } from "./api.js";
-import { loadPhrases, loadReasons, t } from "./i18n.js";
+import { loadLevels, loadPhrases, loadReasons, t } from "./i18n.js";
 import { play as playSound, setSound, soundOn } from "./sound.js";
 import { initialState, reduce, selection } from "./tablestate.js";
 import { render } from "./tableview.js";
@@ -12,7 +12,7 @@ const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matche
 
 export async function mount(root, tableId) {
   const me = await ensureGuest(root);
-  await Promise.all([loadReasons(), loadPhrases()]);
+  await Promise.all([loadReasons(), loadPhrases(), loadLevels()]);
   const params = new URLSearchParams(location.search);
   const invite = params.get("invite");
   let st = initialState(me.player, { wantSit: params.get("sit") === "1" });

@@ -3,7 +3,7 @@
 // state of its own or talks to the server.
 import { h } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardRow, cardsText } from "./cards.js";
-import { phraseText, reasonText, t } from "./i18n.js";
+import { levelText, phraseText, reasonText, t } from "./i18n.js";
 import { candidates, myTurn, playOrder } from "./tablestate.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -13,7 +13,7 @@ export function nameOf(st, seat) {
   const s = st.table && st.table.seats[seat];
   if (!s) return `#${seat + 1}`;
   // A bot's seat is named in the reader's language, with its strength.
-  return !s.player && s.bot ? `${t("bot.seat", { n: seat + 1 })} (${t("bot." + s.bot)})` : s.name;
+  return !s.player && s.bot ? `${t("bot.seat", { n: seat + 1 })} (${levelText(s.bot).toLowerCase()})` : s.name;
 }
 
 /** A log line or note ({key, seat, cards...}) in the language in use. */
