@@ -4,6 +4,9 @@ strictly by the schema, and tables nobody plays at stop."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,11 @@ from serverkit import (
     live_server,
     seated_table,
 )
-from tienlen.apps.server.admission import client_address
+from tienlen.apps.server.admission import Admission, client_address
 from tienlen.apps.server.config import Settings
 from tienlen.apps.server.frames import FrameGate, Verdict
 from tienlen.apps.server.limits import Rate, TokenBucket
+from tienlen.apps.server.tables import Refused
 
 
 def opened(c: Client, table: str) -> Socket:
@@ -197,6 +201,49 @@ def test_open_sockets_per_player_are_capped(backend: str, tmp_path: Path) -> Non
             time.sleep(0.05)
         else:
             pytest.fail("a closed socket was never uncounted")
+
+
+@pytest.mark.skipif(
+    os.environ.get("TIENLEN_TEST_REDIS_URL") is None, reason="needs Redis: TIENLEN_TEST_REDIS_URL"
+)
+def test_a_cluster_node_uncounts_every_socket_when_thousands_close_at_once() -> None:
+    """1,000 sockets of 250 players open and close at once through two Redis connections:
+    the counts never run past the pool, and every player's count is back to zero."""
+    prefix = f"test-h29fix-{secrets.token_hex(4)}:"
+    settings = Settings(
+        redis_url=os.environ["TIENLEN_TEST_REDIS_URL"],
+        redis_prefix=prefix,
+        redis_connections=2,
+        sockets_per_player=4,
+    )
+    players = [f"player-{n}" for n in range(250)]
+
+    async def scenario() -> tuple[list[int], list[int], bool]:
+        node = Admission(settings, node="n1")
+        assert node.redis is not None
+        try:
+            sockets = await asyncio.gather(*(node.open_socket(p) for p in players * 4))
+            counted = [await node.redis.zcard(f"{prefix}sockets:{p}") for p in players]
+            await asyncio.gather(
+                *(node.close_socket(p, s) for p, s in zip(players * 4, sockets, strict=True))
+            )
+            left = [await node.redis.zcard(f"{prefix}sockets:{p}") for p in players]
+            try:  # and the player is let in again
+                await node.open_socket(players[0])
+                refused = False
+            except Refused:
+                refused = True
+            return counted, left, refused
+        finally:
+            keys = [k async for k in node.redis.scan_iter(f"{prefix}*")]
+            if keys:
+                await node.redis.delete(*keys)
+            await node.stop()
+
+    counted, left, refused = asyncio.run(scenario())
+    assert counted == [4] * len(players)
+    assert left == [0] * len(players)
+    assert not refused
 
 
 # --- errors in the documented form ---------------------------------------------------------

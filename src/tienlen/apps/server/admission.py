@@ -5,8 +5,11 @@ The address caps are counted by the ``limits`` library (a fixed window per addre
 cluster, so they hold across nodes. A player's open sockets are counted in memory on a single
 server; in a cluster each socket is an entry of a Redis sorted set per player, scored by when
 it lapses, renewed by its node while it is open, so a node that dies frees its players'
-sockets after :data:`SOCKET_TTL` seconds. When Redis does not answer, nobody is refused for
-it (the node serves its own clients as a single server would).
+sockets after :data:`SOCKET_TTL` seconds. Closed sockets are uncounted in batches, one
+pipeline at a time (thousands closing at once take one round trip, not a connection each);
+a batch Redis did not take is tried again with the next one and at each renewal. When Redis
+does not answer, nobody is refused for it (the node serves its own clients as a single
+server would).
 
 The client address is where the request came from, unless that is one of the trusted proxies
 (``Settings.trusted_proxies``): then it is the last address in ``X-Forwarded-For`` that is
@@ -28,7 +31,7 @@ from typing import Any
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import FixedWindowRateLimiter
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from .config import Settings
 from .limits import Rate, TokenBucket
@@ -106,7 +109,15 @@ class Admission:
                 key_prefix=f"{settings.redis_prefix}limits",
                 **options,
             )
-            self.redis = Redis.from_url(settings.redis_url, decode_responses=True, **options)
+            self.redis = Redis.from_pool(
+                BlockingConnectionPool.from_url(
+                    settings.redis_url,
+                    decode_responses=True,
+                    max_connections=settings.redis_connections,
+                    timeout=settings.redis_timeout,
+                    **options,
+                )
+            )
         else:
             storage = MemoryStorage()
         self._limiter = FixedWindowRateLimiter(storage)
@@ -117,6 +128,9 @@ class Admission:
         self.buckets: dict[str, TokenBucket] = {}
         """The frame budget each player with a socket open here shares over them."""
         self._renewer: asyncio.Task[None] | None = None
+        self._closed: dict[str, set[str]] = {}
+        """Closed sockets not uncounted in Redis yet, by player."""
+        self._uncounting = asyncio.Lock()
 
     # --- life -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -131,12 +145,9 @@ class Admission:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._renewer
         if self.redis is not None:
-            with contextlib.suppress(Exception):
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for player, ids in self.sockets.items():
-                        if ids:
-                            pipe.zrem(self._key(player), *ids)
-                    await pipe.execute()
+            for player, ids in self.sockets.items():
+                self._closed.setdefault(player, set()).update(ids)
+            await self._uncount()
             await self.redis.aclose()
 
     # --- address caps ---------------------------------------------------------------------
@@ -209,10 +220,30 @@ class Admission:
             self.sockets.pop(player, None)
             self._forget_buckets()
         if self.redis is not None:
+            self._closed.setdefault(player, set()).add(socket)
+            await self._uncount()
+
+    async def _uncount(self) -> None:
+        """Uncount the closed sockets in Redis, all of them in one pipeline; one batch at a
+        time (sockets closing meanwhile wait for the next). A batch that fails is kept for
+        the next (each entry lapses after :data:`SOCKET_TTL` if none gets through)."""
+        async with self._uncounting:
+            closed, self._closed = self._closed, {}
+            if not closed or self.redis is None:
+                return
             try:
-                await self.redis.zrem(self._key(player), socket)
-            except Exception as e:  # it lapses after SOCKET_TTL
-                log.warning("a closed socket could not be uncounted: %s", type(e).__name__)
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for player, ids in closed.items():
+                        pipe.zrem(self._key(player), *ids)
+                    await pipe.execute()
+            except Exception as e:
+                for player, ids in closed.items():
+                    self._closed.setdefault(player, set()).update(ids)
+                log.warning(
+                    "%d closed sockets could not be uncounted (tried again): %s",
+                    sum(map(len, closed.values())),
+                    type(e).__name__,
+                )
 
     def bucket(self, player: str) -> TokenBucket:
         """The frame budget ``player`` shares over their sockets here (kept when they close
@@ -246,3 +277,4 @@ class Admission:
                     await pipe.execute()
             except Exception as e:
                 log.warning("open sockets could not be renewed: %s", type(e).__name__)
+            await self._uncount()

@@ -49,6 +49,10 @@ class Settings:
     """Seconds a node waits for the owner's answer to a forwarded action."""
     redis_timeout: float = 2.0
     """Seconds a Redis command (or connecting) may take before Redis counts as down."""
+    redis_connections: int = 32
+    """Redis connections a node opens at most for commands, per client (the cluster's, the
+    admission counts'); a burst of commands beyond waits for one (up to ``redis_timeout``)
+    rather than failing."""
     stop_timeout: float = 10.0
     """Seconds a node has to stop after SIGTERM: it closes its sockets (up to a third of
     it), hands its leases back and closes the database; past it the process exits at once
