@@ -1,5 +1,6 @@
-"""The cluster's Redis: one connection for commands, one for pub/sub; the scripts the table
-leases are kept with; the messages a node publishes, in order, from one queue; and the
+"""The cluster's Redis: a pool of connections for commands (a burst waits for one, up to
+``redis_timeout``), one for pub/sub; the scripts the table leases are kept with; the
+messages a node publishes, in order, from one queue, whatever is queued in one pipeline; and the
 listener, which subscribes again after Redis was down. A node listens on the site's channel
 (lobby lines, notices), its own (requests and answers) and, while it owns or watches a table,
 that table's channel ``{prefix}t:{table}``. Redis is only the signal: a message that cannot
@@ -15,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from .config import Settings
@@ -26,6 +27,9 @@ log = logging.getLogger("tienlen.cluster")
 
 #: Redis and connection failures: Redis is down or unreachable.
 DOWN = (RedisError, OSError)
+
+#: Messages published in one pipeline at most.
+PUBLISH_BATCH = 500
 
 #: Renew each lease this node holds, or take it again if Redis lost it (restarted empty):
 #: 1 per key still ours, 0 per key another node holds now.
@@ -60,11 +64,15 @@ class Bus:
     def __init__(self, settings: Settings, url: str, node: str) -> None:
         self.settings = settings
         self.prefix = settings.redis_prefix
-        self.redis = Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=settings.redis_timeout,
-            socket_connect_timeout=settings.redis_timeout,
+        self.redis = Redis.from_pool(
+            BlockingConnectionPool.from_url(
+                url,
+                decode_responses=True,
+                max_connections=settings.redis_connections,
+                timeout=settings.redis_timeout,
+                socket_timeout=settings.redis_timeout,
+                socket_connect_timeout=settings.redis_timeout,
+            )
         )
         # Pub/sub waits for messages as long as it takes: no read timeout.
         self.sub = Redis.from_url(
@@ -123,16 +131,23 @@ class Bus:
         self.outbox.put_nowait((channel, json.dumps(message)))
 
     async def publishing(self) -> None:
-        """Publish queued messages one at a time, so a table's batches keep their order.
+        """Publish the queued messages in order, so a table's batches keep their order:
+        whatever is queued (up to :data:`PUBLISH_BATCH`) in one pipeline, one round trip
+        however many there are (a burst of answers does not wait a round trip each).
 
-        One that cannot be published is dropped; once Redis answers again, every node is
-        told to catch up (its relayed clients ask their owners for what they missed; a node
-        whose own connection did not break would not know to)."""
+        What cannot be published is dropped; once Redis answers again, every node is told
+        to catch up (its relayed clients ask their owners for what they missed; a node whose
+        own connection did not break would not know to)."""
         while True:
-            channel, data = await self.outbox.get()
+            batch = [await self.outbox.get()]
+            while len(batch) < PUBLISH_BATCH and not self.outbox.empty():
+                batch.append(self.outbox.get_nowait())
             try:
                 await self.tell_resync()
-                await self.redis.publish(channel, data)
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
             except DOWN as e:
                 self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
@@ -140,7 +155,8 @@ class Bus:
                 self.dropped = True
                 log.exception("publish failed")
             finally:
-                self.outbox.task_done()
+                for _ in batch:
+                    self.outbox.task_done()
 
     async def tell_resync(self) -> None:
         """If a message was dropped: tell every node to read the log."""
