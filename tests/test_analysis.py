@@ -107,6 +107,7 @@ def san_jose_game(deal: list[str], *gives: str) -> Game:
     return game
 
 
+@pytest.mark.slow  # 128 deals for each of 78 gives
 def test_a_give_that_breaks_a_bomb_is_labelled_worse_than_one_of_loose_low_cards() -> None:
     labels = {}
     for give in ("3d 4h", "3d 9h"):
@@ -268,6 +269,7 @@ def offer_2h_for_3c(deal: list[str]) -> Game:
     return game
 
 
+@pytest.mark.slow  # 256 deals for each of 19 offers
 def test_offering_a_two_for_a_three_is_labelled_worse_than_the_best_choice() -> None:
     game = offer_2h_for_3c(DEAL)
     game.offer_trade(3, "2h", "3c")

@@ -67,7 +67,7 @@ def test_a_training_round_on_ray_gives_the_local_pools_weights(
         for run in (tmp_path / "local", tmp_path / "ray")
     ]
     evals = [json.loads(log[-1])["eval"] for log in logs]
-    assert evals[0] == evals[1] and evals[0]["random"]["games"] == 4
+    assert evals[0] == evals[1] and evals[0]["standard"]["random"]["games"] == 4
 
 
 @pytest.mark.slow  # a Ray instance takes seconds to start

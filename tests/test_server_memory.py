@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import event, insert
 
 from serverkit import (
@@ -184,6 +185,7 @@ def generate_log(url: str, tmp: Path) -> list[str]:
     return asyncio.run(main())
 
 
+@pytest.mark.slow  # 200,000 events generated
 def test_a_start_reads_no_event_of_a_large_log(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'big.db'}"
     ids = generate_log(url, tmp_path)

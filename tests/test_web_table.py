@@ -41,7 +41,7 @@ def speak(p: Player, lang: str) -> None:
     p.context.add_init_script(f"localStorage.setItem('tienlen.lang', '{lang}')")
 
 
-def play_now(p: Player, *, level: str = "greedy", preset: str = "standard") -> None:
+def play_now(p: Player, *, level: str = "easy", preset: str = "standard") -> None:
     """The first page's "Play now": a name inline, a bot level, rules; the game starts."""
     p.page.goto(p.base + "/")
     p.page.fill("#guest-name", p.name)
