@@ -7,7 +7,7 @@ server; in a cluster each socket is an entry of a Redis sorted set per player, s
 it lapses, renewed by its node while it is open, so a node that dies frees its players'
 sockets after :data:`SOCKET_TTL` seconds. Closed sockets are uncounted in batches, one
 pipeline at a time (thousands closing at once take one round trip, not a connection each);
-a batch Redis did not take is tried again with the next one and at each renewal. When Redis
+a batch Redis did not take is tried again at the next renewal. When Redis
 does not answer, nobody is refused for it (the node serves its own clients as a single
 server would).
 
@@ -130,6 +130,8 @@ class Admission:
         self._renewer: asyncio.Task[None] | None = None
         self._closed: dict[str, set[str]] = {}
         """Closed sockets not uncounted in Redis yet, by player."""
+        self._failed: dict[str, set[str]] = {}
+        """Closed sockets Redis did not take the uncounting of (tried again at renewals)."""
         self._uncounting = asyncio.Lock()
 
     # --- life -----------------------------------------------------------------------------
@@ -147,7 +149,7 @@ class Admission:
         if self.redis is not None:
             for player, ids in self.sockets.items():
                 self._closed.setdefault(player, set()).update(ids)
-            await self._uncount()
+            await self._uncount(retry=True)
             await self.redis.aclose()
 
     # --- address caps ---------------------------------------------------------------------
@@ -223,12 +225,17 @@ class Admission:
             self._closed.setdefault(player, set()).add(socket)
             await self._uncount()
 
-    async def _uncount(self) -> None:
+    async def _uncount(self, *, retry: bool = False) -> None:
         """Uncount the closed sockets in Redis, all of them in one pipeline; one batch at a
-        time (sockets closing meanwhile wait for the next). A batch that fails is kept for
-        the next (each entry lapses after :data:`SOCKET_TTL` if none gets through)."""
+        time (sockets closing meanwhile wait for the next). A batch that fails is kept and
+        tried again with ``retry`` (at each renewal, and at the stop); an entry no batch
+        gets through lapses after :data:`SOCKET_TTL`."""
         async with self._uncounting:
             closed, self._closed = self._closed, {}
+            if retry:
+                for player, ids in self._failed.items():
+                    closed.setdefault(player, set()).update(ids)
+                self._failed = {}
             if not closed or self.redis is None:
                 return
             try:
@@ -238,9 +245,10 @@ class Admission:
                     await pipe.execute()
             except Exception as e:
                 for player, ids in closed.items():
-                    self._closed.setdefault(player, set()).update(ids)
+                    self._failed.setdefault(player, set()).update(ids)
                 log.warning(
-                    "%d closed sockets could not be uncounted (tried again): %s",
+                    "%d closed sockets could not be uncounted (tried again at the next "
+                    "renewal): %s",
                     sum(map(len, closed.values())),
                     type(e).__name__,
                 )
@@ -277,4 +285,4 @@ class Admission:
                     await pipe.execute()
             except Exception as e:
                 log.warning("open sockets could not be renewed: %s", type(e).__name__)
-            await self._uncount()
+            await self._uncount(retry=True)
