@@ -107,6 +107,7 @@ def test_the_network_s_own_choice_and_random_moves_are_labelled_too() -> None:
     assert (labels.mask.sum(axis=1) > 4).any()
 
 
+@pytest.mark.slow  # a labelling round under several rule sets
 def test_a_mix_of_rules_deals_each_game_under_one_of_them() -> None:
     from tienlen.env.train import rules_mix
 

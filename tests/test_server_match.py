@@ -59,6 +59,7 @@ def test_a_whole_four_player_match(live: LiveServer) -> None:
     assert board == sorted(board, key=lambda e: -e["ordinal"])
 
 
+@pytest.mark.slow  # two whole games with bots
 def test_bots_fill_empty_seats_and_the_host_can_rematch(live: LiveServer) -> None:
     host = Client(live.base, "Host")
     table = host.create(bots="random", games=1)["table"]["id"]

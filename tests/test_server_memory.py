@@ -114,6 +114,7 @@ def test_a_table_whose_players_are_away_is_loaded_and_waits(backend: str, tmp_pa
         back.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "back")
 
 
+@pytest.mark.slow  # a restart, then the abandon rule
 def test_a_table_of_bots_left_playing_by_a_restart_is_closed(backend: str, tmp_path: Path) -> None:
     with database(backend, tmp_path) as url:
         first = LiveServer(server_settings(url, tmp_path))

@@ -164,6 +164,7 @@ def test_a_bot_move_whose_commit_failed_is_not_counted(
     host.http.close()
 
 
+@pytest.mark.slow  # waits for a turn timer to run out
 def test_a_turn_timer_move_whose_commit_failed_is_not_counted(
     live: LiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -254,6 +254,7 @@ def test_the_san_jose_exchange_and_a_pike_second_game(make: Make) -> None:
     assert set(records[0]["hands"]).isdisjoint(records[1]["hands"])
 
 
+@pytest.mark.slow  # a whole game, then a second server
 def test_a_finished_table_is_there_after_a_restart(make: Make) -> None:
     first = make()
     host = Client(first.base, "Host")
