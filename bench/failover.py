@@ -267,12 +267,17 @@ def run(args: argparse.Namespace) -> None:
             print(f"{name + ' median, worst (s)':>34}: {statistics.median(xs):.2f}, {max(xs):.2f}")
         print(f"{'load average (1, 5, 15 min)':>34}: {[round(x, 2) for x in os.getloadavg()]}")
     finally:
-        for n in nodes:
-            n.stop()
-        for each in r.scan_iter(f"{prefix}*"):
-            r.delete(each)
-        r.close()
-        asyncio.run(scratch_database(args.postgres, drop=db.rsplit("/", 1)[1]))
+        tear_down(nodes, r, prefix, args.postgres, db)
+
+
+def tear_down(nodes: list[Node], r: redis.Redis, prefix: str, postgres: str, db: str) -> None:
+    """Stop the nodes, delete the run's Redis keys and drop its scratch database."""
+    for n in nodes:
+        n.stop()
+    for each in r.scan_iter(f"{prefix}*"):
+        r.delete(each)
+    r.close()
+    asyncio.run(scratch_database(postgres, drop=db.rsplit("/", 1)[1]))
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ import time
 
 import httpx
 import redis
-from failover import Human, Node  # this folder: the script's own path
+from failover import Human, Node, tear_down  # this folder: the script's own path
 from server_load import scratch_database
 
 #: Clock ticks per second (the unit of /proc/PID/stat's CPU times).
@@ -94,12 +94,7 @@ def run(args: argparse.Namespace) -> None:
             print(f"{way:>14}: {wait:.2f} ms to an answer, {per:.2f} ms CPU per event")
         print(f"load average (1, 5, 15 min): {[round(x, 2) for x in os.getloadavg()]}")
     finally:
-        for n in nodes:
-            n.stop()
-        for each in r.scan_iter(f"{prefix}*"):
-            r.delete(each)
-        r.close()
-        asyncio.run(scratch_database(args.postgres, drop=db.rsplit("/", 1)[1]))
+        tear_down(nodes, r, prefix, args.postgres, db)
 
 
 def main() -> None:
