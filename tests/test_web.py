@@ -612,8 +612,9 @@ def test_the_san_jose_exchange_has_its_own_controls(players: Any) -> None:
         for f in reversed(an.frames)
         if (f.get("view") or {}).get("phase") == "exchange" and f["view"].get("legal")
     )
+    count = len(view["legal"][0])
     sync_api.expect(page.locator(".controls")).to_contain_text(
-        f"Choose {len(view['legal'][0])} cards to give"
+        "Choose 1 card to give" if count == 1 else f"Choose {count} cards to give"
     )
     for card in view["legal"][0]:
         page.click(f'.hand button.card[data-card="{card}"]')
