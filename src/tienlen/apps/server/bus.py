@@ -96,7 +96,7 @@ class Bus:
         return f"{self.prefix}node:{node}"
 
     def table_channel(self, table_id: str) -> str:
-        """A table's channel: its owner's frames for other nodes' clients, and presence."""
+        """A table's channel: presence (who watches it through which node)."""
         return f"{self.prefix}t:{table_id}"
 
     def watch(self, table_id: str) -> None:
@@ -126,9 +126,11 @@ class Bus:
         self._changes.add(task)
         task.add_done_callback(self._changes.discard)
 
-    def send(self, channel: str, message: Mapping[str, Any]) -> None:
-        """Publish ``message`` on ``channel`` after what is queued already."""
-        self.outbox.put_nowait((channel, json.dumps(message)))
+    def send(self, channel: str, message: Mapping[str, Any] | str) -> None:
+        """Publish ``message`` on ``channel`` after what is queued already (as JSON; text
+        as it is)."""
+        text = message if isinstance(message, str) else json.dumps(message)
+        self.outbox.put_nowait((channel, text))
 
     async def publishing(self) -> None:
         """Publish the queued messages in order, so a table's batches keep their order:
@@ -177,7 +179,7 @@ class Bus:
                 await pubsub.subscribe(self.events, self.inbox, *self.watched)
                 self.pubsub = pubsub
                 while True:
-                    m = await pubsub.get_message(timeout=1.0)
+                    m = await pubsub.get_message(timeout=None)
                     if m is None:
                         continue
                     if m["type"] == "message":

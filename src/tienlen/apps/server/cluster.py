@@ -16,10 +16,11 @@ checked and stored, its bots and turn timer). Other nodes hold nothing of it.
   nobody needs leaves its owner's memory and its lease is given back (:mod:`.memory`).
 - **Relaying** (:mod:`.relay`, :mod:`.owner`): a client at a node that does not own its
   table is served through the owner: its frames go to the owner (:mod:`.forwarding`), and
-  the owner publishes each committed batch on the table's channel ``{prefix}t:{table}`` (one
-  list of frames per audience), but only while another node has clients there; a node
-  listens on a table's channel only while it owns the table or has clients there, so it
-  hears nothing of other tables. A gap in the versions is filled by asking the owner.
+  the owner sends each committed batch to each node that has clients there, on that node's
+  channel (the frames of their audiences, as text the relay passes on unparsed); a node
+  listens on a table's channel ``{prefix}t:{table}`` (presence: who watches it through
+  which node) only while it owns the table or has clients there, so it hears nothing of
+  other tables. A gap in the versions is filled by asking the owner.
   The load balancer sending a table's sockets to one node (consistent hashing by table id,
   docs/deploy.md) makes that node the owner, so relaying is the exception.
 - **Failover**: a node with clients at a table whose lease is gone (its owner died, hangs or
@@ -55,7 +56,7 @@ from .forwarding import Forwarding
 from .hub import Actor, Client, TableHost
 from .messages import TableInfo
 from .owner import VIEWERS_EVERY, Owner
-from .relay import Relays
+from .relay import BATCH, Relays, unpack
 from .tables import Pending, Refused, Table
 
 __all__ = ["Cluster"]
@@ -111,8 +112,8 @@ class Cluster:
         """A table's channel."""
         return self.bus.table_channel(table_id)
 
-    def send(self, channel: str, message: Mapping[str, Any]) -> None:
-        """Publish a message (after those queued before it)."""
+    def send(self, channel: str, message: Mapping[str, Any] | str) -> None:
+        """Publish a message, or text as it is (after those queued before it)."""
         self.bus.send(channel, message)
 
     def owns(self, table_id: str) -> bool:
@@ -373,11 +374,12 @@ class Cluster:
 
     async def _receive(self, channel: str, data: str) -> None:
         try:
+            if data.startswith(BATCH):
+                self.relays.frames(unpack(data), self._pull)
+                return
             m = json.loads(data)
             op = m["op"]
-            if op == "frames":
-                self.relays.frames(m, self._pull)
-            elif op == "viewers":
+            if op == "viewers":
                 self.owner.viewers(m)
             elif op == "who":
                 if m["table"] in self.relays.seen:

@@ -1,8 +1,9 @@
 """What a table's owner does for the other nodes of a cluster: it answers their requests
 (an action, a client opening the table, a catch-up, the table's line), keeps who watches the
-table through each of them (presence), and publishes each committed batch on the table's
-channel ``{prefix}t:{table}``, one list of frames per audience those nodes have (each seat's
-own share and view, the spectators' public one), only while some other node watches.
+table through each of them (presence), and sends each committed batch to each node that
+watches the table, on that node's channel: the frames of the audiences that node's clients
+have (each seat's own share and view, the spectators' public one), each made once, in the
+text a relay sends on without parsing (:func:`.relay.pack`).
 
 Presence: a node with clients at a table it does not own says who they are on the table's
 channel when that changes, when the owner asks (``who``, after a takeover) and every
@@ -22,6 +23,7 @@ from .commits import TABLE_KINDS
 from .forwarding import NotOwner, RemoteActor
 from .hub import Collector, TableHost
 from .limits import TokenBucket
+from .relay import audience, pack
 from .tables import Pending, Refused, Table
 
 __all__ = ["VIEWERS_EVERY", "Owner"]
@@ -47,11 +49,8 @@ class Sender(Protocol):
     def channel(self, node: str) -> str:
         """A node's channel."""
 
-    def table_channel(self, table_id: str) -> str:
-        """A table's channel."""
-
-    def send(self, channel: str, message: Mapping[str, Any]) -> None:
-        """Publish a message (in order, in the background)."""
+    def send(self, channel: str, message: Mapping[str, Any] | str) -> None:
+        """Publish a message, or text as it is (in order, in the background)."""
 
 
 class Owner:
@@ -119,25 +118,22 @@ class Owner:
 
     # --- frames for other nodes' clients ----------------------------------------------------
     def publish(self, table: Table, pending: list[Pending]) -> None:
-        """A batch committed here: its frames for the clients at other nodes (if any), and
-        the table's lobby line for every node's lobby (if it changed)."""
+        """A batch committed here: its frames for the clients at other nodes (if any), each
+        node sent its clients' audiences; and the table's lobby line for every node's lobby
+        (if it changed)."""
         if table.remote_viewers and pending:
-            seats: dict[str, int | None] = {
-                p: table.seat_of(p) for players in table.remote_viewers.values() for p in players
+            seats = {
+                node: {p: table.seat_of(p) for p in players}
+                for node, players in table.remote_viewers.items()
             }
-            frames = self.host.frames(table, pending, set(seats.values()))
-            self.sender.send(
-                self.sender.table_channel(table.id),
-                {
-                    "op": "frames",
-                    "table": table.id,
-                    "node": self.sender.node,
-                    "first": pending[0].version,
-                    "last": pending[-1].version,
-                    "seats": seats,
-                    "frames": {_audience(s): f for s, f in frames.items()},
-                },
-            )
+            wanted = {s for each in seats.values() for s in each.values()}
+            frames = {audience(s): f for s, f in self.host.frames(table, pending, wanted).items()}
+            first, last = pending[0].version, pending[-1].version
+            for node, theirs in seats.items():
+                keys = {p: audience(s) for p, s in theirs.items()}
+                mine = {k: frames[k] for k in sorted(set(keys.values()))}
+                text = pack(table.id, self.sender.node, first, last, keys, mine)
+                self.sender.send(self.sender.channel(node), text)
         if not table.config.private and any(p.kind in TABLE_KINDS for p in pending):
             self.sender.send(
                 self.sender.lobby_channel,
@@ -186,8 +182,3 @@ class Owner:
                     before = table.watching()
                     del table.remote_viewers[node]
                     self.changed(table, before)
-
-
-def _audience(seat: int | None) -> str:
-    """The key of a seat's frames in a ``frames`` message (``-``: the spectators')."""
-    return "-" if seat is None else str(seat)

@@ -2,18 +2,27 @@
 
 The node holds nothing of such a table: for each of its clients there it keeps only the
 version that client was brought to. A client's frames go to the owner (:mod:`.forwarding`);
-what the owner sends comes on the table's channel ``{prefix}t:{table}``, which the node
-listens on only while it has clients there, one list of frames per audience (each seat's,
-the spectators'): each client gets its audience's frames past its version. A client that
-missed some (a message lost while Redis was down, a gap in the versions) asks the owner for
-them, as a reconnecting client would (``sync``). The node says who its clients there are
-on the same channel (:mod:`.owner` keeps it), so the owner publishes only what is watched.
+what the owner sends for them comes on this node's own channel (``{prefix}node:{id}``), one
+message per committed batch with the frames of the audiences this node's clients have there
+(each seat's, the spectators'): each client gets its audience's frames past its version. A
+client that missed some (a message lost while Redis was down, a gap in the versions) asks
+the owner for them, as a reconnecting client would (``sync``). The node says who its clients
+there are on the table's channel ``{prefix}t:{table}``, which it listens on only while it
+has clients there (:mod:`.owner` keeps who they are, and asks again there after a takeover),
+so the owner sends only what is watched, and only to the nodes that watch it.
+
+A batch's message (:func:`pack`) is text the relay reads without parsing the frames: a
+marker, a small JSON header (table, owner, version range, each client's audience, the
+audiences in order), then the frames one a line, each audience's in turn, one per version.
+A frame is JSON as the owner's server writes it, which has no raw line break (JSON escapes
+one in a string), so the relay splits the lines and sends each frame on as it is.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .bus import Bus
@@ -21,9 +30,80 @@ from .forwarding import Forwarding, Reply
 from .hub import Client, Hub
 from .tables import Refused
 
-__all__ = ["Relays"]
+__all__ = ["BATCH", "Batch", "Relays", "audience", "pack", "unpack"]
 
 log = logging.getLogger("tienlen.cluster")
+
+#: The first character of a batch's message (every other cluster message is a JSON object).
+BATCH = "F"
+
+
+def audience(seat: int | None) -> str:
+    """The key of a seat's frames in a batch (``-``: the spectators')."""
+    return "-" if seat is None else str(seat)
+
+
+class Batch:
+    """A batch's message as read by a relay: its header, and each audience's frames (one
+    per version ``first`` to ``last``) as the owner wrote them."""
+
+    __slots__ = ("_audiences", "_lines", "first", "last", "node", "seats", "table")
+
+    def __init__(self, head: Mapping[str, Any], lines: list[str]) -> None:
+        self.table: str = head["table"]
+        self.node: str = head["node"]
+        self.first: int = head["first"]
+        self.last: int = head["last"]
+        self.seats: dict[str, str] = head["seats"]
+        """Each player's audience (whom the frames are for, at the receiving node)."""
+        self._audiences: list[str] = head["audiences"]
+        self._lines = lines
+        if len(lines) != len(self._audiences) * (self.last - self.first + 1):
+            raise ValueError(
+                f"a batch of versions {self.first}-{self.last} for {self._audiences!r} "
+                f"has {len(lines)} frames"
+            )
+
+    def frames(self, player: str) -> list[str] | None:
+        """The frames for ``player``'s audience (``None``: none for them here)."""
+        key = self.seats.get(player)
+        if key is None:
+            return None
+        n = self.last - self.first + 1
+        i = self._audiences.index(key)
+        return self._lines[i * n : (i + 1) * n]
+
+
+def pack(
+    table_id: str,
+    node: str,
+    first: int,
+    last: int,
+    seats: Mapping[str, str],
+    frames: Mapping[str, Sequence[str]],
+) -> str:
+    """A batch's message: versions ``first`` to ``last`` of ``table_id`` committed at
+    ``node``, ``frames`` by audience (one frame per version each), ``seats`` each player's
+    audience."""
+    head = {
+        "table": table_id,
+        "node": node,
+        "first": first,
+        "last": last,
+        "seats": seats,
+        "audiences": list(frames),
+    }
+    lines = [line for each in frames.values() for line in each]
+    return BATCH + json.dumps(head) + "\n" + "\n".join(lines)
+
+
+def unpack(data: str) -> Batch:
+    """A batch's message read (:class:`ValueError` if it is not one)."""
+    if not data.startswith(BATCH):
+        raise ValueError(f"not a batch of frames: {data[:40]!r}")
+    head, _, body = data.partition("\n")
+    return Batch(json.loads(head[len(BATCH) :]), body.split("\n"))
+
 
 #: Does the request here (this node owns the table after all).
 Here = Callable[[], Awaitable[None]]
@@ -144,20 +224,19 @@ class Relays:
             self.say(table_id)
 
     # --- frames from the owner ------------------------------------------------------------
-    def frames(self, m: Mapping[str, Any], pull: Callable[[str, Client, int], None]) -> None:
-        """A batch the owner published: each client here gets its audience's frames past
-        its version; one that would skip versions asks for them (``pull``)."""
-        table_id = m["table"]
+    def frames(self, batch: Batch, pull: Callable[[str, Client, int], None]) -> None:
+        """A batch the owner sent this node: each client here gets its audience's frames
+        past its version; one that would skip versions asks for them (``pull``)."""
+        table_id = batch.table
         seen = self.seen.get(table_id)
         if not seen:
             return
-        self.cluster.owners[table_id] = m["node"]
-        first, last = m["first"], m["last"]
+        self.cluster.owners[table_id] = batch.node
+        first, last = batch.first, batch.last
         for conn, at in list(seen.items()):
             if conn in self.pulling or last <= at:
                 continue
-            seat = m["seats"].get(conn.player, "?")
-            frames = m["frames"].get("-" if seat is None else str(seat))
+            frames = batch.frames(conn.player)
             if at < first - 1 or frames is None:  # a gap, or the owner does not know it yet
                 pull(table_id, conn, at)
                 continue
