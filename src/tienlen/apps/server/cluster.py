@@ -112,9 +112,15 @@ class Cluster:
         """A table's channel."""
         return self.bus.table_channel(table_id)
 
-    def send(self, channel: str, message: Mapping[str, Any] | str) -> None:
-        """Publish a message, or text as it is (after those queued before it)."""
-        self.bus.send(channel, message)
+    def send(
+        self,
+        channel: str,
+        message: Mapping[str, Any] | str,
+        heard: asyncio.Future[int] | None = None,
+    ) -> None:
+        """Publish a message, or text as it is (after those queued before it; ``heard``: set
+        to how many listened)."""
+        self.bus.send(channel, message, heard)
 
     def owns(self, table_id: str) -> bool:
         """Whether this node owns the table now."""

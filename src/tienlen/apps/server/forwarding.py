@@ -14,7 +14,6 @@ out and another node takes its tables.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import time
@@ -80,8 +79,14 @@ class Owners(Protocol):
     async def acquire(self, table_id: str) -> bool:
         """Take the table over if no node holds it (:class:`Refused` if there is none)."""
 
-    def send(self, channel: str, message: Mapping[str, Any]) -> None:
-        """Publish a message (in order, in the background)."""
+    def send(
+        self,
+        channel: str,
+        message: Mapping[str, Any] | str,
+        heard: asyncio.Future[int] | None = None,
+    ) -> None:
+        """Publish a message (in order, in the background; ``heard``: set to how many
+        listened)."""
 
 
 class Forwarding:
@@ -158,17 +163,20 @@ class Forwarding:
     ) -> dict[str, Any]:
         """Send a request to ``owner`` and wait for its answer (``timeout``: none came)."""
         rid = secrets.token_hex(8)
-        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any]] = loop.create_future()
+        heard: asyncio.Future[int] = loop.create_future()
         self.replies[rid] = (done, answered)
         try:
             payload = {**payload, "op": "request", "id": rid, "from": self.cluster.node}
-            channel = self.cluster.channel(owner)
-            heard = await self.cluster.redis.publish(channel, json.dumps(payload))
-            if not heard:  # the owner is gone; its lease has not run out yet
-                await asyncio.sleep(RETRY_WAIT)
-                return {"ok": False, "code": "not_owner"}
+            # Through the outbox: in one pipeline with whatever else this node publishes.
+            self.cluster.send(self.cluster.channel(owner), payload, heard)
             try:
-                return await asyncio.wait_for(done, self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    if not await heard:  # the owner is gone; its lease has not run out yet
+                        await asyncio.sleep(RETRY_WAIT)
+                        return {"ok": False, "code": "not_owner"}
+                    return await done
             except TimeoutError:
                 log.warning(
                     "node %s did not answer within %g s: reading the lease", owner, self.timeout
