@@ -1,7 +1,8 @@
 """The owner's batches for other nodes' clients (issue 29): each node is sent the frames of
 its own clients' audiences only, the relay passes them on exactly as the owner wrote them,
-and a client that would skip versions is caught up from the owner instead. No Redis here:
-the owner's sender and the relay's cluster are stand-ins that keep what they are given."""
+and a client that would skip versions is caught up from the owner instead; what a node
+publishes for one other node at once goes as one message. No Redis here: the owner's sender
+and the relay's cluster are stand-ins that keep what they are given."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tienlen.apps.server.bus import SEP, bundle
 from tienlen.apps.server.hub import Hub
 from tienlen.apps.server.limits import Rate, TokenBucket
 from tienlen.apps.server.owner import Owner
@@ -205,3 +207,27 @@ def test_the_owner_sends_each_node_its_clients_audiences_only() -> None:
     assert (n2.frames("bob"), n2.frames("eve")) == (["1@7", "1@8"], ["-@7", "-@8"])
     assert n2.frames("ann") is None
     assert "0@7" not in next(str(t) for c, t in sender.out if c == "node:n2")
+
+
+def test_messages_to_one_node_go_as_one_in_the_order_it_hears_them() -> None:
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        asked: asyncio.Future[int] = loop.create_future()
+        batch: list[tuple[str, str, asyncio.Future[int] | None]] = [
+            ("p:node:a", "frames for a", None),
+            ("p:node:b", "frames for b", None),
+            ("p:node:a", "answer to a", asked),
+            ("p:t:T", "who", None),  # heard by several nodes: nothing passes it
+            ("p:node:a", "after who", None),
+        ]
+        out = bundle(batch, "p:node:")
+        assert [(c, t.split(SEP)) for c, t, _ in out] == [
+            ("p:node:a", ["frames for a", "answer to a"]),
+            ("p:node:b", ["frames for b"]),
+            ("p:t:T", ["who"]),
+            ("p:node:a", ["after who"]),
+        ]
+        assert [w for _, _, w in out] == [[asked], [], [], []]
+        assert SEP not in json.dumps({"text": f"a{SEP}b"})  # (JSON escapes it in a string)
+
+    asyncio.run(run())

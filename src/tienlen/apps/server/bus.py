@@ -22,15 +22,22 @@ from redis.exceptions import RedisError
 
 from .config import Settings
 
-__all__ = ["DOWN", "RELEASE", "RENEW", "Bus"]
+__all__ = ["DOWN", "RELEASE", "RENEW", "SEP", "Bus", "bundle"]
 
 log = logging.getLogger("tienlen.cluster")
 
 #: Redis and connection failures: Redis is down or unreachable.
 DOWN = (RedisError, OSError)
 
-#: Messages published in one pipeline at most.
+#: Messages published in one round trip at most.
 PUBLISH_BATCH = 500
+
+#: Between the messages of a bundle (JSON, and the frames a relay passes on, which are JSON,
+#: have no raw control character).
+SEP = "\x1e"
+
+#: A message to publish: its channel, its text, and who waits to know how many heard it.
+Outgoing = tuple[str, str, asyncio.Future[int] | None]
 
 #: Renew each lease this node holds, or take it again if Redis lost it (restarted empty):
 #: 1 per key still ours, 0 per key another node holds now.
@@ -91,7 +98,7 @@ class Bus:
         """The connection the outbox is published on, held by :meth:`publishing` alone: a
         pipeline through the pool cost some 200 us of CPU a round trip here, most of it the
         pool's checkout and the client's wrappers, and a node publishes a few per action."""
-        self.outbox: asyncio.Queue[tuple[str, str, asyncio.Future[int] | None]] = asyncio.Queue()
+        self.outbox: asyncio.Queue[Outgoing] = asyncio.Queue()
         self.subscribed = asyncio.Event()
         self._changes: set[asyncio.Task[None]] = set()
         self.dropped = False
@@ -146,8 +153,9 @@ class Bus:
 
     async def publishing(self) -> None:
         """Publish the queued messages in order, so a table's batches keep their order:
-        whatever is queued (up to :data:`PUBLISH_BATCH`) in one pipeline, one round trip
-        however many there are (a burst of answers does not wait a round trip each).
+        whatever is queued (up to :data:`PUBLISH_BATCH`) in one round trip however many
+        there are (a burst of answers does not wait a round trip each), what goes to one
+        node as one message (:func:`bundle`; the listener splits it).
 
         What cannot be published is dropped; once Redis answers again, every node is told
         to catch up (its relayed clients ask their owners for what they missed; a node whose
@@ -159,12 +167,14 @@ class Bus:
             conn = self.publisher
             try:
                 await self.tell_resync()
-                commands = [("PUBLISH", channel, data) for channel, data, _ in batch]
+                bundles = bundle(batch, self.channel(""))
+                commands = [("PUBLISH", channel, data) for channel, data, _ in bundles]
                 await conn.send_packed_command(conn.pack_commands(commands), check_health=False)
-                for _, _, heard in batch:
+                for _, _, waiting in bundles:
                     count = await conn.read_response()
-                    if heard is not None and not heard.done():
-                        heard.set_result(int(count))
+                    for heard in waiting:
+                        if not heard.done():
+                            heard.set_result(int(count))
             except DOWN as e:
                 self.dropped = True
                 log.debug("publish: Redis is down (%s); the others will read the log", e)
@@ -202,7 +212,8 @@ class Bus:
                     if m is None:
                         continue
                     if m["type"] == "message":
-                        await receive(m["channel"], m["data"])
+                        for part in m["data"].split(SEP):
+                            await receive(m["channel"], part)
                     elif m["type"] == "subscribe" and m["channel"] == self.events:
                         # Subscribed for sure now: whatever the log has from here on
                         # comes as a message, and what it had is read now.
@@ -233,8 +244,35 @@ class Bus:
         await self.sub.aclose()
 
 
-def _fail(batch: list[tuple[str, str, asyncio.Future[int] | None]], error: Exception) -> None:
+def _fail(batch: list[Outgoing], error: Exception) -> None:
     """Tell whoever waits on a message of ``batch`` that it was not published."""
     for _, _, heard in batch:
         if heard is not None and not heard.done():
             heard.set_exception(ConnectionError(f"not published: {error}"))
+
+
+def bundle(batch: list[Outgoing], inboxes: str) -> list[tuple[str, str, list[asyncio.Future[int]]]]:
+    """The messages of ``batch`` to publish, those to one node's channel (a name that starts
+    with ``inboxes``) joined by :data:`SEP` into one message where only other nodes'
+    channels come between: so an owner's answer to a node and the frames of the same
+    commit for it are one message. Only one node hears a node's channel, so moving its
+    messages past another node's changes the order no node hears; a message on any other
+    channel is not passed."""
+    out: list[tuple[str, str, list[asyncio.Future[int]]]] = []
+    run: dict[str, tuple[list[str], list[asyncio.Future[int]]]] = {}
+
+    def flush() -> None:
+        out.extend((channel, SEP.join(texts), waiting) for channel, (texts, waiting) in run.items())
+        run.clear()
+
+    for channel, text, heard in batch:
+        if not channel.startswith(inboxes):
+            flush()
+            out.append((channel, text, [] if heard is None else [heard]))
+            continue
+        texts, waiting = run.setdefault(channel, ([], []))
+        texts.append(text)
+        if heard is not None:
+            waiting.append(heard)
+    flush()
+    return out
