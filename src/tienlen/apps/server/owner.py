@@ -1,9 +1,9 @@
 """What a table's owner does for the other nodes of a cluster: it answers their requests
-(an action, a client opening the table, a catch-up, the table's line, a seated player's
-hint or hand grouped), keeps who watches the
-table through each of them (presence), and publishes each committed batch on the table's
-channel ``{prefix}t:{table}``, one list of frames per audience those nodes have (each seat's
-own share and view, the spectators' public one), only while some other node watches.
+(an action, a client opening the table, a catch-up, the table's line, a seated player's hint
+or hand grouped), keeps who watches the table through each of them (presence), and publishes
+each committed batch on the table's channel ``{prefix}t:{table}``, one list of frames per
+audience those nodes have (each seat's own share and view, the spectators' public one), only
+while some other node watches.
 
 Presence: a node with clients at a table it does not own says who they are on the table's
 channel when that changes, when the owner asks (``who``, after a takeover) and every
