@@ -108,6 +108,24 @@ def test_the_lobby_is_listed_newest_first_a_page_at_a_time(backend: str, tmp_pat
     on_rows(backend, tmp_path, LOBBY)(check)
 
 
+def test_get_api_tables_pages_with_limit_and_after(live: LiveServer) -> None:
+    host = Client(live.base, "Host")
+    made = [host.create(bots="random")["table"]["id"] for _ in range(3)]
+    lobby = httpx.Client(base_url=live.base, timeout=10)
+    first = [t["id"] for t in lobby.get("/api/tables", params={"limit": 2}).json()]
+    assert first == made[:0:-1]  # the newest two
+    rest = lobby.get("/api/tables", params={"after": first[-1]}).json()
+    assert [t["id"] for t in rest] == made[:1]
+    cases: list[tuple[dict[str, str | int], int, str]] = [
+        ({"limit": 0}, 400, "bad_request"),
+        ({"limit": 501}, 400, "bad_request"),
+        ({"after": "nope"}, 404, "not_found"),
+    ]
+    for params, status, code in cases:
+        r = lobby.get("/api/tables", params=params)
+        assert (r.status_code, r.json()["code"]) == (status, code), r.text
+
+
 def test_the_tables_of_bots_only_are_read_from_their_rows(backend: str, tmp_path: Path) -> None:
     specs = [
         ("bots", "playing", 0, False, 1),
