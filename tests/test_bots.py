@@ -422,10 +422,10 @@ def test_bots_accept_the_offer_the_heuristic_rule_favours_and_refuse_the_other(s
     for give, take, accept in (("2s", "3c", True), ("4s", "2d", False)):
         game = offered(give, take)
         legal = game.legal_moves()
-        assert legal == [PASS, Give.of(take)]  # refuse, or accept: give the card asked for
+        assert legal == [Give.of(take), PASS]  # accept (give the card asked for), or refuse
         hand = game.hand_masks[1]
         assert accepts_trade(TRADING, hand, cards(give), cards(take)) is accept
-        assert bot.choose(observe(game, 1), legal, Budget()) == (legal[1] if accept else PASS)
+        assert bot.choose(observe(game, 1), legal, Budget()) == (legal[0] if accept else PASS)
 
 
 def test_heuristic_says_why_it_answers_an_offer_so() -> None:

@@ -270,7 +270,7 @@ def test_a_program_answers_a_trade_offer_by_giving_the_cards_asked_for_or_passin
             game = Game(Rules.preset("vietcong", trading="mutual"), seed=3)
             game.offer_trade((game.turn + 1) % 4, give, take)
             legal = game.legal_moves()
-            assert legal == [PASS, Give.of(take)]
+            assert legal == [Give.of(take), PASS]
             obs = observe(game, game.turn)
             answer = bot.choose(obs, legal, Budget())
             assert answer == make_bot("heuristic").choose(obs, legal, Budget())

@@ -513,8 +513,8 @@ class Game:
     def legal_moves(self) -> Sequence[Choice]:
         """What the seat to act may do: its legal plays and the pass when it is legal
         (:meth:`legal_plays`); in an exchange, the gives it may make; answering a trade
-        offer, the pass (which refuses) and, when it holds them, the give of the cards asked
-        for (which accepts, as :meth:`accept_trade` does)."""
+        offer, the give of the cards asked for when it holds them (which accepts, as
+        :meth:`accept_trade` does) and the pass (which refuses)."""
         st = self._state
         if st.phase == "exchange":
             count, pool = self._to_give()
@@ -523,7 +523,7 @@ class Game:
         if offer is not None:
             assert st.trading is not None
             if st.trading.why_not_accept(st.hands) is None:
-                return [PASS, Give(offer.take)]
+                return [Give(offer.take), PASS]
         return self.legal_plays()
 
     def legal_plays(self) -> list[Move]:
