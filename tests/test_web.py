@@ -245,15 +245,51 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
     # the row names the rules by their code (the preset and each knob changed on it)
     sync_api.expect(row.locator(".rules")).to_have_text("pagat.direction-anticlockwise")
-    # The bot levels, beginner to expert, as the server lists them, in the page's language.
+    # The bot levels, beginner to expert, as the server lists them, in the page's language:
+    # each by its name, the chosen one's way of playing under the list.
     levels = an.page.locator("#quick-level option")
     assert [levels.nth(i).get_attribute("value") for i in range(levels.count())] == list(LEVELS)
-    sync_api.expect(levels.first).to_have_text(f"Beginner: {LEVELS['beginner'].about['en']}")
+    sync_api.expect(levels.first).to_have_text("Beginner")
+    about = an.page.locator("#quick-level-about")
+    sync_api.expect(about).to_have_text("Plays its lowest cards, keeps 2s and bombs back")
+    an.page.select_option("#quick-level", "beginner")
+    sync_api.expect(about).to_have_text("Plays any legal move at random")
     an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
     sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
-    sync_api.expect(levels.last).to_have_text(f"Cao thủ: {LEVELS['expert'].about['vi']}")
+    sync_api.expect(levels.last).to_have_text("Cao thủ")
+    sync_api.expect(about).to_have_text("Đánh lá nhỏ nhất, giữ heo và bom lại")
     Client(server.base, "Chi").create(preset="lu")
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
+
+
+#: The widest option text of a select and the room its box leaves for text (its inner width
+#: less its padding and the drop-down arrow's 24 px).
+FIT = """select => {
+    const style = getComputedStyle(select);
+    const pen = document.createElement("canvas").getContext("2d");
+    pen.font = style.font;
+    const widest = Math.max(...[...select.options].map((o) => pen.measureText(o.text).width));
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    return [widest, select.clientWidth - padding - 24];
+}"""
+
+
+def test_the_level_lists_fit_a_phone_with_each_level_described_under_them(players: Any) -> None:
+    binh = players("Binh", viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    binh.enter("/")
+    page = binh.page
+    for language in ("en", "vi"):
+        for select in ("#quick-level", "#bots"):
+            widest, room = page.locator(select).evaluate(FIT)
+            assert 0 < widest <= room, (language, select, widest, room)
+            about = page.locator(f"{select}-about")
+            assert about.evaluate("e => e.clientWidth > 0 && e.scrollWidth <= e.clientWidth")
+            assert about.evaluate("e => e.getBoundingClientRect().right") <= 390
+        if language == "en":
+            page.click("#lang")
+            sync_api.expect(page.locator("#bots-about")).to_have_text(
+                "Đánh lá nhỏ nhất, giữ heo và bom lại"
+            )
 
 
 def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:

@@ -49,6 +49,7 @@ from typing import Any
 from redis.asyncio import Redis
 from sqlalchemy import update
 
+from .advice import ADVICE
 from .bus import DOWN, RELEASE, RENEW, Bus
 from .client_messages import ClientMessage
 from .db import TableRow
@@ -352,6 +353,20 @@ class Cluster:
         request = {"act": "info", "player": player, "invite": invite}
         await self.forwarding.route(table_id, here, request, answered)
         return TableInfo.model_validate(got["info"])
+
+    async def advise(self, table_id: str, player: str, what: str) -> Any:
+        """One of the seated player's helpers (:data:`.advice.ADVICE`), from the table's
+        owner (taking it if nobody owns it): no node replays a table it does not own."""
+        got: dict[str, Any] = {}
+
+        async def here() -> None:
+            got["answer"] = ADVICE[what](self.host.hub.live(table_id), player)
+
+        def answered(reply: Mapping[str, Any]) -> None:
+            got["answer"] = reply["answer"]
+
+        await self.forwarding.route(table_id, here, {"act": what, "player": player}, answered)
+        return got["answer"]
 
     async def dispatch(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None

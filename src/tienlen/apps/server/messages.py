@@ -243,7 +243,7 @@ class PongMsg(Message):
 
 
 class LobbyMsg(Message):
-    """The lobby socket's first frame: every listed table."""
+    """The lobby socket's first frame: the first page of the listed tables, newest first."""
 
     type: Literal["lobby"] = "lobby"
     tables: list[TableInfo]

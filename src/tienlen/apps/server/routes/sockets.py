@@ -142,7 +142,7 @@ async def _at_table(
 
 @router.websocket("/ws/lobby")
 async def lobby_socket(ws: WebSocket) -> None:
-    """The lobby: the open tables, then each table's line as it changes."""
+    """The lobby: the newest page of the open tables, then each table's line as it changes."""
     srv = server_of(ws)
     got = await _opened(srv, ws)
     if got is None:

@@ -56,11 +56,20 @@ function knobValue(input) {
   return input.dataset.type === "int" ? Number(input.value) : input.value;
 }
 
+/** The bot levels by name, and the chosen one's way of playing as help under the select (a
+ * description in each option would be clipped in a narrow form). */
 function levelSelect(id, levels, chosen) {
-  const select = h("select", { id, name: "bots" },
-    levels.map((l) => h("option", { value: l.name }, `${levelText(l.name)}: ${levelText(l.name, "about")}`)));
+  const about = h("small", { id: `${id}-about`, class: "level-about" });
+  const select = h("select", { id, name: "bots", "aria-describedby": about.id },
+    levels.map((l) => h("option", { value: l.name }, levelText(l.name))));
   select.value = levels.some((l) => l.name === chosen) ? chosen : levels[1] ? levels[1].name : levels[0].name;
-  return select;
+  const show = () => {
+    const text = levelText(select.value, "about");
+    about.textContent = text.charAt(0).toUpperCase() + text.slice(1);
+  };
+  select.addEventListener("change", show);
+  show();
+  return { select, about };
 }
 
 function presetSelect(id, presets, chosen) {
@@ -93,14 +102,14 @@ export async function mount(root) {
   };
 
   // Play now: this player and three bots, started at once.
-  const quickLevel = levelSelect("quick-level", levels, localStorage.getItem(LEVEL_KEY) || "easy");
+  const { select: quickLevel, about: quickAbout } = levelSelect("quick-level", levels, localStorage.getItem(LEVEL_KEY) || "easy");
   const quickRules = presetSelect("quick-rules", names, localStorage.getItem(PRESET_KEY) || "standard");
   const quickError = h("p", { class: "error", role: "alert" });
   const quick = h("form", { class: "play-now", id: "play-now" },
     h("h2", {}, t("lobby.playnow")),
     h("p", { class: "help" }, t("lobby.playnowhelp")),
     nameBox,
-    h("label", { for: "quick-level" }, t("lobby.level"), quickLevel),
+    h("label", { for: "quick-level" }, t("lobby.level"), quickLevel, quickAbout),
     h("label", { for: "quick-rules" }, t("lobby.rules"), quickRules),
     h("button", { type: "submit", id: "play-now-go", class: "big" }, t("lobby.playnow")),
     quickError);
@@ -120,7 +129,7 @@ export async function mount(root) {
 
   // The create form: any preset, its rules in words, bots, match length, timer, privacy.
   const preset = presetSelect("preset", names, localStorage.getItem(PRESET_KEY) || "standard");
-  const botLevel = levelSelect("bots", levels, "easy");
+  const { select: botLevel, about: botAbout } = levelSelect("bots", levels, "easy");
   const games = h("input", { type: "number", id: "games", min: 1, max: 100, value: 1, inputmode: "numeric" });
   const target = h("input", { type: "number", id: "target", min: 1, max: 1000, inputmode: "numeric" });
   const timer = h("input", { type: "number", id: "timer", min: 0, max: 600, inputmode: "numeric", placeholder: t("lobby.timerauto") });
@@ -143,7 +152,7 @@ export async function mount(root) {
     h("h2", {}, t("lobby.create")),
     h("label", { for: "preset" }, t("lobby.preset"), preset),
     h("details", { class: "about" }, h("summary", {}, t("lobby.about")), about),
-    h("label", { for: "bots" }, t("lobby.bots"), botLevel),
+    h("label", { for: "bots" }, t("lobby.bots"), botLevel, botAbout),
     h("label", { for: "games" }, t("lobby.games"), games),
     h("label", { for: "target" }, t("lobby.target"), target),
     h("label", { for: "timer" }, t("lobby.timer"), timer, h("small", {}, t("lobby.timerhelp", { n: 30 }))),
