@@ -1,4 +1,5 @@
-"""The live tables: each table, its lock, its clients and the lobby's; and
+"""The live tables: each table, its lock, its clients and the lobby's (each lobby socket
+hears only of the lines its client shows: :class:`LobbyWatch`); and
 :class:`TableHost`, the interface through which the cluster code (:mod:`.cluster`) drives a
 node's tables.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
@@ -23,10 +25,10 @@ from .config import Settings
 from .db import TableRow
 from .errors import TRY_AGAIN
 from .limits import Rate, TokenBucket
-from .messages import LobbyTableMsg, TableInfo
+from .messages import LobbyMsg, LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
-__all__ = ["Actor", "Client", "Collector", "Hub", "TableHost"]
+__all__ = ["SHOWN_MAX", "Actor", "Client", "Collector", "Hub", "LobbyWatch", "TableHost"]
 
 log = logging.getLogger("tienlen.server")
 
@@ -68,6 +70,63 @@ class Collector:
         self.frames.append(text)
 
 
+#: The most lines one lobby socket shows (its pages' limit times their number).
+SHOWN_MAX = 1000
+
+
+class LobbyWatch:
+    """One lobby socket and the lines its client shows, newest first: up to ``limit`` lines
+    for each page it was sent (the first, then one per ``more``), those of the pages and the
+    tables listed since. A new table goes first and pushes the last line out when the lines
+    fill the pages' room (the client drops it too); a table that leaves the list (finished)
+    leaves them. The socket hears of a change to a line it shows and of every new table
+    (the first page is where they go), nothing else."""
+
+    def __init__(self, client: Client, limit: int) -> None:
+        self.client = client
+        self.limit = limit
+        self.room = 0
+        """``limit`` times the pages sent."""
+        self.shown: OrderedDict[str, None] = OrderedDict()
+        self.reading = False
+        self.waiting: list[tuple[str, str, bool, bool]] = []
+        """Lines heard while a page is read: they go after it (the newest line last)."""
+
+    def reads(self) -> None:
+        """A page is being read: the lines heard meanwhile wait for it."""
+        self.reading = True
+
+    def page(self, tables: list[TableInfo], after: str | None) -> None:
+        """Send the page read (after table ``after``; ``None``: the first), then the lines
+        heard while it was read."""
+        self.room += self.limit
+        self.shown.update((t.id, None) for t in tables)
+        self.client.send(LobbyMsg(tables=tables, after=after))
+        self.unread()
+
+    def unread(self) -> None:
+        """No page is being read (any more): the lines that waited go out."""
+        self.reading = False
+        waiting, self.waiting = self.waiting, []
+        for line in waiting:
+            self.offer(*line)
+
+    def offer(self, table_id: str, text: str, removed: bool, new: bool) -> None:
+        """A listed table's line (``text``, a ``lobby_table`` frame) changed, or it is new."""
+        if self.reading:
+            self.waiting.append((table_id, text, removed, new))
+        elif table_id in self.shown:
+            if removed:
+                del self.shown[table_id]
+            self.client.send_text(text)
+        elif new and not removed:
+            self.shown[table_id] = None
+            self.shown.move_to_end(table_id, last=False)
+            if len(self.shown) > self.room:
+                self.shown.popitem()
+            self.client.send_text(text)
+
+
 class Hub:
     """A node's live tables, their locks and clients, and the lobby's clients."""
 
@@ -77,7 +136,7 @@ class Hub:
         self.conns: dict[str, set[Client]] = {}
         """Each table's open sockets at this node (in a cluster, at tables owned here or
         elsewhere)."""
-        self.lobby: set[Client] = set()
+        self.lobby: dict[Client, LobbyWatch] = {}
         self.restoring: dict[str, int] = {}
         """Tables whose commit failed, by the last version committed: refused until rebuilt
         from the database (their live state had moved ahead of it)."""
@@ -121,17 +180,21 @@ class Hub:
             raise Refused("forbidden", "this table is private: use its invite link")
         return table
 
-    def lobby_update(self, table: Table) -> None:
-        """Send the table's line to the lobby's clients (a public table's)."""
+    def lobby_update(self, table: Table, *, new: bool = False) -> None:
+        """Send the table's line to the lobby's clients that show it (a public table's;
+        ``new``: to every one)."""
         if table.config.private or not self.lobby:
             return
-        self.lobby_line(table.info(), table.status == "finished")
+        self.lobby_line(table.info(), table.status == "finished", new=new)
 
-    def lobby_line(self, info: TableInfo, removed: bool) -> None:
-        """Send a table's line to the lobby's clients (``removed``: it is finished)."""
-        msg = LobbyTableMsg(table=info, removed=removed)
-        for c in self.lobby:
-            c.send(msg)
+    def lobby_line(self, info: TableInfo, removed: bool, *, new: bool = False) -> None:
+        """Send a table's line to the lobby's clients that show it (``removed``: it is
+        finished; ``new``: it was just listed, for every lobby client)."""
+        if not self.lobby:
+            return
+        text = LobbyTableMsg(table=info, removed=removed).model_dump_json(exclude_none=True)
+        for watch in self.lobby.values():
+            watch.offer(info.id, text, removed, new)
 
 
 class TableHost(Protocol):
