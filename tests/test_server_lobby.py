@@ -32,7 +32,7 @@ from serverkit import (
 )
 from tienlen.apps.server import Server
 from tienlen.apps.server.db import MIGRATIONS, PlayerRow, TableRow, connect
-from tienlen.apps.server.hub import Collector, LobbyWatch
+from tienlen.apps.server.hub import Collector, Hub, LobbyWatch
 from tienlen.apps.server.lobby import NewTable, new_table
 from tienlen.apps.server.messages import TableInfo
 from tienlen.apps.server.tables import Refused
@@ -204,8 +204,8 @@ def line(table_id: str) -> TableInfo:
 
 
 def test_a_lobby_watch_keeps_the_lines_its_client_shows() -> None:
-    client = Collector("p0")
-    watch = LobbyWatch(client, 2)
+    client, hub = Collector("p0"), Hub()
+    watch = LobbyWatch(hub, client, 2)
 
     def offer(table_id: str, *, removed: bool = False, new: bool = False) -> None:
         watch.offer(table_id, f"{table_id} {removed} {new}", removed, new)
@@ -223,6 +223,9 @@ def test_a_lobby_watch_keeps_the_lines_its_client_shows() -> None:
     assert client.frames[2:] == ["c True False", "n False False"]
     offer("m", new=True)
     assert (list(watch.shown), client.frames[4:]) == (["m", "n"], ["m False True"])
+    assert {t: len(w) for t, w in hub.showing.items()} == {"m": 1, "n": 1}
+    watch.close()
+    assert hub.showing == {}
 
 
 def test_the_tables_of_bots_only_are_read_from_their_rows(backend: str, tmp_path: Path) -> None:

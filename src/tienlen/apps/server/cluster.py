@@ -401,9 +401,11 @@ class Cluster:
                     self.relays.say(m["table"])
             elif op == "lobby":
                 if m["node"] != self.node:
-                    line = TableInfo.model_validate(m["line"])
                     # (a node of an older release sends no "new": its new tables show on reload)
-                    self.host.hub.lobby_line(line, m["removed"], new=m.get("new", False))
+                    new = m.get("new", False)
+                    if self.host.hub.lobby_hears(m["line"]["id"], new):  # (else not read)
+                        line = TableInfo.model_validate(m["line"])
+                        self.host.hub.lobby_line(line, m["removed"], new=new)
             elif op == "resync":
                 self._back()
             elif op == "request":

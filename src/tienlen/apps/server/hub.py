@@ -80,51 +80,72 @@ class LobbyWatch:
     tables listed since. A new table goes first and pushes the last line out when the lines
     fill the pages' room (the client drops it too); a table that leaves the list (finished)
     leaves them. The socket hears of a change to a line it shows and of every new table
-    (the first page is where they go), nothing else."""
+    (the first page is where they go), nothing else. The hub finds a line's sockets by the
+    table (:attr:`Hub.showing`), so a line costs what its own sockets cost."""
 
-    def __init__(self, client: Client, limit: int) -> None:
+    def __init__(self, hub: Hub, client: Client, limit: int) -> None:
+        self.hub = hub
         self.client = client
         self.limit = limit
         self.room = 0
         """``limit`` times the pages sent."""
         self.shown: OrderedDict[str, None] = OrderedDict()
-        self.reading = False
-        self.waiting: list[tuple[str, str, bool, bool]] = []
-        """Lines heard while a page is read: they go after it (the newest line last)."""
+        self.waiting: list[tuple[str, str, bool, bool]] | None = None
+        """While a page is read: the lines heard meanwhile, to go after it (the newest line
+        last)."""
 
     def reads(self) -> None:
         """A page is being read: the lines heard meanwhile wait for it."""
-        self.reading = True
+        self.waiting = []
+        self.hub.lobby_reading.add(self)
 
     def page(self, tables: list[TableInfo], after: str | None) -> None:
         """Send the page read (after table ``after``; ``None``: the first), then the lines
         heard while it was read."""
         self.room += self.limit
-        self.shown.update((t.id, None) for t in tables)
+        for t in tables:
+            self._show(t.id)
         self.client.send(LobbyMsg(tables=tables, after=after))
         self.unread()
 
     def unread(self) -> None:
         """No page is being read (any more): the lines that waited go out."""
-        self.reading = False
-        waiting, self.waiting = self.waiting, []
+        waiting, self.waiting = self.waiting or [], None
+        self.hub.lobby_reading.discard(self)
         for line in waiting:
             self.offer(*line)
 
     def offer(self, table_id: str, text: str, removed: bool, new: bool) -> None:
         """A listed table's line (``text``, a ``lobby_table`` frame) changed, or it is new."""
-        if self.reading:
+        if self.waiting is not None:
             self.waiting.append((table_id, text, removed, new))
         elif table_id in self.shown:
             if removed:
-                del self.shown[table_id]
+                self._hide(table_id)
             self.client.send_text(text)
         elif new and not removed:
-            self.shown[table_id] = None
+            self._show(table_id)
             self.shown.move_to_end(table_id, last=False)
             if len(self.shown) > self.room:
-                self.shown.popitem()
+                self._hide(next(reversed(self.shown)))
             self.client.send_text(text)
+
+    def close(self) -> None:
+        """The socket closed: it shows nothing."""
+        self.hub.lobby_reading.discard(self)
+        for table_id in list(self.shown):
+            self._hide(table_id)
+
+    def _show(self, table_id: str) -> None:
+        self.shown[table_id] = None
+        self.hub.showing.setdefault(table_id, set()).add(self)
+
+    def _hide(self, table_id: str) -> None:
+        del self.shown[table_id]
+        watches = self.hub.showing[table_id]
+        watches.discard(self)
+        if not watches:
+            del self.hub.showing[table_id]
 
 
 class Hub:
@@ -137,6 +158,10 @@ class Hub:
         """Each table's open sockets at this node (in a cluster, at tables owned here or
         elsewhere)."""
         self.lobby: dict[Client, LobbyWatch] = {}
+        self.showing: dict[str, set[LobbyWatch]] = {}
+        """Each table's lobby sockets that show its line."""
+        self.lobby_reading: set[LobbyWatch] = set()
+        """The lobby sockets reading a page (they hear every line meanwhile)."""
         self.restoring: dict[str, int] = {}
         """Tables whose commit failed, by the last version committed: refused until rebuilt
         from the database (their live state had moved ahead of it)."""
@@ -183,18 +208,23 @@ class Hub:
     def lobby_update(self, table: Table, *, new: bool = False) -> None:
         """Send the table's line to the lobby's clients that show it (a public table's;
         ``new``: to every one)."""
-        if table.config.private or not self.lobby:
-            return
+        if table.config.private or not self.lobby_hears(table.id, new):
+            return  # (the line is not even made)
         self.lobby_line(table.info(), table.status == "finished", new=new)
 
     def lobby_line(self, info: TableInfo, removed: bool, *, new: bool = False) -> None:
         """Send a table's line to the lobby's clients that show it (``removed``: it is
         finished; ``new``: it was just listed, for every lobby client)."""
-        if not self.lobby:
+        if not self.lobby_hears(info.id, new):
             return
         text = LobbyTableMsg(table=info, removed=removed).model_dump_json(exclude_none=True)
-        for watch in self.lobby.values():
+        watches = self.lobby.values() if new else self.showing.get(info.id, set())
+        for watch in {*watches, *self.lobby_reading}:
             watch.offer(info.id, text, removed, new)
+
+    def lobby_hears(self, table_id: str, new: bool) -> bool:
+        """Whether any lobby client here is to hear of a table's line."""
+        return bool(self.lobby if new else table_id in self.showing or self.lobby_reading)
 
 
 class TableHost(Protocol):

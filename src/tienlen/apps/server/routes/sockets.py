@@ -153,7 +153,7 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
     if got is None:
         return
     _player, conn = got
-    watch = LobbyWatch(conn, limit)
+    watch = LobbyWatch(srv.hub, conn, limit)
     try:
         if not 1 <= limit <= PAGE_MAX:
             raise Refused("bad_request", f"limit must be from 1 to {PAGE_MAX}, not {limit}")
@@ -162,6 +162,7 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
         watch.page(await srv.listed(limit=limit), None)
     except Refused as e:  # the database is down: the browser reconnects later
         srv.hub.lobby.pop(conn, None)
+        watch.close()
         await refuse_socket(ws, e)
         await srv.admission.close_socket(conn.player, conn.socket)
         return
@@ -178,6 +179,7 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
         pass
     finally:
         srv.hub.lobby.pop(conn, None)
+        watch.close()
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
