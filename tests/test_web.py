@@ -266,7 +266,7 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
 def test_the_lobby_shows_more_tables_a_page_at_a_time(browser: Any, tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'web.db'}"
     live = LiveServer(server_settings(url, tmp_path, creations=Rate(200, NO_REFILL)))
-    an = Player(browser, live, "An")
+    an, chi = Player(browser, live, "An"), Player(browser, live, "Chi")
     try:
         binh = Client(live.base, "Binh")
         made = [binh.create(bots="random")["table"]["id"] for _ in range(101)]  # a page and one
@@ -290,8 +290,16 @@ def test_the_lobby_shows_more_tables_a_page_at_a_time(browser: Any, tmp_path: Pa
         sync_api.expect(more).to_have_text("Thêm bàn")
         more.click()
         sync_api.expect(rows).to_have_count(102)
+        chi.page.goto(live.base + "/")  # no name given yet: the pages are read over HTTP
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(100)
+        chi.page.click("#more-tables")
+        sync_api.expect(chi.page.locator(".lobby-table").last).to_have_attribute(
+            "data-table", made[0]
+        )
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(102)
     finally:
         an.close()
+        chi.close()
         live.close()
 
 
