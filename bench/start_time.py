@@ -102,7 +102,7 @@ async def start_once(url: str, folder: Path, table: str) -> tuple[float, float]:
     try:
         if table:
             began = time.perf_counter()
-            await srv.read(table)
+            await srv.memory.held(table)
             first = time.perf_counter() - began
     finally:
         await srv.stop()

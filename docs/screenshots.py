@@ -1,11 +1,12 @@
-"""Screenshots of the browser game for the README: the lobby, a table mid-game on a desktop,
-on a phone upright and held sideways, the same table in Vietnamese, and the score pad for
-games with real cards (phone, three games entered), taken with Playwright and Debian's
-Chromium against a throw-away server. Run with ``make screenshots``; the PNGs go to
-docs/screenshots/."""
+"""Screenshots of the browser game for the README: the lobby, a table mid-game on a desktop
+(1280x800), on a phone upright (390x844) and held sideways (844x390), the same table in
+Vietnamese at each of those sizes, and the score pad for games with real cards (phone, three
+games entered), taken with Playwright and Debian's Chromium against a throw-away server.
+Run with ``make screenshots``; the PNGs go to docs/screenshots/."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import tempfile
@@ -96,19 +97,26 @@ def main() -> None:
                 ("table-phone.png", PHONE, "en"),
                 ("table-phone-landscape.png", SIDEWAYS, "en"),
                 ("table-phone-vi.png", PHONE, "vi"),
+                ("table-phone-landscape-vi.png", SIDEWAYS, "vi"),
+                ("table-desktop-vi.png", DESKTOP, "vi"),
             ):
-                phone = browser.new_context(
-                    viewport=viewport, has_touch=True, is_mobile=True, storage_state=state
+                touch = viewport is not DESKTOP
+                other = browser.new_context(
+                    viewport=viewport, has_touch=touch, is_mobile=touch, storage_state=state
                 )
-                phone.add_init_script(f"localStorage.setItem('tienlen.lang', '{lang}')")
-                small = phone.new_page()
-                small.goto(page.url)
-                my_turn(small)
-                small.locator(".hand button.card").nth(1).tap()
-                small.screenshot(path=OUT / name)
+                other.add_init_script(f"localStorage.setItem('tienlen.lang', '{lang}')")
+                shown = other.new_page()
+                shown.goto(page.url)
+                my_turn(shown)
+                card = shown.locator(".hand button.card").nth(1)
+                if touch:
+                    card.tap()
+                else:
+                    card.click()
+                shown.screenshot(path=OUT / name)
                 if lang == "en" and viewport is PHONE:
-                    score_pad(small, live.base)
-                phone.close()
+                    score_pad(shown, live.base)
+                other.close()
             browser.close()
     finally:
         live.close()
@@ -116,4 +124,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__).parse_args()
     main()

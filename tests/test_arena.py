@@ -11,6 +11,7 @@ import pytest
 
 from tienlen import Game, Rules
 from tienlen.apps.cli import main
+from tienlen.cards import cards_of_mask
 from tienlen.players.arena import (
     GameOutcome,
     deal_seed,
@@ -22,7 +23,27 @@ from tienlen.players.arena import (
     wilson,
 )
 from tienlen.players.base import Budget
+from tienlen.players.bots.heuristic import accepts_trade
 from tienlen.players.registry import make_bot
+
+
+def test_arena_games_with_trading_complete_and_the_bots_accept_offers_by_their_rule() -> None:
+    rules = Rules.preset("vietcong", trading="mutual")
+    accepted = 0
+    for seed in range(4):
+        game = Game(rules, seed=seed)
+        # bots make no offers: the first seat offers its highest card for the next one's lowest
+        seat, partner = game.turn, (game.turn + 1) % rules.players
+        give = 1 << game.hand_masks[seat].bit_length() - 1
+        take = game.hand_masks[partner] & -game.hand_masks[partner]
+        game.offer_trade(partner, cards_of_mask(give), cards_of_mask(take))
+        rule = accepts_trade(rules, game.hand_masks[partner], give, take)
+        problems: list[str] = []
+        play_game(game, [make_bot("heuristic")] * rules.players, on_problem=problems.append)
+        assert game.is_over and not problems
+        assert game.trades[0].accepted is rule
+        accepted += rule
+    assert accepted >= 2
 
 
 def test_every_deal_is_played_once_per_rotation_so_each_bot_plays_each_hand() -> None:

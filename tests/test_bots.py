@@ -400,6 +400,49 @@ def test_heuristic_accepts_a_trade_that_tidies_its_hand_and_refuses_one_that_spo
     assert not accepts_trade(TRADING, hand, give=cards("2s"), take=cards("4c"))  # not held
 
 
+#: A trading deal: seat 0 (holding 3♠) offers first; seat 1 holds the hand above.
+TRADE_HANDS = [
+    "3s 4s 5c 6c 7c 8c 9s 10s Jc Qc Kc As 2s",
+    "3c 6d 7h 8s 9c 10d Jh Qs Ks Kd Ac Ah 2d",
+    "3d 4c 5s 6s 7s 8d 9d 10c Jd Qd Kh Ad 2c",
+    "3h 4d 4h 5d 5h 6h 7d 8h 9h 10h Js Qh 2h",
+]
+
+
+def offered(give: str, take: str) -> Game:
+    """The trading deal with seat 0's offer of ``give`` for seat 1's ``take`` pending."""
+    game = Game(TRADING, hands=TRADE_HANDS)
+    game.offer_trade(1, give, take)
+    return game
+
+
+@pytest.mark.parametrize("spec", ["greedy", "heuristic", "learned", "ismcts"])
+def test_bots_accept_the_offer_the_heuristic_rule_favours_and_refuse_the_other(spec: str) -> None:
+    bot = make_bot(spec, **(ISMCTS_OPTIONS if spec == "ismcts" else {}))
+    for give, take, accept in (("2s", "3c", True), ("4s", "2d", False)):
+        game = offered(give, take)
+        legal = game.legal_moves()
+        assert legal == [Give.of(take), PASS]  # accept (give the card asked for), or refuse
+        hand = game.hand_masks[1]
+        assert accepts_trade(TRADING, hand, cards(give), cards(take)) is accept
+        assert bot.choose(observe(game, 1), legal, Budget()) == (legal[0] if accept else PASS)
+
+
+def test_heuristic_says_why_it_answers_an_offer_so() -> None:
+    game = offered("2s", "3c")
+    move, why = HeuristicBot().decide(observe(game, 1), game.legal_moves())
+    assert move == Give.of("3c") and why.code == "hint_accept_trade"
+
+
+def test_random_accepts_or_refuses_offers_at_random() -> None:
+    game = offered("4s", "2d")
+    legal = game.legal_moves()
+    answers = {
+        make_bot("random", seed=s).choose(observe(game, 1), legal, Budget()) for s in range(20)
+    }
+    assert answers == set(legal)
+
+
 def test_heuristic_ranks_first_the_swap_that_completes_a_straight() -> None:
     hand = cards("3s 4d 5h 7c 8d 9s 9h Jc Qd Kd Kh As 2h")
     swaps = rank_swaps(TRADING, hand, cards("4c 6h 10h Js"))

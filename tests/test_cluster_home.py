@@ -59,6 +59,49 @@ def test_a_node_relays_a_table_it_does_not_own_and_holds_nothing_of_it(tmp_path:
         check_record(clients[0], driver)
 
 
+def replays(base: str) -> float:
+    """How many tables a node rebuilt from their event log since it started."""
+    text = httpx.get(f"{base}/metrics").text
+    return float(
+        next(
+            line.split()[1]
+            for line in text.splitlines()
+            if line.startswith("tienlen_table_replays_total ")
+        )
+    )
+
+
+def test_a_non_owner_answers_a_hint_from_the_owner_without_loading_the_table(
+    tmp_path: Path,
+) -> None:
+    with site(tmp_path) as s:
+        nodes = s.start(2)
+        clients, sockets, table = seat_clients(nodes, [0, 1], bots="greedy", games=1)
+        assert s.owner_node(table) == 0
+        sockets[0].send(type="start")
+        driver = Driver(sockets)
+        driver.play(until_seats=[1])  # the turn of the player at node 1
+        assert driver.next_actor() == 1
+        view = sockets[1].view
+        assert view is not None and view["phase"] == "play"
+        before = replays(nodes[1].base)
+        at_owner = httpx.Client(base_url=nodes[0].base, headers=clients[1].http.headers)
+        for _ in range(3):
+            for what in ("hint", "groups"):
+                got = clients[1].http.get(f"/api/tables/{table}/{what}")
+                assert got.status_code == 200, got.text
+                assert got.json() == at_owner.get(f"/api/tables/{table}/{what}").json()
+        hint = clients[1].http.get(f"/api/tables/{table}/hint").json()
+        assert sorted(hint["cards"]) in [sorted(m) for m in view["legal"]]
+        seat0_at_node1 = httpx.Client(base_url=nodes[1].base, headers=clients[0].http.headers)
+        refused = seat0_at_node1.get(f"/api/tables/{table}/hint")
+        assert (refused.status_code, refused.json()["code"]) == (400, "not_your_turn")
+        assert replays(nodes[1].base) == before and held(nodes[1].base) == 0
+        assert replays(nodes[0].base) == 1  # the owner loaded it once, when it took it
+        driver.play()
+        check_record(clients[0], driver)
+
+
 def test_a_paused_owners_table_moves_to_the_node_its_client_is_at(tmp_path: Path) -> None:
     with site(tmp_path) as s:
         fast = ["--forward-timeout", "1", "--guests-per-address", "100000/1"]

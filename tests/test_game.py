@@ -286,6 +286,24 @@ def test_a_trade_happens_only_when_both_agree() -> None:
     assert len(game.trades) == 2
 
 
+def test_answering_an_offer_the_legal_choices_are_refusing_and_giving_the_cards_asked() -> None:
+    game = trading_game()
+    game.offer_trade(2, "9h", "2h")
+    assert game.legal_moves() == [Give.of("2h"), PASS]
+    assert game.why_illegal("Qd") == "to accept the offer, give the cards asked for: 2♥"
+    assert game.why_illegal("pass") is None and game.why_illegal("2h") is None
+    assert game.play("2h") == Give.of("2h")  # the same as accept_trade()
+    assert game.trades[-1].accepted is True and cards("2h") <= set(game.hands[0])
+    game.offer_trade(3, "6c", "Ac")
+    assert game.legal_moves() == [Give.of("Ac"), PASS]
+    game.apply_unchecked(PASS)
+    assert game.trades[-1].accepted is False and game.turn == 2
+    game.play("pass")  # seat 2 makes no offer
+    game.offer_trade(0, "4h", "Kd")  # seat 0 holds no K♦: only the pass answers
+    assert game.turn == 0 and game.legal_moves() == [PASS]
+    assert game.why_illegal("Kd") == "you do not hold K♦"
+
+
 def test_trading_errors() -> None:
     game = trading_game()
     with pytest.raises(IllegalMoveError, match="same number of cards"):

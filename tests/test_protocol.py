@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from quick import presets
-from tienlen import RULESETS, Game, Rules, format_cards
+from tienlen import PASS, RULESETS, Game, Rules, format_cards
 from tienlen.combos import Give, format_move, parse_choice, parse_move
 from tienlen.observation import observe
 from tienlen.players.arena import play_game, run_arena
@@ -260,6 +260,22 @@ def test_the_bot_command_serves_over_the_protocol() -> None:
             on_problem=problems.append,
         )
         assert game.is_over and problems == []
+
+
+def test_a_program_answers_a_trade_offer_by_giving_the_cards_asked_for_or_passing() -> None:
+    spec = [sys.executable, "-m", "tienlen.apps.cli", "bot", "heuristic"]
+    answers = []
+    with ProtocolPlayer(spec, timeout=30) as bot:
+        for give, take in (("Ah", "3d"), ("9s", "9d")):  # 9 for 9: no cheaper, refused
+            game = Game(Rules.preset("vietcong", trading="mutual"), seed=3)
+            game.offer_trade((game.turn + 1) % 4, give, take)
+            legal = game.legal_moves()
+            assert legal == [Give.of(take), PASS]
+            obs = observe(game, game.turn)
+            answer = bot.choose(obs, legal, Budget())
+            assert answer == make_bot("heuristic").choose(obs, legal, Budget())
+            answers.append(answer)
+    assert answers == [Give.of("3d"), PASS]
 
 
 def test_the_play_state_is_sent_as_a_position_and_field_by_field() -> None:

@@ -207,7 +207,7 @@ def test_a_start_reads_no_event_of_a_large_log(tmp_path: Path) -> None:
             assert read == [] and srv.tables == {}
             listed = await srv.listed()  # the lobby, from the rows
             assert sorted(t.id for t in listed) == sorted(ids) and read == []
-            table = await srv.read(ids[7])  # the first use loads one table, whole
+            table = await srv.memory.held(ids[7])  # the first use loads one table, whole
             assert table.version == EVENTS and list(srv.tables) == [ids[7]]
             assert read
         finally:

@@ -25,6 +25,9 @@ from serverkit import (
     seated_table,
     server_settings,
 )
+from tienlen import Rules, parse_cards
+from tienlen.cards import cards_of_mask, deck_mask, mask_of
+from tienlen.players.bots.heuristic import accepts_trade, rank_swaps
 
 Make = Callable[..., LiveServer]
 
@@ -212,6 +215,32 @@ def test_mutual_trading_offers_accepted_and_refused(make: Make) -> None:
         {"seat": second, "offer": {"to": other, "give": mine, "take": theirs}},
         {"seat": other, "answer": "refuse"},
     ]
+
+
+def test_a_bot_seat_accepts_a_trade_offer_its_rule_favours(make: Make) -> None:
+    live = make()
+    options = {"trading": "mutual", "players": 2, "hand_size": "all"}
+    _clients, sockets, _table = seated_table(
+        live, ["An"], preset="vietcong", options=options, bots="medium"
+    )
+    s = sockets[0]
+    s.send(type="start")
+    view = s.until(
+        lambda m: m["type"] == "event" and not m["more"] and m.get("view", {}).get("turn") == 0
+    )["view"]
+    assert view["phase"] == "trading"
+    # Every card is dealt: the bot holds the ones An does not; An offers the bot's best swap.
+    rules = Rules.preset("vietcong", **options)
+    mine = mask_of(parse_cards(" ".join(view["hand"])))
+    theirs = deck_mask(1) & ~mine
+    take, give = rank_swaps(rules, theirs, mine)[0]
+    assert accepts_trade(rules, theirs, give, take)
+    ids = [cards_of_mask(m)[0].ascii() for m in (give, take)]
+    s.act("offer", partner=1, give=ids[:1], take=ids[1:])
+    answer = s.until(lambda m: m.get("event", {}).get("kind") in ("accept", "refuse"))
+    assert answer["event"]["kind"] == "accept" and answer["event"]["seat"] == 1
+    s.until(lambda m: m["type"] == "event" and not m["more"])
+    assert ids[1] in view_of(s)["hand"] and ids[0] not in view_of(s)["hand"]
 
 
 @pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast

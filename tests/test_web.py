@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from serverkit import HANG, Client, LiveServer, server_settings
+from serverkit import HANG, NO_REFILL, Client, LiveServer, server_settings
+from tienlen.apps.server.limits import Rate
 from tienlen.describe import PHRASES
 from tienlen.players.levels import LEVELS
 from tienlen.rules import KNOBS
@@ -245,15 +246,91 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
     # the row names the rules by their code (the preset and each knob changed on it)
     sync_api.expect(row.locator(".rules")).to_have_text("pagat.direction-anticlockwise")
-    # The bot levels, beginner to expert, as the server lists them, in the page's language.
+    # The bot levels, beginner to expert, as the server lists them, in the page's language:
+    # each by its name, the chosen one's way of playing under the list.
     levels = an.page.locator("#quick-level option")
     assert [levels.nth(i).get_attribute("value") for i in range(levels.count())] == list(LEVELS)
-    sync_api.expect(levels.first).to_have_text(f"Beginner: {LEVELS['beginner'].about['en']}")
+    sync_api.expect(levels.first).to_have_text("Beginner")
+    about = an.page.locator("#quick-level-about")
+    sync_api.expect(about).to_have_text("Plays its lowest cards, keeps 2s and bombs back")
+    an.page.select_option("#quick-level", "beginner")
+    sync_api.expect(about).to_have_text("Plays any legal move at random")
     an.page.click("#lang")  # the lobby is drawn again in Vietnamese, still live
     sync_api.expect(row.get_by_role("link", name="Vào bàn")).to_be_visible()
-    sync_api.expect(levels.last).to_have_text(f"Cao thủ: {LEVELS['expert'].about['vi']}")
+    sync_api.expect(levels.last).to_have_text("Cao thủ")
+    sync_api.expect(about).to_have_text("Đánh lá nhỏ nhất, giữ heo và bom lại")
     Client(server.base, "Chi").create(preset="lu")
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
+
+
+def test_the_lobby_shows_more_tables_a_page_at_a_time(browser: Any, tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'web.db'}"
+    live = LiveServer(server_settings(url, tmp_path, creations=Rate(200, NO_REFILL)))
+    an, chi = Player(browser, live, "An"), Player(browser, live, "Chi")
+    try:
+        binh = Client(live.base, "Binh")
+        made = [binh.create(bots="random")["table"]["id"] for _ in range(101)]  # a page and one
+        r = an.context.request.post(live.base + "/api/guest", data={"name": "An"})
+        assert r.ok, r.text()  # a guest: the lobby is live over its socket
+        an.page.goto(live.base + "/")
+        rows = an.page.locator(".lobby-table")
+        sync_api.expect(rows).to_have_count(100)
+        sync_api.expect(rows.first).to_have_attribute("data-table", made[-1])  # newest first
+        more = an.page.locator("#more-tables")
+        sync_api.expect(more).to_have_text("More tables")
+        more.click()
+        sync_api.expect(rows).to_have_count(101)
+        sync_api.expect(rows.last).to_have_attribute("data-table", made[0])
+        sync_api.expect(more).to_be_hidden()  # the last page was short
+        newest = binh.create(bots="random")["table"]["id"]  # new: first, nothing pushed out
+        sync_api.expect(rows.first).to_have_attribute("data-table", newest)
+        sync_api.expect(rows).to_have_count(102)
+        an.page.click("#lang")  # drawn again: the first page, with its button in Vietnamese
+        sync_api.expect(rows).to_have_count(100)
+        sync_api.expect(more).to_have_text("Thêm bàn")
+        more.click()
+        sync_api.expect(rows).to_have_count(102)
+        chi.page.goto(live.base + "/")  # no name given yet: the pages are read over HTTP
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(100)
+        chi.page.click("#more-tables")
+        sync_api.expect(chi.page.locator(".lobby-table").last).to_have_attribute(
+            "data-table", made[0]
+        )
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(102)
+    finally:
+        an.close()
+        chi.close()
+        live.close()
+
+
+#: The widest option text of a select and the room its box leaves for text (its inner width
+#: less its padding and the drop-down arrow's 24 px).
+FIT = """select => {
+    const style = getComputedStyle(select);
+    const pen = document.createElement("canvas").getContext("2d");
+    pen.font = style.font;
+    const widest = Math.max(...[...select.options].map((o) => pen.measureText(o.text).width));
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    return [widest, select.clientWidth - padding - 24];
+}"""
+
+
+def test_the_level_lists_fit_a_phone_with_each_level_described_under_them(players: Any) -> None:
+    binh = players("Binh", viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    binh.enter("/")
+    page = binh.page
+    for language in ("en", "vi"):
+        for select in ("#quick-level", "#bots"):
+            widest, room = page.locator(select).evaluate(FIT)
+            assert 0 < widest <= room, (language, select, widest, room)
+            about = page.locator(f"{select}-about")
+            assert about.evaluate("e => e.clientWidth > 0 && e.scrollWidth <= e.clientWidth")
+            assert about.evaluate("e => e.getBoundingClientRect().right") <= 390
+        if language == "en":
+            page.click("#lang")
+            sync_api.expect(page.locator("#bots-about")).to_have_text(
+                "Đánh lá nhỏ nhất, giữ heo và bom lại"
+            )
 
 
 def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:

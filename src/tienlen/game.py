@@ -512,10 +512,18 @@ class Game:
 
     def legal_moves(self) -> Sequence[Choice]:
         """What the seat to act may do: its legal plays and the pass when it is legal
-        (:meth:`legal_plays`), or in an exchange, the gives it may make."""
-        if self._state.phase == "exchange":
+        (:meth:`legal_plays`); in an exchange, the gives it may make; answering a trade
+        offer, the give of the cards asked for when it holds them (which accepts, as
+        :meth:`accept_trade` does) and the pass (which refuses)."""
+        st = self._state
+        if st.phase == "exchange":
             count, pool = self._to_give()
             return [Give(m) for m in subsets(pool, count)]
+        offer = self.pending_trade
+        if offer is not None:
+            assert st.trading is not None
+            if st.trading.why_not_accept(st.hands) is None:
+                return [Give(offer.take), PASS]
         return self.legal_plays()
 
     def legal_plays(self) -> list[Move]:
@@ -543,8 +551,9 @@ class Game:
         return self._why_illegal(m)
 
     def _to_move(self, move: Choice | str | Iterable[Card]) -> Choice:
-        """The move or give meant: cards are given in an exchange, played otherwise."""
-        exchange = self._state.phase == "exchange"
+        """The move or give meant: cards are given in an exchange and in the answer to a
+        trade offer, played otherwise."""
+        exchange = self._state.phase == "exchange" or self.pending_trade is not None
         if isinstance(move, Move):
             if move.is_pass:
                 return move
@@ -587,9 +596,16 @@ class Game:
             if m.mask & ~pool:
                 return reason("debt_in_twos")
             return None
-        assert isinstance(m, Move), "_to_move gives cards only in an exchange"
         if phase == "trading":
-            return None if m.is_pass else reason("trading_actions")
+            offer = self.pending_trade
+            if (
+                isinstance(m, Give) and offer is not None
+            ):  # accepting hands over the cards asked for
+                if m.mask == offer.take:
+                    return None
+                return reason("accept_gives_asked", cards=format_cards(cards_of_mask(offer.take)))
+            return None if isinstance(m, Move) and m.is_pass else reason("trading_actions")
+        assert isinstance(m, Move), "_to_move gives cards only in an exchange or a trade answer"
         rules = self._rules
         if st.opening:
             if m.is_pass or opens(m, rules):
@@ -659,11 +675,14 @@ class Game:
 
     def _apply(self, m: Choice) -> None:
         st = self._state
+        if st.phase == "trading":
+            if isinstance(m, Give):
+                self._accept()
+            else:
+                self._trade_pass()
+            return
         if isinstance(m, Give):
             self._give(m)
-            return
-        if st.phase == "trading":
-            self._trade_pass()
             return
         seat = st.turn
         action = Action(seat, m)
@@ -809,7 +828,8 @@ class Game:
         st.turn = partner
 
     def accept_trade(self) -> None:
-        """Trading phase: the partner accepts the pending offer (they must hold the cards)."""
+        """Trading phase: the partner accepts the pending offer (they must hold the cards);
+        the same as playing the give of the cards asked for (:meth:`legal_moves`)."""
         st = self._state
         trading = st.trading
         if st.phase != "trading" or trading is None:
@@ -817,7 +837,12 @@ class Game:
         why = trading.why_not_accept(st.hands)
         if why is not None:
             raise IllegalMoveError(why)
-        self._after_trading(trading.accept(st.hands))
+        self._accept()
+
+    def _accept(self) -> None:
+        st = self._state
+        assert st.trading is not None
+        self._after_trading(st.trading.accept(st.hands))
 
     def _trade_pass(self) -> None:
         st = self._state

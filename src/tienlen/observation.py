@@ -114,6 +114,19 @@ class Observation(PlayState):
         """Number of seats."""
         return self.rules.players
 
+    @property
+    def pending_trade(self) -> TradeOffer | None:
+        """The trade offer awaiting an answer, if any (its cards shown only to the two
+        seats party to it), as :attr:`tienlen.Game.pending_trade`."""
+        last = self.trades[-1] if self.phase == "trading" and self.trades else None
+        return last if last is not None and last.accepted is None else None
+
+    @property
+    def gives_now(self) -> bool:
+        """Whether the choices of the seat to act are gives rather than plays: in an
+        exchange, and answering a trade offer (accepting gives the cards asked for)."""
+        return self.phase == "exchange" or self.pending_trade is not None
+
     def is_my_turn(self) -> bool:
         """Whether this seat is to act."""
         return self.turn == self.seat and self.phase != "over"

@@ -190,6 +190,10 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "you do not hold the cards asked for: refuse (pass) instead",
         "vi": "bạn không có các lá được hỏi: hãy từ chối",
     },
+    "accept_gives_asked": {
+        "en": "to accept the offer, give the cards asked for: {cards}",
+        "vi": "muốn đồng ý đổi, hãy đưa đúng các lá được hỏi: {cards}",
+    },
     "offer_awaits": {
         "en": "a trade offer awaits your answer: accept or refuse",
         "vi": "một đề nghị đổi bài đang chờ bạn: đồng ý hoặc từ chối",
@@ -307,6 +311,14 @@ REASONS: dict[str, dict[str, str]] = {
         "vi": "bỏ lượt: vòng này không đáng đánh",
     },
     "hint_pass_only": {"en": "nothing to do but pass", "vi": "chỉ có thể bỏ lượt"},
+    "hint_accept_trade": {
+        "en": "accept: the swap leaves your hand cheaper to play out",
+        "vi": "đồng ý: đổi xong bài dễ đánh hết hơn",
+    },
+    "hint_refuse_trade": {
+        "en": "refuse: the swap would not make your hand easier to play out",
+        "vi": "từ chối: đổi không làm bài dễ đánh hết hơn",
+    },
     "hint_give": {
         "en": "give away the cards your hand needs least",
         "vi": "đưa những lá bạn ít cần nhất",

@@ -374,17 +374,18 @@ def _give(rules: Rules, hand: int, gives: Sequence[int]) -> Give:
 
 
 def options_of(game: Game) -> list[Option]:
-    """The choices of the seat to act in ``game``: its legal moves or gives; accepting a
-    pending trade offer where it holds the cards asked for; where it may offer a trade, the
-    offers of the best :data:`OFFER_SWAPS` one-card swaps (:func:`rank_swaps`, from its hand
-    alone) to each other seat."""
-    out: list[Option] = list(game.legal_moves())
+    """The choices of the seat to act in ``game``: its legal moves or gives (answering a
+    trade offer, the engine's give of the cards asked for is :class:`AcceptTrade`); where
+    it may offer a trade, the offers of the best :data:`OFFER_SWAPS` one-card swaps
+    (:func:`rank_swaps`, from its hand alone) to each other seat."""
     offer = game.pending_trade
+    out: list[Option] = [
+        AcceptTrade(m.mask, offer.give) if offer is not None and isinstance(m, Give) else m
+        for m in game.legal_moves()
+    ]
     seat = game.turn
     hand = game.hand_masks[seat]
-    if offer is not None and not offer.take & ~hand:
-        out.append(AcceptTrade(offer.take, offer.give))
-    elif offer is None and game.phase == "trading":
+    if offer is None and game.phase == "trading":
         rules = game.rules
         unseen = deck_mask(rules.decks) & ~hand
         for give, take in rank_swaps(rules, hand, unseen)[:OFFER_SWAPS]:

@@ -303,7 +303,7 @@ def read_move_request(message: dict[str, Any]) -> tuple[Any, Observation, list[C
     for i, t in enumerate(texts):
         text = expect_str(t, f"message.legal[{i}]", error=err, limit=_CARDS_TEXT)
         try:
-            legal.append(parse_choice(text, obs.rules, exchange=obs.phase == "exchange"))
+            legal.append(parse_choice(text, obs.rules, exchange=obs.gives_now))
         except ValueError as e:
             fail(err, f"message.legal[{i}]", str(e))
     ms = message.get("budget_ms")
@@ -536,7 +536,7 @@ class ProtocolPlayer:
             request["budget_iterations"] = budget.iterations
         reply = self._exchange(request, ident, budget.seconds or 0.0)
         try:
-            return read_move_reply(reply, legal, obs.rules, exchange=obs.phase == "exchange")
+            return read_move_reply(reply, legal, obs.rules, exchange=obs.gives_now)
         except ProtocolError as e:
             raise ProtocolError(f"bot {self.name!r} answered badly: {e}") from None
 

@@ -19,8 +19,10 @@ __all__ = ["act", "chop_made", "move_action"]
 
 def move_action(game: Game, move: Choice) -> tuple[str, dict[str, Any]]:
     """A chosen :class:`~tienlen.Move` (or :class:`~tienlen.combos.Give`) as an action
-    (kind, fields) in ``game``'s phase."""
+    (kind, fields) in ``game``'s phase: a give answering a trade offer accepts it."""
     if isinstance(move, Give):
+        if game.pending_trade is not None:
+            return "accept", {}
         return "give", {"cards": card_ids(move.cards)}
     if move.is_pass:
         return ("refuse" if game.pending_trade is not None else "pass"), {}

@@ -26,7 +26,9 @@ checked and stored, its bots and turn timer). Other nodes hold nothing of it.
   was cut off) takes it over within a renewal, loads it from the log and runs it; a request
   its owner does not answer in ``forward_timeout`` goes to whoever holds the lease then.
 - **Lobby**: each table's row keeps its lobby line (the lobby is listed from the rows);
-  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients.
+  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients (the
+  node that makes a table, its first line, ``new``); each node passes a line on only to its
+  lobby sockets that show it (:class:`.hub.LobbyWatch`).
 - **Redis down**: owners keep running their tables for the clients connected to them (the
   fencing token still guards every write; nobody can take a lease meanwhile); requests to
   other nodes' tables are refused with ``unavailable``; when Redis returns, the owners renew
@@ -48,6 +50,7 @@ from typing import Any
 from redis.asyncio import Redis
 from sqlalchemy import update
 
+from .advice import ADVICE
 from .bus import DOWN, RELEASE, RENEW, Bus
 from .client_messages import ClientMessage
 from .db import TableRow
@@ -346,6 +349,20 @@ class Cluster:
         await self.forwarding.route(table_id, here, request, answered)
         return TableInfo.model_validate(got["info"])
 
+    async def advise(self, table_id: str, player: str, what: str) -> Any:
+        """One of the seated player's helpers (:data:`.advice.ADVICE`), from the table's
+        owner (taking it if nobody owns it): no node replays a table it does not own."""
+        got: dict[str, Any] = {}
+
+        async def here() -> None:
+            got["answer"] = ADVICE[what](self.host.hub.live(table_id), player)
+
+        def answered(reply: Mapping[str, Any]) -> None:
+            got["answer"] = reply["answer"]
+
+        await self.forwarding.route(table_id, here, {"act": what, "player": player}, answered)
+        return got["answer"]
+
     async def dispatch(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None
     ) -> None:
@@ -384,7 +401,11 @@ class Cluster:
                     self.relays.say(m["table"])
             elif op == "lobby":
                 if m["node"] != self.node:
-                    self.host.hub.lobby_line(TableInfo.model_validate(m["line"]), m["removed"])
+                    # (a node of an older release sends no "new": its new tables show on reload)
+                    new = m.get("new", False)
+                    if self.host.hub.lobby_hears(m["line"]["id"], new):  # (else not read)
+                        line = TableInfo.model_validate(m["line"])
+                        self.host.hub.lobby_line(line, m["removed"], new=new)
             elif op == "resync":
                 self._back()
             elif op == "request":

@@ -24,10 +24,11 @@ from .deadlines import arm_deadline
 from .errors import TRY_AGAIN, database_needed
 from .history import store_game
 from .hub import Client, Collector, Hub
+from .lobby import row_values
 from .messages import EventMsg, GameView, StateMsg, TableEvent, TableInfo
 from .metrics import Metrics
-from .options import TableConfig
-from .tables import Pending, Refused, Table, event_model, merged
+from .replay import replay
+from .tables import Pending, Refused, Table, event_model
 from .writer import Fenced, Writer
 
 __all__ = ["Commits"]
@@ -79,16 +80,8 @@ class Commits:
 
     async def load(self, row: TableRow) -> Table:
         """A table rebuilt from its stored events."""
-        table = Table(
-            id=row.id,
-            host=row.host_id,
-            config=TableConfig.from_dict(row.config),
-            secret=row.deal_secret,
-            invite=row.invite,
-        )
-        for e in await self.events_since(row.id, 0):  # versions start at 1
-            table.apply(e.kind, merged(e.public, e.private))
-        return table
+        self.metrics.replays.inc()
+        return replay(row, await self.events_since(row.id, 0))  # versions start at 1
 
     async def events_since(self, table_id: str, since: int) -> Sequence[EventRow]:
         """A table's stored events after version ``since``, in order."""
@@ -122,21 +115,18 @@ class Commits:
         if self.cluster is not None:
             fences = {table.id: -1 if table.fence is None else table.fence}
         # The row keeps the table's status and lobby line (the lobby is listed from rows).
-        line = table.info().model_dump() if any(p.kind in TABLE_KINDS for p in pending) else None
-        status = table.status
+        kept = row_values(table.info()) if any(p.kind in TABLE_KINDS for p in pending) else None
         games = [p.game_row for p in pending if p.game_row is not None]
 
         async def store(s: AsyncSession) -> None:
             for game in games:
                 await store_game(s, table.id, game)
-            if line is not None:
-                await s.execute(
-                    update(TableRow).where(TableRow.id == table.id).values(status=status, line=line)
-                )
+            if kept is not None:
+                await s.execute(update(TableRow).where(TableRow.id == table.id).values(**kept))
 
         try:
             await self.writer.write(
-                store if games or line is not None else None, rows=rows, fences=fences
+                store if games or kept is not None else None, rows=rows, fences=fences
             )
         except Fenced:
             # Another node took the table over: this one writes nothing more for it.

@@ -11,7 +11,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, event, text
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    and_,
+    event,
+    literal_column,
+    text,
+)
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -20,6 +33,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 
 __all__ = [
+    "LISTED",
+    "UNATTENDED",
     "UNREACHABLE",
     "AnalysisRow",
     "Base",
@@ -84,7 +99,7 @@ class TableRow(Base):
     deal_secret: Mapped[str] = mapped_column(String(64))
     """Never sent: every game's seed derives from it, and each seed is revealed after its game."""
     invite: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    status: Mapped[str] = mapped_column(String(16))
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """The fencing token of the node that owns the table (a cluster's takeover raises it);
@@ -92,6 +107,21 @@ class TableRow(Base):
     line: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The table's lobby line (:class:`.messages.TableInfo`) as of its last change of seats,
     status or scores: the lobby is listed from the rows, not from tables loaded."""
+    seated: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """How many seats a player holds, as of the line (``None``: a finished table stored
+    before schema 0006): the tables of bots only are found by index."""
+
+
+# The lobby's list is read through a partial index; its query uses this same predicate,
+# written with literals (not bound parameters), so that both databases' planners match it.
+LISTED = and_(TableRow.status != literal_column("'finished'"), TableRow.invite.is_(None))
+"""The tables the lobby lists: public, not finished."""
+Index(
+    "ix_tables_listed", TableRow.created, TableRow.id, sqlite_where=LISTED, postgresql_where=LISTED
+)
+UNATTENDED = and_(TableRow.status == "playing", TableRow.seated == 0)
+"""The tables being played by bots only (read by the index on status and seated players)."""
+Index("ix_tables_status_seated", TableRow.status, TableRow.seated)
 
 
 class EventRow(Base):

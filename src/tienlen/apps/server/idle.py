@@ -7,8 +7,9 @@ move at it) until one of them comes back.
 
 Tables are loaded when needed (:mod:`.memory`), so one of bots only left playing by a restart
 (or by a cluster node that died) would wait unloaded, listed as playing, forever: every
-``abandon_after`` the rows are looked at, and such a table that no node holds is loaded (a
-cluster node takes it), to be closed as above.
+``abandon_after`` the rows of the tables played by bots only are read (by index:
+:data:`.db.UNATTENDED`), and such a table that no node holds is loaded (a cluster node takes
+it), to be closed as above.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """The lobby: new tables (a host's choices, ``POST /api/tables``, read into a table's
 configuration, the rules checked by the engine's strict readers, the bots by their levels)
 and the list of open tables, read from the tables' rows (each keeps its lobby line), so that
-listing them loads no table."""
+listing them loads no table.
+
+Both reads of the rows go through an index (:data:`.db.LISTED`, :data:`.db.UNATTENDED`) and
+read only what they answer: a page of the listed tables, newest first, and the tables of bots
+only. Neither reads the finished tables, however many."""
 
 from __future__ import annotations
 
@@ -10,20 +14,34 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from tienlen import RULESETS, Rules
 from tienlen.rules import RulesError
 
 from . import bots
-from .db import TableRow
+from .db import LISTED, UNATTENDED, TableRow
 from .errors import database_needed
 from .messages import TableInfo
 from .options import TableConfig
 from .tables import Refused, Table
 
-__all__ = ["NewTable", "bots_only", "changed_knobs", "listed", "new_table", "requested_rules"]
+__all__ = [
+    "PAGE",
+    "PAGE_MAX",
+    "NewTable",
+    "bots_only",
+    "changed_knobs",
+    "listed",
+    "new_table",
+    "requested_rules",
+    "row_values",
+]
+
+#: The tables listed in one answer unless asked for fewer (``GET /api/tables?limit=``) and
+#: at most.
+PAGE, PAGE_MAX = 100, 500
 
 
 class NewTable(BaseModel):
@@ -101,27 +119,44 @@ def changed_knobs(rules: Rules) -> dict[str, Any]:
     return {k: v for k, v in mine.items() if k != "name" and v != preset.get(k)}
 
 
+def row_values(info: TableInfo) -> dict[str, Any]:
+    """What a table's row keeps of its line: the line, the status, and how many seats a
+    player holds (what the indexes of :mod:`.db` select by)."""
+    return {
+        "status": info.status,
+        "line": info.model_dump(),
+        "seated": sum(1 for seat in info.seats if seat.player is not None),
+    }
+
+
 async def listed(
-    sessions: async_sessionmaker[AsyncSession], held: Mapping[str, Table]
+    sessions: async_sessionmaker[AsyncSession],
+    held: Mapping[str, Table],
+    *,
+    limit: int = PAGE,
+    after: str | None = None,
 ) -> list[TableInfo]:
-    """The public tables not yet finished: each row's stored line, or the live table's where
-    this process holds it (its spectators counted now)."""
+    """A page of the public tables not yet finished, newest first: at most ``limit``, those
+    listed after table ``after`` (the last of the page before) if given. Each is its row's
+    stored line, or the live table's where this process holds it (its spectators counted
+    now); :class:`Refused` if ``after`` is no table."""
+    query = select(TableRow.id, TableRow.line).where(LISTED)
     with database_needed():
         async with sessions() as s:
-            rows = (
-                await s.execute(
-                    select(TableRow.id, TableRow.line)
-                    .where(TableRow.status != "finished", TableRow.invite.is_(None))
-                    .order_by(TableRow.created)
-                )
-            ).all()
+            if after is not None:
+                created = await s.scalar(select(TableRow.created).where(TableRow.id == after))
+                if created is None:
+                    raise Refused("not_found", f"no table {after[:40]!r} to list after")
+                query = query.where(tuple_(TableRow.created, TableRow.id) < (created, after))
+            order = (TableRow.created.desc(), TableRow.id.desc())
+            rows = (await s.execute(query.order_by(*order).limit(limit))).all()
     out = []
     for table_id, line in rows:
         table = held.get(table_id)
         if table is not None:
             if table.status != "finished":
                 out.append(table.info())
-        elif line is not None:
+        else:
             out.append(TableInfo.model_validate(line))
     return out
 
@@ -130,13 +165,4 @@ async def bots_only(sessions: async_sessionmaker[AsyncSession]) -> list[str]:
     """The tables whose rows say they are playing with bots in every seat."""
     with database_needed():
         async with sessions() as s:
-            rows = (
-                await s.execute(
-                    select(TableRow.id, TableRow.line).where(TableRow.status == "playing")
-                )
-            ).all()
-    return [
-        table_id
-        for table_id, line in rows
-        if line is not None and all(seat.get("player") is None for seat in line["seats"])
-    ]
+            return list((await s.scalars(select(TableRow.id).where(UNATTENDED))).all())

@@ -15,7 +15,6 @@ import logging
 import time
 from collections.abc import Callable
 
-from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from .commits import Commits
@@ -75,25 +74,10 @@ class Memory:
                 self.loaded(table)
         return table
 
-    async def snapshot(self, table_id: str) -> Table:
-        """The table replayed from its log for one read, not kept (a cluster node reading
-        a table another node owns)."""
-        with database_needed():
-            async with self.sessions() as s:
-                row = await s.get(TableRow, table_id)
-            if row is None:
-                raise Refused("not_found", f"no open table {table_id[:40]!r}")
-            return await self.commits.load(row)
-
     async def load_locked(self, row: TableRow) -> Table:
-        """Rebuild the table from its log and hold it (under its lock); a row stored before
-        lobby lines were (schema 0005) gets its line now."""
+        """Rebuild the table from its log and hold it (under its lock)."""
         with database_needed():
             table = await self.commits.load(row)
-            if row.line is None and table.status != "finished":
-                async with self.sessions() as s, s.begin():
-                    line = table.info().model_dump()
-                    await s.execute(update(TableRow).where(TableRow.id == row.id).values(line=line))
         self.hub.tables[table.id] = table
         self.loads += 1
         return table

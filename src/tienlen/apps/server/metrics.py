@@ -76,6 +76,12 @@ class Metrics:
             "Table commits that failed (the action was refused with 'try again')",
             registry=r,
         )
+        self.replays = Counter(
+            "tienlen_table_replays",
+            "Tables rebuilt from their event log (loaded, taken over, or rebuilt after a "
+            "failed commit)",
+            registry=r,
+        )
         self.bot_seconds = Histogram(
             "tienlen_bot_decision_seconds",
             "A bot's decision, from asking the worker pool to its answer",

@@ -11,11 +11,13 @@ import asyncio
 import logging
 import time
 from concurrent.futures import Executor
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import idle, planner
 from .admission import Admission
+from .advice import ADVICE
 from .client_messages import ClientMessage
 from .cluster import Cluster
 from .commits import Commits
@@ -26,7 +28,7 @@ from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
-from .lobby import NewTable, bots_only, listed, new_table
+from .lobby import PAGE, NewTable, bots_only, listed, new_table, row_values
 from .memory import Memory
 from .messages import TableInfo, WelcomeMsg
 from .metrics import Metrics
@@ -204,14 +206,13 @@ class Server:
                     config=table.config.to_dict(),
                     deal_secret=table.secret,
                     invite=table.invite,
-                    status=table.status,
-                    line=table.info().model_dump(),
+                    **row_values(table.info()),
                 )
             )
             await s.flush()
 
         await self.writer.write(store)
-        self.hub.lobby_update(table)
+        self.hub.lobby_update(table, new=True)
         if self.cluster is None:
             self.hub.tables[table.id] = table
         else:  # taken by the node its first client opens it at (see cluster.py)
@@ -222,20 +223,21 @@ class Server:
                     "node": self.cluster.node,
                     "line": table.info().model_dump(),
                     "removed": False,
+                    "new": True,
                 },
             )
         return table
 
-    async def listed(self) -> list[TableInfo]:
-        """The public tables not yet finished (:func:`.lobby.listed`)."""
-        return await listed(self.sessions, self.hub.tables)
+    async def listed(self, *, limit: int = PAGE, after: str | None = None) -> list[TableInfo]:
+        """A page of the public tables not yet finished, newest first (:func:`.lobby.listed`)."""
+        return await listed(self.sessions, self.hub.tables, limit=limit, after=after)
 
-    async def read(self, table_id: str) -> Table:
-        """The table to read (an HTTP request): the one held here, loaded first if it is
-        not in memory (a cluster node: taken if nobody owns it); one owned by another node
-        is replayed from the log for this read and not kept."""
-        table = await self.take(table_id)
-        return table if table is not None else await self.memory.snapshot(table_id)
+    async def advise(self, table_id: str, player: str, what: str) -> Any:
+        """One of the seated player's helpers (:data:`.advice.ADVICE`), worked out where the
+        table is held: here, loaded first if it is not in memory, or at its owner."""
+        if self.cluster is not None:
+            return await self.cluster.advise(table_id, player, what)
+        return ADVICE[what](await self.memory.held(table_id), player)
 
     async def take(self, table_id: str) -> Table | None:
         """The table held here, loaded if it is not (a cluster node: taken if nobody owns

@@ -1,8 +1,9 @@
 """What a table's owner does for the other nodes of a cluster: it answers their requests
-(an action, a client opening the table, a catch-up, the table's line), keeps who watches the
-table through each of them (presence), and publishes each committed batch on the table's
-channel ``{prefix}t:{table}``, one list of frames per audience those nodes have (each seat's
-own share and view, the spectators' public one), only while some other node watches.
+(an action, a client opening the table, a catch-up, the table's line, a seated player's hint
+or hand grouped), keeps who watches the table through each of them (presence), and publishes
+each committed batch on the table's channel ``{prefix}t:{table}``, one list of frames per
+audience those nodes have (each seat's own share and view, the spectators' public one), only
+while some other node watches.
 
 Presence: a node with clients at a table it does not own says who they are on the table's
 channel when that changes, when the owner asks (``who``, after a takeover) and every
@@ -17,6 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .advice import ADVICE
 from .client_messages import parse_client
 from .commits import TABLE_KINDS
 from .forwarding import NotOwner, RemoteActor
@@ -94,6 +96,8 @@ class Owner:
                 table = self._owned(table_id)
                 info = self.host.hub.table_for(table_id, player, req.get("invite")).info()
                 reply.update(info=info.model_dump())
+            elif act in ADVICE:
+                reply.update(answer=ADVICE[act](self._owned(table_id), player))
             else:
                 chat = self.chat.setdefault(player, TokenBucket(self.host.settings.chat))
                 actor = RemoteActor(player, req.get("name", ""), chat)
@@ -146,6 +150,7 @@ class Owner:
                     "node": self.sender.node,
                     "line": table.info().model_dump(),
                     "removed": table.status == "finished",
+                    "new": False,
                 },
             )
 

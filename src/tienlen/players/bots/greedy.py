@@ -8,6 +8,8 @@
   pair); it plays a 2 only on an Ace or a 2, when an opponent is close to going out, or
   when its own hand is nearly gone; it chops 2s with the lowest bomb that does.
 - Otherwise it passes.
+- Offered a trade, it accepts when the cards offered outrank the cards asked for (the sum
+  of their ranks).
 
 The decision is a function of the hand, the legal moves, the pile's top play and the
 fewest cards an opponent holds (:func:`greedy_pick`), so the search bot uses the same
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tienlen.cards import ACE, RANK_MASK, TWOS_MASK
+from tienlen.cards import ACE, RANK_MASK, TWOS_MASK, bits_of_mask
 from tienlen.combos import PASS, Choice, Give, Move, RulesIndex, index, is_twos
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
@@ -90,6 +92,11 @@ def greedy_pick(
     return PASS if PASS in legal else legal[0]
 
 
+def _ranks(mask: int) -> int:
+    """The sum of the ranks of the cards of ``mask``."""
+    return sum((bit.bit_length() - 1) >> 3 for bit in bits_of_mask(mask))
+
+
 def _rank_key(m: Move) -> tuple[int, int]:
     return (m.top_id, -m.mask.bit_count())
 
@@ -126,8 +133,13 @@ class GreedyBot:
         self.name = name
 
     def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
-        """Pick a move with :func:`greedy_pick` (a give with :func:`give_lowest`)."""
+        """Pick a move with :func:`greedy_pick` (a give with :func:`give_lowest`, a trade
+        answer by the ranks swapped)."""
         plays, gives = split_choices(legal)
+        offer = obs.pending_trade
+        if offer is not None and gives:
+            # a trade offer: accept higher cards for its own (more rank in than out)
+            return gives[0] if _ranks(offer.give) > _ranks(offer.take) else PASS
         if gives:
             return give_lowest(gives)
         top = obs.pile[-1].move if obs.pile else None

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from tienlen.cards import ACE, RANKS, TWOS_MASK, bits_of_mask
 from tienlen.combos import Choice, Give, Move, is_twos
+from tienlen.game import TradeOffer
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
 from tienlen.players.bots.analysis import Plan, counts_of, is_boss, planner
@@ -82,6 +83,9 @@ class HeuristicBot:
         if not legal:
             raise ValueError("no legal moves to rank")
         plays, gives = split_choices(legal)
+        offer = obs.pending_trade
+        if offer is not None and gives:
+            return _answers(obs, offer, legal)
         if gives:
             return self._gives(obs, gives)
         if obs.phase == "trading" or (len(plays) == 1 and plays[0].is_pass):
@@ -96,6 +100,20 @@ class HeuristicBot:
 
     def _gives(self, obs: Observation, legal: Sequence[Give]) -> list[Scored]:
         return rank_gives(obs.rules, obs.hand_mask, legal)
+
+
+def _answers(obs: Observation, offer: TradeOffer, legal: Sequence[Choice]) -> list[Scored]:
+    """The answers to a trade offer (the pass refuses, the give of the cards asked for
+    accepts), best first, by :func:`accepts_trade`."""
+    accept = 1.0 if accepts_trade(obs.rules, obs.hand_mask, offer.give, offer.take) else -1.0
+    out = [
+        Scored(accept, m, reason("hint_accept_trade"))
+        if isinstance(m, Give)
+        else Scored(0.0, m, reason("hint_refuse_trade"))
+        for m in legal
+    ]
+    out.sort(key=lambda s: -s.score)
+    return out
 
 
 def rank_gives(rules: Rules, hand: int, legal: Sequence[Give]) -> list[Scored]:

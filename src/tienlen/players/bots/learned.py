@@ -302,9 +302,12 @@ class LearnedBot:
             self.net = QNet.shipped() if weights is None else QNet.load(weights)
 
     def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
-        """The legal move of highest value."""
+        """The legal move of highest value; a trade offer answered as the ``heuristic``
+        bot answers it."""
         if len(legal) == 1:
             return legal[0]
+        if obs.pending_trade is not None:  # the network never learnt trade answers
+            return HeuristicBot().ranked(obs, legal)[0].move
         features = move_features(obs, legal)
         return legal[self.net.best(state_features(obs), features, self.candidates)]
 

@@ -3,19 +3,15 @@ tables, one table, and the seated player's helpers (a hint, the hand grouped).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
-from tienlen import RULESETS, Move, Rules
-from tienlen.observation import observe
-from tienlen.players.bots.analysis import counts_of, planner
-from tienlen.players.hint import hint
+from tienlen import RULESETS, Rules
 from tienlen.players.levels import LEVELS
 
 from ..deps import Me, Node
-from ..lobby import NewTable
-from ..tables import Refused, Table
+from ..lobby import PAGE, PAGE_MAX, NewTable
 
 __all__ = ["router"]
 
@@ -43,9 +39,14 @@ async def new_table(body: NewTable, player: Me, srv: Node) -> dict[str, Any]:
 
 
 @router.get("/api/tables")
-async def tables(srv: Node) -> list[dict[str, Any]]:
-    """The public tables not yet finished."""
-    return [t.model_dump() for t in await srv.listed()]
+async def tables(
+    srv: Node,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = PAGE,
+    after: Annotated[str | None, Query(max_length=64)] = None,
+) -> list[dict[str, Any]]:
+    """The public tables not yet finished, newest first: ``limit`` of them, those after the
+    table ``after`` (the last one of the page before) if given."""
+    return [t.model_dump() for t in await srv.listed(limit=limit, after=after)]
 
 
 @router.get("/api/tables/{table_id}")
@@ -56,50 +57,18 @@ async def one_table(
     return (await srv.info(table_id, player.id, invite)).model_dump()
 
 
-async def _seat_of(srv: Node, table_id: str, player: str) -> tuple[Table, int | None]:
-    table = await srv.read(table_id)
-    return table, table.seat_of(player)
-
-
 @router.get("/api/tables/{table_id}/hint")
 async def table_hint(table_id: str, player: Me, srv: Node) -> dict[str, Any]:
     """The heuristic bot's suggestion for the caller's seat, on their turn in the play phase:
     ``why`` in English, ``reason`` its ``{code, params}`` (``GET /api/reasons``) to word it
     in the page's language."""
-    table, seat = await _seat_of(srv, table_id, player.id)
-    game = table.game
-    if game is None or seat is None or game.is_over or game.turn != seat:
-        raise Refused("not_your_turn", "a hint is for the seat to act")
-    if game.phase != "play":
-        raise Refused("not_playing", "hints are for the play phase")
-    move, why = hint(observe(game, seat), game.legal_moves())
-    kind = move.kind if isinstance(move, Move) and move.cards else None
-    return {
-        "cards": [c.ascii() for c in move.cards],
-        "kind": kind,
-        "why": why,
-        "reason": why.to_dict(),
-    }
+    answer: dict[str, Any] = await srv.advise(table_id, player.id, "hint")
+    return answer
 
 
 @router.get("/api/tables/{table_id}/groups")
 async def hand_groups(table_id: str, player: Me, srv: Node) -> list[list[str]]:
     """The caller's hand split into combinations, as the heuristic bot plans it (the page's
     Group key): each group's cards, lowest group first."""
-    table, seat = await _seat_of(srv, table_id, player.id)
-    game = table.game
-    if game is None or seat is None:
-        raise Refused("not_seated", "only a seated player's hand can be grouped")
-    left = list(game.hands[seat])
-    groups = []
-    for unit in planner(game.rules).plan(counts_of(game.hand_masks[seat])).units:
-        group = [
-            card
-            for rank in range(unit.low, unit.top + 1)
-            for card in [c for c in left if c.rank == rank][: unit.per]
-        ]
-        left = [c for c in left if c not in group]
-        groups.append([c.ascii() for c in group])
-    if left:
-        groups.append([c.ascii() for c in left])
-    return groups
+    answer: list[list[str]] = await srv.advise(table_id, player.id, "groups")
+    return answer
