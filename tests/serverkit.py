@@ -233,12 +233,15 @@ class Client:
         origin: str | None = None,
         welcome: bool = True,
         via: str | None = None,
+        limit: int | None = None,
     ) -> Socket:
         """Open the table's socket (reading the welcome frame unless told not to); an empty
-        ``table`` opens the lobby's. ``via``: another server's base URL (a cluster's node)."""
+        ``table`` opens the lobby's (``limit``: its pages' length). ``via``: another server's
+        base URL (a cluster's node)."""
         path = f"/ws/tables/{table}" if table else "/ws/lobby"
         url = f"ws://127.0.0.1:{(via or self.base).rsplit(':', 1)[1]}{path}"
-        query = {k: v for k, v in {"since": since, "invite": invite}.items() if v is not None}
+        asked = {"since": since, "invite": invite, "limit": limit}
+        query = {k: v for k, v in asked.items() if v is not None}
         if query:
             url += "?" + "&".join(f"{k}={v}" for k, v in query.items())
         headers = {"Authorization": f"Bearer {token if token is not None else self.token}"}

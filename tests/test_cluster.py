@@ -390,6 +390,23 @@ def test_a_match_is_played_over_three_nodes(tmp_path: Path) -> None:
         assert versions == list(range(1, len(versions) + 1))
 
 
+def test_a_lobby_socket_hears_only_its_lines_from_other_nodes(tmp_path: Path) -> None:
+    with site(tmp_path) as s:
+        nodes = s.start(2)
+        host = Client(nodes[0].base, "Host")
+        a, b = (host.create(bots="random")["table"]["id"] for _ in range(2))
+        lobby = host.socket("", welcome=False, limit=1, via=nodes[1].base)
+        assert [t["id"] for t in lobby.recv()["tables"]] == [b]
+        for table in (a, b):  # taken by node 0, whose lines node 1 hears on Redis
+            at = host.socket(table)
+            at.send(type="sit", seat=0)
+            at.until(sat_event(0))
+        heard = lobby.recv()  # b's change, not a's (not shown)
+        assert heard["table"]["id"] == b and heard["table"]["seats"][0]["player"] == host.id
+        c = host.create(bots="random")["table"]["id"]  # made at node 0: new, for every lobby
+        assert lobby.recv()["table"]["id"] == c
+
+
 def test_the_owner_killed_mid_game_the_others_finish_it(tmp_path: Path) -> None:
     with site(tmp_path) as s:
         nodes = s.start(3)

@@ -2,7 +2,8 @@
 tables of bots only, each read through an index (the planners' own words say so),
 whatever the number of finished tables; migration 0006 gives the tables stored before lobby
 lines were (schema 0004) their line, replayed from their events, so the lobby lists them
-before they are loaded; a seated player's hint and grouped hand."""
+before they are loaded; a lobby socket hears only of the lines its client shows and of new
+tables, and pages with ``more``; a seated player's hint and grouped hand."""
 
 from __future__ import annotations
 
@@ -19,10 +20,21 @@ from alembic.config import Config
 from sqlalchemy import event, insert, inspect, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from serverkit import Client, LiveServer, database, play_out, seated_table, server_settings
+from serverkit import (
+    Client,
+    LiveServer,
+    Socket,
+    database,
+    play_out,
+    sat_event,
+    seated_table,
+    server_settings,
+)
 from tienlen.apps.server import Server
 from tienlen.apps.server.db import MIGRATIONS, PlayerRow, TableRow, connect
+from tienlen.apps.server.hub import Collector, Hub, LobbyWatch
 from tienlen.apps.server.lobby import NewTable, new_table
+from tienlen.apps.server.messages import TableInfo
 from tienlen.apps.server.tables import Refused
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -124,6 +136,96 @@ def test_get_api_tables_pages_with_limit_and_after(live: LiveServer) -> None:
     for params, status, code in cases:
         r = lobby.get("/api/tables", params=params)
         assert (r.status_code, r.json()["code"]) == (status, code), r.text
+
+
+def lines(frame: dict[str, Any]) -> list[str]:
+    """The ids of a ``lobby`` frame's tables, or of a ``lobby_table`` frame's one."""
+    if frame["type"] == "lobby":
+        return [t["id"] for t in frame["tables"]]
+    assert frame["type"] == "lobby_table", frame
+    return [frame["table"]["id"]]
+
+
+def test_a_lobby_socket_hears_of_the_lines_it_shows_and_of_new_tables(live: LiveServer) -> None:
+    host = Client(live.base, "Host")
+    a, b, c = (host.create(bots="random")["table"]["id"] for _ in range(3))
+    lobby = host.socket("", welcome=False, limit=2)
+    first = lobby.recv()
+    assert lines(first) == [c, b] and "after" not in first
+
+    def sit(table: str) -> Socket:
+        s = host.socket(table)
+        s.send(type="sit", seat=0)
+        s.until(sat_event(0))
+        return s
+
+    def stand(s: Socket) -> None:
+        s.send(type="stand")
+        s.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "stand")
+
+    at_a = sit(a)  # not shown: not heard (the next frame is b's)
+    at_b = sit(b)
+    heard = lobby.recv()
+    assert lines(heard) == [b] and heard["table"]["seats"][0]["player"] == host.id
+    d = host.create(bots="random")["table"]["id"]
+    assert lines(lobby.recv()) == [d]  # new: it goes first, and pushes b out (2 lines shown)
+    stand(at_b)  # not heard: the next frame is the page asked for
+    lobby.send(type="more", after=c)
+    page = lobby.recv()
+    assert (lines(page), page["after"]) == ([b, a], c)
+    stand(at_a)  # shown now
+    assert lines(lobby.recv()) == [a]
+    lobby.send(type="ping")
+    assert lobby.recv() == {"type": "pong"}
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"type": "more"}, "bad_message"),
+        ({"type": "more", "after": ""}, "bad_message"),
+        ({"type": "sit", "seat": 0}, "bad_message"),  # a table's frame
+        ({"type": "more", "after": "nope"}, "not_found"),
+    ]
+    for bad, code in cases:
+        lobby.send(**bad)
+        assert lobby.error()["code"] == code, bad
+    long = host.socket("", welcome=False, limit=500)
+    assert lines(long.recv()) == [d, c, b, a]
+    long.send(type="more", after=a)
+    assert long.recv() == {"type": "lobby", "tables": [], "after": a}  # 1,000 lines of room
+    long.send(type="more", after=a)
+    assert long.error()["code"] == "too_long"
+    refused = host.socket("", welcome=False, limit=0)
+    assert refused.error()["code"] == "bad_request"
+
+
+def line(table_id: str) -> TableInfo:
+    """A waiting table's line."""
+    t = new_table("p0", NewTable(bots="random"))
+    t.id = table_id
+    return t.info()
+
+
+def test_a_lobby_watch_keeps_the_lines_its_client_shows() -> None:
+    client, hub = Collector("p0"), Hub()
+    watch = LobbyWatch(hub, client, 2)
+
+    def offer(table_id: str, *, removed: bool = False, new: bool = False) -> None:
+        watch.offer(table_id, f"{table_id} {removed} {new}", removed, new)
+
+    watch.reads()
+    offer("n", new=True)  # heard while the page is read: it goes after the page
+    offer("x")  # not on the page: never sent
+    watch.page([line("c"), line("b")], None)
+    assert client.frames[1:] == ["n False True"]
+    assert list(watch.shown) == ["n", "c"]  # two lines of room: b is pushed out
+    offer("b")
+    offer("c", removed=True)  # finished: it leaves the list
+    offer("c")
+    offer("n")
+    assert client.frames[2:] == ["c True False", "n False False"]
+    offer("m", new=True)
+    assert (list(watch.shown), client.frames[4:]) == (["m", "n"], ["m False True"])
+    assert {t: len(w) for t, w in hub.showing.items()} == {"m": 1, "n": 1}
+    watch.close()
+    assert hub.showing == {}
 
 
 def test_the_tables_of_bots_only_are_read_from_their_rows(backend: str, tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from serverkit import HANG, Client, LiveServer, server_settings
+from serverkit import HANG, NO_REFILL, Client, LiveServer, server_settings
+from tienlen.apps.server.limits import Rate
 from tienlen.describe import PHRASES
 from tienlen.players.levels import LEVELS
 from tienlen.rules import KNOBS
@@ -260,6 +261,46 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     sync_api.expect(about).to_have_text("Đánh lá nhỏ nhất, giữ heo và bom lại")
     Client(server.base, "Chi").create(preset="lu")
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(2)
+
+
+def test_the_lobby_shows_more_tables_a_page_at_a_time(browser: Any, tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'web.db'}"
+    live = LiveServer(server_settings(url, tmp_path, creations=Rate(200, NO_REFILL)))
+    an, chi = Player(browser, live, "An"), Player(browser, live, "Chi")
+    try:
+        binh = Client(live.base, "Binh")
+        made = [binh.create(bots="random")["table"]["id"] for _ in range(101)]  # a page and one
+        r = an.context.request.post(live.base + "/api/guest", data={"name": "An"})
+        assert r.ok, r.text()  # a guest: the lobby is live over its socket
+        an.page.goto(live.base + "/")
+        rows = an.page.locator(".lobby-table")
+        sync_api.expect(rows).to_have_count(100)
+        sync_api.expect(rows.first).to_have_attribute("data-table", made[-1])  # newest first
+        more = an.page.locator("#more-tables")
+        sync_api.expect(more).to_have_text("More tables")
+        more.click()
+        sync_api.expect(rows).to_have_count(101)
+        sync_api.expect(rows.last).to_have_attribute("data-table", made[0])
+        sync_api.expect(more).to_be_hidden()  # the last page was short
+        newest = binh.create(bots="random")["table"]["id"]  # new: first, nothing pushed out
+        sync_api.expect(rows.first).to_have_attribute("data-table", newest)
+        sync_api.expect(rows).to_have_count(102)
+        an.page.click("#lang")  # drawn again: the first page, with its button in Vietnamese
+        sync_api.expect(rows).to_have_count(100)
+        sync_api.expect(more).to_have_text("Thêm bàn")
+        more.click()
+        sync_api.expect(rows).to_have_count(102)
+        chi.page.goto(live.base + "/")  # no name given yet: the pages are read over HTTP
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(100)
+        chi.page.click("#more-tables")
+        sync_api.expect(chi.page.locator(".lobby-table").last).to_have_attribute(
+            "data-table", made[0]
+        )
+        sync_api.expect(chi.page.locator(".lobby-table")).to_have_count(102)
+    finally:
+        an.close()
+        chi.close()
+        live.close()
 
 
 #: The widest option text of a select and the room its box leaves for text (its inner width

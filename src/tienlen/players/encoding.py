@@ -53,6 +53,7 @@ __all__ = [
     "OBS_DIM",
     "PHASES",
     "RULES_DIM",
+    "UNSEEN_PLANE",
     "card_plane",
     "encode_moves",
     "encode_observation",
@@ -103,6 +104,9 @@ _O_FLAGS = _O_PHASE + len(PHASES)
 # my turn, plays in the pile / 10 (at most 2)
 #: Features of one observation.
 OBS_DIM: Final = _O_FLAGS + 6
+#: Where :func:`encode_observation` puts the plane of unseen cards (copies of each card
+#: neither in the seat's hand nor played: in other hands, or not dealt).
+UNSEEN_PLANE: Final = slice(_O_UNSEEN, _O_BY_SEAT)
 
 
 def card_plane(mask: int) -> FloatArray:

@@ -1,5 +1,6 @@
 """The client's frames: one pydantic model per ``type``, read strictly by the schema, and
-:data:`ClientMessage`, their union (:mod:`.messages` holds the server's side and the schema)."""
+:data:`ClientMessage`, their union at a table's socket, and :data:`LobbyClientMessage`, at the
+lobby's (:mod:`.messages` holds the server's side and the schema)."""
 
 from __future__ import annotations
 
@@ -149,6 +150,23 @@ ClientMessage = Annotated[
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
+class MoreMsg(_ClientMsg):
+    """The lobby socket: send the page of tables after table ``after`` (the last line the
+    client shows), and the changes to its lines from now on."""
+
+    type: Literal["more"]
+    after: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+LobbyClientMessage = Annotated[MoreMsg | PingMsg, Field(discriminator="type")]
+_LOBBY: TypeAdapter[LobbyClientMessage] = TypeAdapter(LobbyClientMessage)
+
+
 def parse_client(text: str) -> ClientMessage:
     """Read one client frame; raises pydantic's ``ValidationError`` (a ``ValueError``)."""
     return _CLIENT.validate_json(text)
+
+
+def parse_lobby(text: str) -> LobbyClientMessage:
+    """Read one frame of a lobby socket's client; raises pydantic's ``ValidationError``."""
+    return _LOBBY.validate_json(text)

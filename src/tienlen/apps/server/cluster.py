@@ -27,7 +27,9 @@ checked and stored, its bots and turn timer). Other nodes hold nothing of it.
   was cut off) takes it over within a renewal, loads it from the log and runs it; a request
   its owner does not answer in ``forward_timeout`` goes to whoever holds the lease then.
 - **Lobby**: each table's row keeps its lobby line (the lobby is listed from the rows);
-  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients.
+  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients (the
+  node that makes a table, its first line, ``new``); each node passes a line on only to its
+  lobby sockets that show it (:class:`.hub.LobbyWatch`).
 - **Redis down**: owners keep running their tables for the clients connected to them (the
   fencing token still guards every write; nobody can take a lease meanwhile); requests to
   other nodes' tables are refused with ``unavailable``; when Redis returns, the owners renew
@@ -407,7 +409,11 @@ class Cluster:
                     self.relays.say(m["table"])
             elif op == "lobby":
                 if m["node"] != self.node:
-                    self.host.hub.lobby_line(TableInfo.model_validate(m["line"]), m["removed"])
+                    # (a node of an older release sends no "new": its new tables show on reload)
+                    new = m.get("new", False)
+                    if self.host.hub.lobby_hears(m["line"]["id"], new):  # (else not read)
+                        line = TableInfo.model_validate(m["line"])
+                        self.host.hub.lobby_line(line, m["removed"], new=new)
             elif op == "resync":
                 self._back()
             elif op == "request":

@@ -1,4 +1,5 @@
-"""The live tables: each table, its lock, its clients and the lobby's; and
+"""The live tables: each table, its lock, its clients and the lobby's (each lobby socket
+hears only of the lines its client shows: :class:`LobbyWatch`); and
 :class:`TableHost`, the interface through which the cluster code (:mod:`.cluster`) drives a
 node's tables.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
@@ -23,10 +25,10 @@ from .config import Settings
 from .db import TableRow
 from .errors import TRY_AGAIN
 from .limits import Rate, TokenBucket
-from .messages import LobbyTableMsg, TableInfo
+from .messages import LobbyMsg, LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
-__all__ = ["Actor", "Client", "Collector", "Hub", "TableHost"]
+__all__ = ["SHOWN_MAX", "Actor", "Client", "Collector", "Hub", "LobbyWatch", "TableHost"]
 
 log = logging.getLogger("tienlen.server")
 
@@ -68,6 +70,84 @@ class Collector:
         self.frames.append(text)
 
 
+#: The most lines one lobby socket shows (its pages' limit times their number).
+SHOWN_MAX = 1000
+
+
+class LobbyWatch:
+    """One lobby socket and the lines its client shows, newest first: up to ``limit`` lines
+    for each page it was sent (the first, then one per ``more``), those of the pages and the
+    tables listed since. A new table goes first and pushes the last line out when the lines
+    fill the pages' room (the client drops it too); a table that leaves the list (finished)
+    leaves them. The socket hears of a change to a line it shows and of every new table
+    (the first page is where they go), nothing else. The hub finds a line's sockets by the
+    table (:attr:`Hub.showing`), so a line costs what its own sockets cost."""
+
+    def __init__(self, hub: Hub, client: Client, limit: int) -> None:
+        self.hub = hub
+        self.client = client
+        self.limit = limit
+        self.room = 0
+        """``limit`` times the pages sent."""
+        self.shown: OrderedDict[str, None] = OrderedDict()
+        self.waiting: list[tuple[str, str, bool, bool]] | None = None
+        """While a page is read: the lines heard meanwhile, to go after it (the newest line
+        last)."""
+
+    def reads(self) -> None:
+        """A page is being read: the lines heard meanwhile wait for it."""
+        self.waiting = []
+        self.hub.lobby_reading.add(self)
+
+    def page(self, tables: list[TableInfo], after: str | None) -> None:
+        """Send the page read (after table ``after``; ``None``: the first), then the lines
+        heard while it was read."""
+        self.room += self.limit
+        for t in tables:
+            self._show(t.id)
+        self.client.send(LobbyMsg(tables=tables, after=after))
+        self.unread()
+
+    def unread(self) -> None:
+        """No page is being read (any more): the lines that waited go out."""
+        waiting, self.waiting = self.waiting or [], None
+        self.hub.lobby_reading.discard(self)
+        for line in waiting:
+            self.offer(*line)
+
+    def offer(self, table_id: str, text: str, removed: bool, new: bool) -> None:
+        """A listed table's line (``text``, a ``lobby_table`` frame) changed, or it is new."""
+        if self.waiting is not None:
+            self.waiting.append((table_id, text, removed, new))
+        elif table_id in self.shown:
+            if removed:
+                self._hide(table_id)
+            self.client.send_text(text)
+        elif new and not removed:
+            self._show(table_id)
+            self.shown.move_to_end(table_id, last=False)
+            if len(self.shown) > self.room:
+                self._hide(next(reversed(self.shown)))
+            self.client.send_text(text)
+
+    def close(self) -> None:
+        """The socket closed: it shows nothing."""
+        self.hub.lobby_reading.discard(self)
+        for table_id in list(self.shown):
+            self._hide(table_id)
+
+    def _show(self, table_id: str) -> None:
+        self.shown[table_id] = None
+        self.hub.showing.setdefault(table_id, set()).add(self)
+
+    def _hide(self, table_id: str) -> None:
+        del self.shown[table_id]
+        watches = self.hub.showing[table_id]
+        watches.discard(self)
+        if not watches:
+            del self.hub.showing[table_id]
+
+
 class Hub:
     """A node's live tables, their locks and clients, and the lobby's clients."""
 
@@ -77,7 +157,11 @@ class Hub:
         self.conns: dict[str, set[Client]] = {}
         """Each table's open sockets at this node (in a cluster, at tables owned here or
         elsewhere)."""
-        self.lobby: set[Client] = set()
+        self.lobby: dict[Client, LobbyWatch] = {}
+        self.showing: dict[str, set[LobbyWatch]] = {}
+        """Each table's lobby sockets that show its line."""
+        self.lobby_reading: set[LobbyWatch] = set()
+        """The lobby sockets reading a page (they hear every line meanwhile)."""
         self.restoring: dict[str, int] = {}
         """Tables whose commit failed, by the last version committed: refused until rebuilt
         from the database (their live state had moved ahead of it)."""
@@ -121,17 +205,26 @@ class Hub:
             raise Refused("forbidden", "this table is private: use its invite link")
         return table
 
-    def lobby_update(self, table: Table) -> None:
-        """Send the table's line to the lobby's clients (a public table's)."""
-        if table.config.private or not self.lobby:
-            return
-        self.lobby_line(table.info(), table.status == "finished")
+    def lobby_update(self, table: Table, *, new: bool = False) -> None:
+        """Send the table's line to the lobby's clients that show it (a public table's;
+        ``new``: to every one)."""
+        if table.config.private or not self.lobby_hears(table.id, new):
+            return  # (the line is not even made)
+        self.lobby_line(table.info(), table.status == "finished", new=new)
 
-    def lobby_line(self, info: TableInfo, removed: bool) -> None:
-        """Send a table's line to the lobby's clients (``removed``: it is finished)."""
-        msg = LobbyTableMsg(table=info, removed=removed)
-        for c in self.lobby:
-            c.send(msg)
+    def lobby_line(self, info: TableInfo, removed: bool, *, new: bool = False) -> None:
+        """Send a table's line to the lobby's clients that show it (``removed``: it is
+        finished; ``new``: it was just listed, for every lobby client)."""
+        if not self.lobby_hears(info.id, new):
+            return
+        text = LobbyTableMsg(table=info, removed=removed).model_dump_json(exclude_none=True)
+        watches = self.lobby.values() if new else self.showing.get(info.id, set())
+        for watch in {*watches, *self.lobby_reading}:
+            watch.offer(info.id, text, removed, new)
+
+    def lobby_hears(self, table_id: str, new: bool) -> bool:
+        """Whether any lobby client here is to hear of a table's line."""
+        return bool(self.lobby if new else table_id in self.showing or self.lobby_reading)
 
 
 class TableHost(Protocol):

@@ -1,7 +1,8 @@
 """The web protocol's messages: pydantic models, one discriminated union per direction.
 
 A client sends :data:`.client_messages.ClientMessage` frames (JSON objects with a ``type``, in
-:mod:`.client_messages`); the server sends
+:mod:`.client_messages`; :data:`.client_messages.LobbyClientMessage` on the lobby's socket); the
+server sends
 :data:`ServerMessage` frames. Cards are identifiers in ASCII notation (``"3s"``, ``"10h"``,
 ``"3s'"`` for a second deck's copy). ``docs/web-protocol.md`` documents every message and
 ``docs/web-protocol.schema.json`` is :func:`json_schema`'s output (a test keeps it current).
@@ -14,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from .client_messages import ClientMessage, Message
+from .client_messages import ClientMessage, LobbyClientMessage, Message
 
 __all__ = [
     "ErrorMsg",
@@ -243,14 +244,17 @@ class PongMsg(Message):
 
 
 class LobbyMsg(Message):
-    """The lobby socket's first frame: the first page of the listed tables, newest first."""
+    """A page of the listed tables, newest first: the lobby socket's first frame (the first
+    page), and the answer to ``more`` (the page after table ``after``)."""
 
     type: Literal["lobby"] = "lobby"
     tables: list[TableInfo]
+    after: str | None = None
 
 
 class LobbyTableMsg(Message):
-    """A listed table changed (or left the list: ``removed``)."""
+    """A table the lobby socket's client shows changed (or left the list: ``removed``), or a
+    new table was listed (one the client does not show yet)."""
 
     type: Literal["lobby_table"] = "lobby_table"
     table: TableInfo
@@ -275,6 +279,7 @@ def json_schema() -> str:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "tienlen web protocol",
         "client_message": TypeAdapter(ClientMessage).json_schema(),
+        "lobby_client_message": TypeAdapter(LobbyClientMessage).json_schema(),
         "server_message": _SERVER.json_schema(),
     }
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"

@@ -212,7 +212,7 @@ class Server:
             await s.flush()
 
         await self.writer.write(store)
-        self.hub.lobby_update(table)
+        self.hub.lobby_update(table, new=True)
         if self.cluster is None:
             self.hub.tables[table.id] = table
         else:  # taken by the node its first client opens it at (see cluster.py)
@@ -223,6 +223,7 @@ class Server:
                     "node": self.cluster.node,
                     "line": table.info().model_dump(),
                     "removed": False,
+                    "new": True,
                 },
             )
         return table

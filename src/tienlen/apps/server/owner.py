@@ -146,6 +146,7 @@ class Owner:
                     "node": self.sender.node,
                     "line": table.info().model_dump(),
                     "removed": table.status == "finished",
+                    "new": False,
                 },
             )
 

@@ -34,6 +34,7 @@ from tienlen.players.encoding import (
     MOVE_PASS,
     OBS_DIM,
     RULES_DIM,
+    UNSEEN_PLANE,
     encode_moves,
     encode_observation,
     encode_rules,
@@ -105,8 +106,18 @@ def advice(obs: Observation, legal: Sequence[Choice]) -> FloatArray:
 def state_features(obs: Observation) -> FloatArray:
     """The seat's state as the network reads it, ``(STATE_DIM,)``:
     :func:`~tienlen.players.encoding.encode_observation` joined with
-    :func:`~tienlen.players.encoding.encode_rules`."""
-    return np.concatenate((encode_observation(obs), encode_rules(obs.rules)))
+    :func:`~tienlen.players.encoding.encode_rules`, the plane of unseen cards scaled by the
+    share of them that the other seats hold (their counts as the seat keeps them, over the
+    unseen copies): where every card is dealt the share is 1 and the plane is as encoded;
+    where cards lie undealt (heads-up, two decks at four seats) an unseen card reads as
+    the chance that an opponent holds it, not as a card an opponent holds."""
+    o = encode_observation(obs)
+    plane = o[UNSEEN_PLANE]  # a view: scaled in place
+    unseen = float(plane.sum())
+    held = sum(c for seat, c in enumerate(obs.tracked_counts()) if seat != obs.seat)
+    if held < unseen:
+        plane *= np.float32(held / unseen)
+    return np.concatenate((o, encode_rules(obs.rules)))
 
 
 def move_features(obs: Observation, legal: Sequence[Choice]) -> FloatArray:

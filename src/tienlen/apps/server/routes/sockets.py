@@ -1,5 +1,6 @@
 """The sockets: a table's (``/ws/tables/{id}``: the client's messages in, the table's events
-out) and the lobby's (``/ws/lobby``: the open tables as they change). A socket is admitted
+out) and the lobby's (``/ws/lobby``: the pages of open tables its client shows, as they
+change). A socket is admitted
 (:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read by the
 schema here; a table message then goes to the server (:mod:`..node`)."""
 
@@ -12,14 +13,16 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
 
-from ..client_messages import parse_client
+from ..client_messages import parse_client, parse_lobby
 from ..db import PlayerRow
 from ..deps import origin_ok, server_of, token_of
 from ..errors import refuse_socket, validation_words
 from ..frames import FrameGate, frames
 from ..frames import close as close_flooded
+from ..hub import SHOWN_MAX, LobbyWatch
 from ..limits import TokenBucket
-from ..messages import ErrorMsg, LobbyMsg, PongMsg
+from ..lobby import PAGE, PAGE_MAX
+from ..messages import ErrorMsg, PongMsg
 from ..node import Server
 from ..tables import Refused
 
@@ -141,34 +144,67 @@ async def _at_table(
 
 
 @router.websocket("/ws/lobby")
-async def lobby_socket(ws: WebSocket) -> None:
-    """The lobby: the newest page of the open tables, then each table's line as it changes."""
+async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
+    """The lobby: the newest page of the open tables (``limit`` of them), each page asked for
+    with ``more``, then the changes to the lines shown and the new tables
+    (:class:`..hub.LobbyWatch`)."""
     srv = server_of(ws)
     got = await _opened(srv, ws)
     if got is None:
         return
     _player, conn = got
-    srv.hub.lobby.add(conn)  # (a line changed while the list is read is queued before it)
+    watch = LobbyWatch(srv.hub, conn, limit)
     try:
-        conn.send(LobbyMsg(tables=await srv.listed()))
+        if not 1 <= limit <= PAGE_MAX:
+            raise Refused("bad_request", f"limit must be from 1 to {PAGE_MAX}, not {limit}")
+        srv.hub.lobby[conn] = watch
+        watch.reads()  # (the lines changed while the page is read go after it)
+        watch.page(await srv.listed(limit=limit), None)
     except Refused as e:  # the database is down: the browser reconnects later
-        srv.hub.lobby.discard(conn)
+        srv.hub.lobby.pop(conn, None)
+        watch.close()
         await refuse_socket(ws, e)
         await srv.admission.close_socket(conn.player, conn.socket)
         return
     writer = asyncio.create_task(conn.writer())
     try:
         async for frame in frames(ws, conn.gate, srv.settings.frame_cap):
-            if isinstance(frame, Refused):
-                conn.send(ErrorMsg(code=frame.code, message=str(frame)))
-            else:
-                conn.send(PongMsg())
+            try:
+                if isinstance(frame, Refused):
+                    raise frame
+                await _in_lobby(srv, watch, frame)
+            except Refused as e:
+                conn.send(ErrorMsg(code=e.code, message=str(e)))
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        srv.hub.lobby.discard(conn)
+        srv.hub.lobby.pop(conn, None)
+        watch.close()
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
             await close_flooded(ws, conn.gate)
         await srv.admission.close_socket(conn.player, conn.socket)
+
+
+async def _in_lobby(srv: Server, watch: LobbyWatch, text: str) -> None:
+    """One lobby client frame: ``ping``, or ``more`` (the next page, if the lines shown
+    leave room for it)."""
+    try:
+        msg = parse_lobby(text)
+    except ValidationError as e:
+        raise Refused("bad_message", validation_words(e)) from None
+    except ValueError as e:
+        raise Refused("bad_message", f"not a JSON message: {e}"[:200]) from None
+    if msg.type == "ping":
+        watch.client.send(PongMsg())
+        return
+    if watch.room + watch.limit > SHOWN_MAX:
+        raise Refused("too_long", f"a lobby socket shows at most {SHOWN_MAX} tables")
+    watch.reads()
+    try:
+        tables = await srv.listed(limit=watch.limit, after=msg.after)
+    except Refused:
+        watch.unread()
+        raise
+    watch.page(tables, msg.after)

@@ -1,11 +1,14 @@
 // The first page: "Play now" (three bots, dealt at once), the open tables (live over
-// /ws/lobby) and the form that creates a table. Every rule is offered in the engine's own
+// /ws/lobby, newest first, a page more at a time) and the form that creates a table. Every rule is offered in the engine's own
 // words (/api/options, worded from /api/descriptions); a name is asked once, inline.
 import { api, currentGuest, h, setGuest, wsUrl } from "./api.js";
 import { levelText, loadLevels, loadPhrases, phraseText, t } from "./i18n.js";
 import { presetWords } from "./rules.js";
 
 const LEVEL_KEY = "tienlen.level";
+// The lobby's pages (the server's default) and the most lines one lobby socket shows.
+const PAGE = 100;
+const SHOWN_MAX = 1000;
 const PRESET_KEY = "tienlen.preset";
 
 function tableRow(info) {
@@ -84,7 +87,6 @@ export async function mount(root) {
   const names = Object.keys(presets);
   const list = h("ul", { class: "lobby-list", "aria-live": "polite" });
   const empty = h("p", { class: "empty" });
-  const tables = new Map();
 
   // The name, once: asked here beside the buttons, kept by the server's cookie.
   const nameInput = h("input", { id: "guest-name", name: "name", maxlength: 24, autocomplete: "nickname", required: true, placeholder: t("guest.prompt") });
@@ -184,22 +186,40 @@ export async function mount(root) {
     }
   });
 
+  // The lines shown, newest first (a Map keeps its order): the pages read, and (live) the
+  // new tables, each first; as the server does, a new table pushes the last line out when
+  // the pages' room (PAGE lines a page) is full (docs/web-protocol.md).
+  let tables = new Map();
+  let pages = 1;
+  let ended = false; // the last page read was short: no older table then
+  const more = h("button", { type: "button", id: "more-tables", class: "secondary" }, t("lobby.more"));
   const render = () => {
-    const shown = [...tables.values()].sort((a, b) => a.id.localeCompare(b.id));
-    list.replaceChildren(...shown.map(tableRow));
-    empty.textContent = shown.length ? "" : t("lobby.none");
+    list.replaceChildren(...[...tables.values()].map(tableRow));
+    empty.textContent = tables.size ? "" : t("lobby.none");
+    more.hidden = ended || !tables.size || (pages + 1) * PAGE > SHOWN_MAX;
   };
+  const paged = (listed, first) => {
+    if (first) tables = new Map();
+    for (const info of listed) tables.set(info.id, info);
+    ended = listed.length < PAGE;
+  };
+  const lastId = () => [...tables.keys()].pop();
 
   let socket = null;
   let stopped = false;
   let poll = null;
-  // The lobby's socket is for guests; before a name is given the list is fetched now and then.
+  // The lobby's socket is for guests; before a name is given the pages shown are fetched
+  // now and then.
   const fetchList = async () => {
     if (stopped) return;
+    clearTimeout(poll);
     try {
-      const listed = await api("/api/tables");
-      tables.clear();
-      for (const info of listed) tables.set(info.id, info);
+      let listed = await api("/api/tables");
+      paged(listed, true);
+      for (let page = 1; page < pages && listed.length === PAGE; page++) {
+        listed = await api(`/api/tables?after=${encodeURIComponent(lastId())}`);
+        paged(listed, false);
+      }
       render();
     } catch { /* the next try */ }
     poll = setTimeout(fetchList, 2000);
@@ -208,23 +228,40 @@ export async function mount(root) {
     socket = new WebSocket(wsUrl("/ws/lobby"));
     socket.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
-      if (msg.type === "lobby") {
-        tables.clear();
-        for (const info of msg.tables) tables.set(info.id, info);
+      if (msg.type === "lobby") { // the room grows as the server's does: with the page
+        pages = msg.after === undefined ? 1 : pages + 1;
+        paged(msg.tables, msg.after === undefined);
       } else if (msg.type === "lobby_table") {
-        if (msg.removed || msg.table.status === "finished") tables.delete(msg.table.id);
-        else tables.set(msg.table.id, msg.table);
+        const id = msg.table.id;
+        if (msg.removed) tables.delete(id);
+        else if (tables.has(id)) tables.set(id, msg.table);
+        else {
+          tables = new Map([[id, msg.table], ...tables]);
+          if (tables.size > pages * PAGE) {
+            tables.delete(lastId());
+            ended = false;
+          }
+        }
       }
       render();
     };
     socket.onclose = () => { if (!stopped) setTimeout(connect, 2000); };
   };
+  more.addEventListener("click", () => {
+    more.hidden = true;
+    if (socket) { // (a socket reconnecting sends the first page again, and the button)
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "more", after: lastId() }));
+    } else {
+      pages += 1;
+      fetchList();
+    }
+  });
   if (me) connect();
   else fetchList();
 
   root.replaceChildren(h("section", { class: "lobby" },
     quick,
-    h("div", { class: "open" }, h("h2", {}, t("lobby.open")), empty, list),
+    h("div", { class: "open" }, h("h2", {}, t("lobby.open")), empty, list, more),
     form));
   render();
   // A language switch draws the page again, with a fresh socket.
