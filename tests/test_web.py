@@ -189,17 +189,21 @@ def test_a_whole_game_against_three_bots_by_clicking(players: Any) -> None:
     bots = an.page.locator(".seat:not(.mine) .seat-name").all_inner_texts()
     assert len(set(bots)) == 3 and all("(easy)" in b for b in bots), bots
     # The move list's numbers past 9 are written in full, inside the list.
-    numbers = an.page.locator("#log .n")
-    assert numbers.count() >= 10
-    log = an.page.locator("#log").bounding_box()
-    first = int(numbers.first.inner_text().rstrip("."))
-    for i in range(numbers.count()):
-        n = numbers.nth(i)
-        assert n.inner_text() == f"{first + i}."
-        box = n.bounding_box()
-        assert log is not None and box is not None and box["x"] >= log["x"]
-        assert n.evaluate("e => e.scrollWidth <= e.clientWidth")
-    assert first + numbers.count() - 1 >= 10
+    # Read in one go in the page: the table re-renders as frames arrive, and an element read
+    # between two renders may be detached (once under a loaded CI run its box was None).
+    numbers = an.page.evaluate(
+        """() => {
+            const log = document.querySelector('#log').getBoundingClientRect();
+            return [...document.querySelectorAll('#log .n')].map(e => ({
+                text: e.textContent, inside: e.getBoundingClientRect().left >= log.left,
+                fits: e.scrollWidth <= e.clientWidth}));
+        }"""
+    )
+    assert len(numbers) >= 10
+    first = int(numbers[0]["text"].rstrip("."))
+    for i, n in enumerate(numbers):
+        assert n == {"text": f"{first + i}.", "inside": True, "fits": True}, (i, n)
+    assert first + len(numbers) - 1 >= 10
 
 
 def test_an_illegal_play_shows_the_engines_reason_in_either_language(players: Any) -> None:

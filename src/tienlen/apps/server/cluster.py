@@ -344,31 +344,20 @@ class Cluster:
 
     async def info(self, table_id: str, player: str, invite: str | None) -> TableInfo:
         """The table's line, from its owner (taking it if nobody owns it)."""
-        got: dict[str, Any] = {}
 
-        async def here() -> None:
-            got["info"] = self.host.hub.table_for(table_id, player, invite).info().model_dump()
-
-        def answered(reply: Mapping[str, Any]) -> None:
-            got["info"] = reply["info"]
+        def here() -> Any:
+            return self.host.hub.table_for(table_id, player, invite).info().model_dump()
 
         request = {"act": "info", "player": player, "invite": invite}
-        await self.forwarding.route(table_id, here, request, answered)
-        return TableInfo.model_validate(got["info"])
+        return TableInfo.model_validate(await self.forwarding.ask(table_id, here, request))
 
     async def advise(self, table_id: str, player: str, what: str) -> Any:
         """One of the seated player's helpers (:data:`.advice.ADVICE`), from the table's
         owner (taking it if nobody owns it): no node replays a table it does not own."""
-        got: dict[str, Any] = {}
-
-        async def here() -> None:
-            got["answer"] = ADVICE[what](self.host.hub.live(table_id), player)
-
-        def answered(reply: Mapping[str, Any]) -> None:
-            got["answer"] = reply["answer"]
-
-        await self.forwarding.route(table_id, here, {"act": what, "player": player}, answered)
-        return got["answer"]
+        request = {"act": what, "player": player}
+        return await self.forwarding.ask(
+            table_id, lambda: ADVICE[what](self.host.hub.live(table_id), player), request
+        )
 
     async def dispatch(
         self, actor: Actor, table_id: str, op: str, msg: ClientMessage | None

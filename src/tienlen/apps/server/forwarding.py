@@ -158,6 +158,20 @@ class Forwarding:
             raise refused
         raise Refused("unavailable", "this table is changing servers: try again in a moment")
 
+    async def ask(self, table_id: str, here: Callable[[], Any], request: Mapping[str, Any]) -> Any:
+        """``here()`` if this node owns the table, else the owner's ``answer`` to ``request``
+        (routed as :meth:`route` routes a change)."""
+        got: dict[str, Any] = {}
+
+        async def local() -> None:
+            got["answer"] = here()
+
+        def answered(reply: Mapping[str, Any]) -> None:
+            got["answer"] = reply["answer"]
+
+        await self.route(table_id, local, request, answered)
+        return got["answer"]
+
     async def _request(
         self, owner: str, payload: dict[str, Any], answered: Reply | None
     ) -> dict[str, Any]:

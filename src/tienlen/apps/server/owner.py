@@ -94,7 +94,7 @@ class Owner:
             elif act == "info":
                 table = self._owned(table_id)
                 info = self.host.hub.table_for(table_id, player, req.get("invite")).info()
-                reply.update(info=info.model_dump())
+                reply.update(answer=info.model_dump())
             elif act in ADVICE:
                 reply.update(answer=ADVICE[act](self._owned(table_id), player))
             else:
