@@ -84,7 +84,7 @@ def test_the_lobby_is_live_and_bots_think_in_worker_processes(live: LiveServer) 
     assert lobby.recv() == {"type": "lobby", "tables": []}
     table = host.create(bots=["random", "greedy", "heuristic", "random"])["table"]["id"]
     listed = lobby.recv()
-    assert listed["type"] == "lobby_table" and listed["table"]["id"] == table
+    assert listed["type"] == "lobby_new" and [t["id"] for t in listed["tables"]] == [table]
     s = host.socket(table)
     s.until(lambda m: m["type"] == "state")
     s.send(type="sit", seat=0)

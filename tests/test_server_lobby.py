@@ -8,6 +8,7 @@ tables, and pages with ``more``; a seated player's hint and grouped hand."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -139,8 +140,9 @@ def test_get_api_tables_pages_with_limit_and_after(live: LiveServer) -> None:
 
 
 def lines(frame: dict[str, Any]) -> list[str]:
-    """The ids of a ``lobby`` frame's tables, or of a ``lobby_table`` frame's one."""
-    if frame["type"] == "lobby":
+    """The ids of a ``lobby`` or ``lobby_new`` frame's tables, or of a ``lobby_table`` frame's
+    one."""
+    if frame["type"] in ("lobby", "lobby_new"):
         return [t["id"] for t in frame["tables"]]
     assert frame["type"] == "lobby_table", frame
     return [frame["table"]["id"]]
@@ -203,18 +205,25 @@ def line(table_id: str) -> TableInfo:
     return t.info()
 
 
+def new_lines(frame: str) -> list[str]:
+    """The ids of a ``lobby_new`` frame's tables."""
+    got = json.loads(frame)
+    assert got["type"] == "lobby_new", got
+    return [t["id"] for t in got["tables"]]
+
+
 def test_a_lobby_watch_keeps_the_lines_its_client_shows() -> None:
     client, hub = Collector("p0"), Hub()
-    watch = LobbyWatch(hub, client, 2)
+    watch = LobbyWatch(hub, client, 2, 0)  # new tables sent at once
 
     def offer(table_id: str, *, removed: bool = False, new: bool = False) -> None:
-        watch.offer(table_id, f"{table_id} {removed} {new}", removed, new)
+        watch.offer(line(table_id), f"{table_id} {removed} {new}", removed, new)
 
     watch.reads()
     offer("n", new=True)  # heard while the page is read: it goes after the page
     offer("x")  # not on the page: never sent
     watch.page([line("c"), line("b")], None)
-    assert client.frames[1:] == ["n False True"]
+    assert new_lines(client.frames[1]) == ["n"] and len(client.frames) == 2
     assert list(watch.shown) == ["n", "c"]  # two lines of room: b is pushed out
     offer("b")
     offer("c", removed=True)  # finished: it leaves the list
@@ -222,10 +231,45 @@ def test_a_lobby_watch_keeps_the_lines_its_client_shows() -> None:
     offer("n")
     assert client.frames[2:] == ["c True False", "n False False"]
     offer("m", new=True)
-    assert (list(watch.shown), client.frames[4:]) == (["m", "n"], ["m False True"])
+    assert (list(watch.shown), new_lines(client.frames[4])) == (["m", "n"], ["m"])
     assert {t: len(w) for t, w in hub.showing.items()} == {"m": 1, "n": 1}
     watch.close()
     assert hub.showing == {}
+
+
+def test_a_lobby_watch_sends_a_burst_of_new_tables_as_one_frame_of_the_newest() -> None:
+    async def main() -> None:
+        client, hub = Collector("p0"), Hub()
+        watch = LobbyWatch(hub, client, 3, 0.05)
+        watch.reads()
+        watch.page([line("a")], None)
+
+        def offer(table_id: str, *, removed: bool = False, new: bool = False) -> None:
+            watch.offer(line(table_id), f"{table_id} {removed}", removed, new)
+
+        for i in range(10):
+            offer(f"n{i}", new=True)
+        offer("n9")  # a held line changed: it goes in the frame as it is now
+        offer("n8", removed=True)  # finished before it was sent: never sent
+        offer("a")  # pushed out by the new tables: not heard
+        offer("n7")
+        assert client.frames[1:] == []  # held, and nothing shown has changed
+        assert list(watch.shown) == ["n9", "n7"]
+        await asyncio.sleep(0.1)  # (past the window: its timer has run)
+        assert [new_lines(f) for f in client.frames[1:]] == [["n9", "n7"]]
+        offer("n9")  # a change to a line shown goes at once, even while new ones are held
+        offer("n10", new=True)
+        offer("n7", removed=True)
+        assert client.frames[2:] == ["n9 False", "n7 True"]
+        watch.reads()  # a page asked for: the new tables held go before it
+        watch.page([], "n9")
+        assert new_lines(client.frames[4]) == ["n10"] and len(client.frames) == 6
+        await asyncio.sleep(0.1)
+        assert len(client.frames) == 6  # (sent: nothing more)
+        watch.close()
+        assert hub.showing == {}
+
+    asyncio.run(main())
 
 
 def test_the_tables_of_bots_only_are_read_from_their_rows(backend: str, tmp_path: Path) -> None:

@@ -175,6 +175,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         trusted_proxies=tuple(args.trusted_proxy),
         abandon_after=args.abandon_after,
         evict_after=args.evict_after,
+        lobby_new_every=args.lobby_new_every,
     )
 
 
@@ -247,6 +248,12 @@ def _limit_options(p: argparse.ArgumentParser, defaults: Any) -> None:
         type=float,
         default=str(_env("evict-after", defaults.evict_after)),
         help="seconds a table nobody has open, with nothing to run, stays in memory (%(default)s)",
+    )
+    p.add_argument(
+        "--lobby-new-every",
+        type=float,
+        default=str(_env("lobby-new-every", defaults.lobby_new_every)),
+        help="seconds a lobby socket's new tables are held, to go in one frame (%(default)s)",
     )
 
 

@@ -65,6 +65,8 @@ class Settings:
     """Largest client frame (bytes) the server reads; a larger one is refused."""
     transport_cap: int = 65536
     """The WebSocket layer closes the connection on a frame larger than this."""
+    lobby_new_every: float = 1.0
+    """Seconds a lobby socket's new tables are held, to go in one frame (0: each at once)."""
     catch_up: int = 500
     """At most this many missed events are replayed; past that, a full state resync."""
     messages: Rate = field(default_factory=lambda: Rate(100, 20.0))

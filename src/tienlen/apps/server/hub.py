@@ -1,5 +1,6 @@
 """The live tables: each table, its lock, its clients and the lobby's (each lobby socket
-hears only of the lines its client shows: :class:`LobbyWatch`); and
+hears only of the lines its client shows, and of the new tables a window at a time:
+:class:`LobbyWatch`); and
 :class:`TableHost`, the interface through which the cluster code (:mod:`.cluster`) drives a
 node's tables.
 
@@ -25,7 +26,7 @@ from .config import Settings
 from .db import TableRow
 from .errors import TRY_AGAIN
 from .limits import Rate, TokenBucket
-from .messages import LobbyMsg, LobbyTableMsg, TableInfo
+from .messages import LobbyMsg, LobbyNewMsg, LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
 __all__ = ["SHOWN_MAX", "Actor", "Client", "Collector", "Hub", "LobbyWatch", "TableHost"]
@@ -79,18 +80,24 @@ class LobbyWatch:
     for each page it was sent (the first, then one per ``more``), those of the pages and the
     tables listed since. A new table goes first and pushes the last line out when the lines
     fill the pages' room (the client drops it too); a table that leaves the list (finished)
-    leaves them. The socket hears of a change to a line it shows and of every new table
-    (the first page is where they go), nothing else. The hub finds a line's sockets by the
-    table (:attr:`Hub.showing`), so a line costs what its own sockets cost."""
+    leaves them. The socket hears of a change to a line it shows at once, and of the new
+    tables (the first page is where they go) ``every`` seconds at most, in one frame: those
+    listed meanwhile that the room still holds (a site lists hundreds a second). The hub
+    finds a line's sockets by the table (:attr:`Hub.showing`), so a line costs what its own
+    sockets cost."""
 
-    def __init__(self, hub: Hub, client: Client, limit: int) -> None:
+    def __init__(self, hub: Hub, client: Client, limit: int, every: float) -> None:
         self.hub = hub
         self.client = client
         self.limit = limit
+        self.every = every
         self.room = 0
         """``limit`` times the pages sent."""
         self.shown: OrderedDict[str, None] = OrderedDict()
-        self.waiting: list[tuple[str, str, bool, bool]] | None = None
+        self.held: dict[str, TableInfo] = {}
+        """The new tables shown but not sent yet, oldest first."""
+        self.timer: asyncio.TimerHandle | None = None
+        self.waiting: list[tuple[TableInfo, str, bool, bool]] | None = None
         """While a page is read: the lines heard meanwhile, to go after it (the newest line
         last)."""
 
@@ -102,6 +109,7 @@ class LobbyWatch:
     def page(self, tables: list[TableInfo], after: str | None) -> None:
         """Send the page read (after table ``after``; ``None``: the first), then the lines
         heard while it was read."""
+        self.send_new()  # (the client's lines then are the server's, the page goes last)
         self.room += self.limit
         for t in tables:
             self._show(t.id)
@@ -115,10 +123,17 @@ class LobbyWatch:
         for line in waiting:
             self.offer(*line)
 
-    def offer(self, table_id: str, text: str, removed: bool, new: bool) -> None:
-        """A listed table's line (``text``, a ``lobby_table`` frame) changed, or it is new."""
+    def offer(self, info: TableInfo, text: str, removed: bool, new: bool) -> None:
+        """A listed table's line (``info``; ``text``, its ``lobby_table`` frame) changed, or
+        it is new."""
+        table_id = info.id
         if self.waiting is not None:
-            self.waiting.append((table_id, text, removed, new))
+            self.waiting.append((info, text, removed, new))
+        elif table_id in self.held:  # not sent yet: the frame of the new tables has it
+            if removed:
+                self._hide(table_id)
+            else:
+                self.held[table_id] = info
         elif table_id in self.shown:
             if removed:
                 self._hide(table_id)
@@ -128,10 +143,25 @@ class LobbyWatch:
             self.shown.move_to_end(table_id, last=False)
             if len(self.shown) > self.room:
                 self._hide(next(reversed(self.shown)))
-            self.client.send_text(text)
+            self.held[table_id] = info
+            if self.every <= 0:
+                self.send_new()
+            elif self.timer is None:
+                self.timer = asyncio.get_running_loop().call_later(self.every, self.send_new)
+
+    def send_new(self) -> None:
+        """Send the new tables held, newest first, in one frame."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.held:
+            self.client.send_text(self.hub.new_frame(tuple(reversed(self.held.values()))))
+            self.held = {}
 
     def close(self) -> None:
         """The socket closed: it shows nothing."""
+        if self.timer is not None:
+            self.timer.cancel()
         self.hub.lobby_reading.discard(self)
         for table_id in list(self.shown):
             self._hide(table_id)
@@ -142,6 +172,7 @@ class LobbyWatch:
 
     def _hide(self, table_id: str) -> None:
         del self.shown[table_id]
+        self.held.pop(table_id, None)
         watches = self.hub.showing[table_id]
         watches.discard(self)
         if not watches:
@@ -162,6 +193,7 @@ class Hub:
         """Each table's lobby sockets that show its line."""
         self.lobby_reading: set[LobbyWatch] = set()
         """The lobby sockets reading a page (they hear every line meanwhile)."""
+        self._new_frame: tuple[tuple[TableInfo, ...], str] = ((), "")
         self.restoring: dict[str, int] = {}
         """Tables whose commit failed, by the last version committed: refused until rebuilt
         from the database (their live state had moved ahead of it)."""
@@ -220,7 +252,15 @@ class Hub:
         text = LobbyTableMsg(table=info, removed=removed).model_dump_json(exclude_none=True)
         watches = self.lobby.values() if new else self.showing.get(info.id, set())
         for watch in {*watches, *self.lobby_reading}:
-            watch.offer(info.id, text, removed, new)
+            watch.offer(info, text, removed, new)
+
+    def new_frame(self, tables: tuple[TableInfo, ...]) -> str:
+        """The ``lobby_new`` frame of these new tables (the last one made is made once for
+        the lobby sockets whose windows end together, as most do: they hold the same)."""
+        if self._new_frame[0] != tables:
+            text = LobbyNewMsg(tables=list(tables)).model_dump_json(exclude_none=True)
+            self._new_frame = (tables, text)
+        return self._new_frame[1]
 
     def lobby_hears(self, table_id: str, new: bool) -> bool:
         """Whether any lobby client here is to hear of a table's line."""

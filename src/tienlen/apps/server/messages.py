@@ -22,6 +22,7 @@ __all__ = [
     "EventMsg",
     "GameView",
     "LobbyMsg",
+    "LobbyNewMsg",
     "LobbyTableMsg",
     "ServerMessage",
     "StateMsg",
@@ -253,16 +254,23 @@ class LobbyMsg(Message):
 
 
 class LobbyTableMsg(Message):
-    """A table the lobby socket's client shows changed (or left the list: ``removed``), or a
-    new table was listed (one the client does not show yet)."""
+    """A table the lobby socket's client shows changed (or left the list: ``removed``)."""
 
     type: Literal["lobby_table"] = "lobby_table"
     table: TableInfo
     removed: bool = False
 
 
+class LobbyNewMsg(Message):
+    """The tables listed since the last such frame (at most the lines the client has room
+    for), newest first: they go first."""
+
+    type: Literal["lobby_new"] = "lobby_new"
+    tables: list[TableInfo]
+
+
 ServerMessage = Annotated[
-    WelcomeMsg | StateMsg | EventMsg | ErrorMsg | PongMsg | LobbyMsg | LobbyTableMsg,
+    WelcomeMsg | StateMsg | EventMsg | ErrorMsg | PongMsg | LobbyMsg | LobbyTableMsg | LobbyNewMsg,
     Field(discriminator="type"),
 ]
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

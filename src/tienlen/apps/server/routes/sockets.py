@@ -153,7 +153,7 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
     if got is None:
         return
     _player, conn = got
-    watch = LobbyWatch(srv.hub, conn, limit)
+    watch = LobbyWatch(srv.hub, conn, limit, srv.settings.lobby_new_every)
     try:
         if not 1 <= limit <= PAGE_MAX:
             raise Refused("bad_request", f"limit must be from 1 to {PAGE_MAX}, not {limit}")

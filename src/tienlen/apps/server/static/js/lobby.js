@@ -232,15 +232,13 @@ export async function mount(root) {
         pages = msg.after === undefined ? 1 : pages + 1;
         paged(msg.tables, msg.after === undefined);
       } else if (msg.type === "lobby_table") {
-        const id = msg.table.id;
-        if (msg.removed) tables.delete(id);
-        else if (tables.has(id)) tables.set(id, msg.table);
-        else {
-          tables = new Map([[id, msg.table], ...tables]);
-          if (tables.size > pages * PAGE) {
-            tables.delete(lastId());
-            ended = false;
-          }
+        if (msg.removed) tables.delete(msg.table.id);
+        else tables.set(msg.table.id, msg.table);
+      } else if (msg.type === "lobby_new") { // newest first: they go first
+        tables = new Map([...msg.tables.map((info) => [info.id, info]), ...tables]);
+        while (tables.size > pages * PAGE) { // the last lines are pushed out, as the server's
+          tables.delete(lastId());
+          ended = false;
         }
       }
       render();
