@@ -25,12 +25,10 @@ import itertools
 import json
 import os
 import random
-import secrets
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from start_time import scratch  # this folder: the script's own path
 
 from tienlen.apps.server import Server, Settings
 from tienlen.apps.server.db import MIGRATIONS, connect, migrate
@@ -66,24 +65,6 @@ PLAYERS = sa.table(
     sa.column("name", sa.String),
     sa.column("created", sa.DateTime(timezone=True)),
 )
-
-
-@asynccontextmanager
-async def scratch(base: str | None, folder: Path) -> AsyncIterator[str]:
-    """A fresh database URL (PostgreSQL if ``base`` is given, else a SQLite file)."""
-    if base is None:
-        yield f"sqlite+aiosqlite:///{folder / 'lobby.db'}"
-        return
-    import asyncpg
-
-    db = f"h29lobby_bench_{secrets.token_hex(4)}"
-    admin = await asyncpg.connect(base)
-    await admin.execute(f'CREATE DATABASE "{db}"')
-    try:
-        yield base.replace("postgresql://", "postgresql+asyncpg://", 1).rsplit("/", 1)[0] + "/" + db
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        await admin.close()
 
 
 def rows(finished: int, open_: int, bots_only: int) -> Iterator[dict[str, Any]]:
@@ -169,7 +150,7 @@ async def main(args: argparse.Namespace) -> None:
     generated = rows(args.finished, args.open, args.bots_only)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        async with scratch(base, folder) as url:
+        async with scratch(base, folder, "lobby") as url:
             began = time.perf_counter()
             migrated = await fill(url, generated)
             print(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
@@ -25,6 +27,8 @@ from ..lobby import PAGE, PAGE_MAX
 from ..messages import ErrorMsg, PongMsg
 from ..node import Server
 from ..tables import Refused
+
+M = TypeVar("M")
 
 __all__ = ["Conn", "handle", "router"]
 
@@ -58,15 +62,20 @@ class Conn:
             await self.ws.send_text(text)
 
 
-async def handle(srv: Server, conn: Conn, table_id: str, text: str) -> None:
-    """One client frame (let through by :mod:`..frames`): refused with an error to this
-    client only, or done."""
+def _parsed(parse: Callable[[str], M], text: str) -> M:
+    """A client frame read by ``parse``, or refused as ``bad_message`` with the reason."""
     try:
-        msg = parse_client(text)
+        return parse(text)
     except ValidationError as e:
         raise Refused("bad_message", validation_words(e)) from None
     except ValueError as e:
         raise Refused("bad_message", f"not a JSON message: {e}"[:200]) from None
+
+
+async def handle(srv: Server, conn: Conn, table_id: str, text: str) -> None:
+    """One client frame (let through by :mod:`..frames`): refused with an error to this
+    client only, or done."""
+    msg = _parsed(parse_client, text)
     if msg.type == "ping":
         conn.send(PongMsg())
         return
@@ -190,12 +199,7 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
 async def _in_lobby(srv: Server, watch: LobbyWatch, text: str) -> None:
     """One lobby client frame: ``ping``, or ``more`` (the next page, if the lines shown
     leave room for it)."""
-    try:
-        msg = parse_lobby(text)
-    except ValidationError as e:
-        raise Refused("bad_message", validation_words(e)) from None
-    except ValueError as e:
-        raise Refused("bad_message", f"not a JSON message: {e}"[:200]) from None
+    msg = _parsed(parse_lobby, text)
     if msg.type == "ping":
         watch.client.send(PongMsg())
         return
