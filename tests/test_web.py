@@ -248,8 +248,10 @@ def test_the_lobby_lists_a_new_table_without_reloading(players: Any, server: Liv
     sync_api.expect(an.page.locator(".lobby-table")).to_have_count(0)
     made = Client(server.base, "Binh").create(rules="pagat.direction-anticlockwise")
     row = an.page.locator(f'.lobby-table[data-table="{made["table"]["id"]}"]')
-    # the row names the rules by their code (the preset and each knob changed on it)
-    sync_api.expect(row.locator(".rules")).to_have_text("pagat.direction-anticlockwise")
+    # the row names the preset in words and the knobs changed on it by code (the whole code
+    # in its title)
+    sync_api.expect(row.locator(".rules")).to_have_text("Pagat's rules · direction-anticlockwise")
+    assert row.locator(".rules").get_attribute("title") == "pagat.direction-anticlockwise"
     # The bot levels, beginner to expert, as the server lists them, in the page's language:
     # each by its name, the chosen one's way of playing under the list.
     levels = an.page.locator("#quick-level option")

@@ -11,11 +11,17 @@ const PAGE = 100;
 const SHOWN_MAX = 1000;
 const PRESET_KEY = "tienlen.preset";
 
+/** A table's rules as a player reads them: the preset's name, then its house rules' codes. */
+function rulesName(code) {
+  const [preset, ...house] = code.split(".");
+  return [t("preset." + preset), ...house].join(" · ");
+}
+
 function tableRow(info) {
   const humans = info.seats.filter((s) => s.player).length;
   const free = info.seats.some((s) => !s.player);
   return h("li", { class: "lobby-table", dataset: { table: info.id } },
-    h("span", { class: "rules", title: info.rules_key }, info.rules_code),
+    h("span", { class: "rules", title: info.rules_code }, rulesName(info.rules_code)),
     h("span", { class: "seats" }, `${t("lobby.seats")}: ${humans}/${info.players}`),
     h("span", { class: "status" }, t("status." + info.status)),
     info.status === "waiting" && free
