@@ -165,13 +165,15 @@ class Sender:
     """The owner's outbox: what it would publish, by channel."""
 
     node = "owner"
-    lobby_channel = "events"
 
     def __init__(self) -> None:
         self.out: list[tuple[str, Mapping[str, Any] | str]] = []
 
     def channel(self, node: str) -> str:
         return f"node:{node}"
+
+    def lobby_channel(self, table_id: str | None) -> str:
+        return f"line:{table_id}"
 
     def send(self, channel: str, message: Mapping[str, Any] | str) -> None:
         self.out.append((channel, message))

@@ -2,9 +2,11 @@
 ``redis_timeout``), one for pub/sub; the scripts the table leases are kept with; the
 messages a node publishes, in order, from one queue on a connection of its own, whatever is
 queued in one round trip; and the listener, which subscribes again after Redis was down. A
-node listens on the site's channel (lobby lines, notices), its own (requests, answers, and
-the frames of its clients at tables owned elsewhere) and, while it owns or watches a table,
-that table's channel ``{prefix}t:{table}`` (presence). Redis is only the signal: a message
+node listens on the site's channel (notices), its own (requests, answers, and the frames of
+its clients at tables owned elsewhere), while it owns or watches a table, that table's
+channel ``{prefix}t:{table}`` (presence), and for its lobby sockets (:mod:`.lobbies`): while
+it has any, the new tables' channel ``{prefix}new``, and while one shows a table's line, that
+line's channel ``{prefix}line:{table}``. Redis is only the signal: a message
 that cannot be published is dropped, and once Redis answers again every node is told to
 catch up (its clients at tables owned elsewhere ask the owner for what they missed)."""
 
@@ -14,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -87,10 +90,14 @@ class Bus:
             url, decode_responses=True, socket_connect_timeout=settings.redis_timeout
         )
         self.events = f"{self.prefix}events"
-        """The site's channel: lobby lines and notices, heard by every node."""
+        """The site's channel: notices, heard by every node."""
         self.inbox = self.channel(node)
         self.watched: set[str] = set()
-        """The table channels subscribed to (tables owned or watched here)."""
+        """The channels subscribed to besides those two (tables owned or watched here, the
+        lobby's)."""
+        self.asked = 0
+        """Changes of subscription asked for so far (:meth:`barrier` counts on it)."""
+        self._pongs: dict[str, asyncio.Future[None]] = {}
         self.pubsub: Any = None
         """The subscription, while there is one."""
         pool = self.redis.connection_pool
@@ -112,21 +119,53 @@ class Bus:
         """A table's channel: presence (who watches it through which node)."""
         return f"{self.prefix}t:{table_id}"
 
+    def lobby_channel(self, table_id: str | None) -> str:
+        """The channel a table's lobby line goes on when it changes (``None``: the new
+        tables')."""
+        return f"{self.prefix}new" if table_id is None else f"{self.prefix}line:{table_id}"
+
     def watch(self, table_id: str) -> None:
         """Listen on the table's channel (now, and after every resubscription)."""
-        channel = self.table_channel(table_id)
+        self.listen(self.table_channel(table_id))
+
+    def unwatch(self, table_id: str) -> None:
+        """Stop listening on the table's channel."""
+        self.unlisten(self.table_channel(table_id))
+
+    def listen(self, channel: str) -> None:
+        """Listen on ``channel`` (now, and after every resubscription)."""
         if channel not in self.watched:
             self.watched.add(channel)
             self._spawn_sub("subscribe", channel)
 
-    def unwatch(self, table_id: str) -> None:
-        """Stop listening on the table's channel."""
-        channel = self.table_channel(table_id)
+    def unlisten(self, channel: str) -> None:
+        """Stop listening on ``channel``."""
         if channel in self.watched:
             self.watched.discard(channel)
             self._spawn_sub("unsubscribe", channel)
 
+    async def barrier(self) -> int | None:
+        """Wait until Redis has made every change of subscription asked for so far (it
+        answers a ping on the subscription after them); how many there were (``None``: not
+        known, Redis is down or slow)."""
+        mark = self.asked
+        if self._changes:
+            await asyncio.wait(set(self._changes))  # (each sent its command, in order)
+        pubsub, token = self.pubsub, secrets.token_hex(8)
+        if pubsub is None:
+            return None
+        pong = self._pongs[token] = asyncio.get_running_loop().create_future()
+        try:
+            await pubsub.ping(token)
+            await asyncio.wait_for(pong, self.settings.redis_timeout)
+        except (*DOWN, TimeoutError):
+            return None
+        finally:
+            del self._pongs[token]
+        return mark
+
     def _spawn_sub(self, verb: str, channel: str) -> None:
+        self.asked += 1
         pubsub = self.pubsub
         if pubsub is None:
             return  # the next subscription takes every watched channel
@@ -205,8 +244,14 @@ class Bus:
         while True:
             pubsub = self.sub.pubsub()
             try:
-                await pubsub.subscribe(self.events, self.inbox, *self.watched)
+                watched = set(self.watched)
+                await pubsub.subscribe(self.events, self.inbox, *watched)
                 self.pubsub = pubsub
+                # (what changed meanwhile, before changes went to this subscription)
+                if self.watched - watched:
+                    await pubsub.subscribe(*(self.watched - watched))
+                if watched - self.watched:
+                    await pubsub.unsubscribe(*(watched - self.watched))
                 while True:
                     m = await pubsub.get_message(timeout=None)
                     if m is None:
@@ -214,6 +259,8 @@ class Bus:
                     if m["type"] == "message":
                         for part in m["data"].split(SEP):
                             await receive(m["channel"], part)
+                    elif m["type"] == "pong" and m["data"] in self._pongs:
+                        self._pongs[m["data"]].set_result(None)
                     elif m["type"] == "subscribe" and m["channel"] == self.events:
                         # Subscribed for sure now: whatever the log has from here on
                         # comes as a message, and what it had is read now.

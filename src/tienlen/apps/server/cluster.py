@@ -27,9 +27,9 @@ checked and stored, its bots and turn timer). Other nodes hold nothing of it.
   was cut off) takes it over within a renewal, loads it from the log and runs it; a request
   its owner does not answer in ``forward_timeout`` goes to whoever holds the lease then.
 - **Lobby**: each table's row keeps its lobby line (the lobby is listed from the rows);
-  an owner publishes a changed line on ``{prefix}events`` for every node's lobby clients (the
-  node that makes a table, its first line, ``new``); each node passes a line on only to its
-  lobby sockets that show it (:class:`.hub.LobbyWatch`).
+  an owner publishes a changed line on the line's channel, heard by the nodes whose lobby
+  sockets show it, and the node that makes a table its first line on the new tables',
+  heard by the nodes with lobby sockets (:mod:`.lobbies`, :class:`.hub.LobbyWatch`).
 - **Redis down**: owners keep running their tables for the clients connected to them (the
   fencing token still guards every write; nobody can take a lease meanwhile); requests to
   other nodes' tables are refused with ``unavailable``; when Redis returns, the owners renew
@@ -98,10 +98,9 @@ class Cluster:
         """Redis, for commands."""
         return self.bus.redis
 
-    @property
-    def lobby_channel(self) -> str:
-        """The site's channel (lobby lines, notices)."""
-        return self.bus.events
+    def lobby_channel(self, table_id: str | None) -> str:
+        """The channel a table's changed lobby line goes on (``None``: the new tables')."""
+        return self.bus.lobby_channel(table_id)
 
     def owner_key(self, table_id: str) -> str:
         """The Redis key of a table's lease."""

@@ -29,7 +29,16 @@ from .limits import Rate, TokenBucket
 from .messages import LobbyMsg, LobbyNewMsg, LobbyTableMsg, TableInfo
 from .tables import Pending, Refused, Table
 
-__all__ = ["SHOWN_MAX", "Actor", "Client", "Collector", "Hub", "LobbyWatch", "TableHost"]
+__all__ = [
+    "SHOWN_MAX",
+    "Actor",
+    "Client",
+    "Collector",
+    "Hub",
+    "LobbyListener",
+    "LobbyWatch",
+    "TableHost",
+]
 
 log = logging.getLogger("tienlen.server")
 
@@ -75,6 +84,18 @@ class Collector:
 SHOWN_MAX = 1000
 
 
+class LobbyListener(Protocol):
+    """What a cluster node does as its lobby sockets come and go (:mod:`.lobbies`): it
+    listens for the new tables while it has lobby sockets, and for a table's line while one
+    of them shows it (or reads a page that holds it)."""
+
+    def lobbies(self, on: bool) -> None:
+        """The node has lobby sockets now (``on``), or none any more."""
+
+    def shown(self, table_id: str, on: bool) -> None:
+        """A lobby socket here shows the table now (``on``), or none does any more."""
+
+
 class LobbyWatch:
     """One lobby socket and the lines its client shows, newest first: up to ``limit`` lines
     for each page it was sent (the first, then one per ``more``), those of the pages and the
@@ -100,6 +121,14 @@ class LobbyWatch:
         self.waiting: list[tuple[TableInfo, str, bool, bool]] | None = None
         """While a page is read: the lines heard meanwhile, to go after it (the newest line
         last)."""
+        self.pinned: set[str] = set()
+        """While a page is read: its tables not shown yet, listened for all the same."""
+
+    def open(self) -> None:
+        """The socket is open: one of the hub's lobby sockets."""
+        if not self.hub.lobby and self.hub.listener is not None:
+            self.hub.listener.lobbies(True)
+        self.hub.lobby[self.client] = self
 
     def reads(self) -> None:
         """A page is being read: the lines heard meanwhile wait for it."""
@@ -116,10 +145,18 @@ class LobbyWatch:
         self.client.send(LobbyMsg(tables=tables, after=after))
         self.unread()
 
+    def pin(self, table_ids: list[str]) -> None:
+        """The page being read holds these tables: their lines are listened for from now."""
+        for table_id in table_ids:
+            if table_id not in self.shown and table_id not in self.pinned:
+                self.pinned.add(table_id)
+                self._listen(table_id)
+
     def unread(self) -> None:
         """No page is being read (any more): the lines that waited go out."""
         waiting, self.waiting = self.waiting or [], None
         self.hub.lobby_reading.discard(self)
+        self._unpin()
         for line in waiting:
             self.offer(*line)
 
@@ -159,24 +196,45 @@ class LobbyWatch:
             self.held = {}
 
     def close(self) -> None:
-        """The socket closed: it shows nothing."""
+        """The socket closed: it shows nothing, and is none of the hub's lobby sockets."""
         if self.timer is not None:
             self.timer.cancel()
         self.hub.lobby_reading.discard(self)
         for table_id in list(self.shown):
             self._hide(table_id)
+        self._unpin()
+        was = self.hub.lobby.pop(self.client, None)
+        if was is not None and not self.hub.lobby and self.hub.listener is not None:
+            self.hub.listener.lobbies(False)
 
     def _show(self, table_id: str) -> None:
         self.shown[table_id] = None
-        self.hub.showing.setdefault(table_id, set()).add(self)
+        self._listen(table_id)
 
     def _hide(self, table_id: str) -> None:
         del self.shown[table_id]
         self.held.pop(table_id, None)
+        if table_id not in self.pinned:
+            self._unlisten(table_id)
+
+    def _unpin(self) -> None:
+        pinned, self.pinned = self.pinned, set()
+        for table_id in pinned - self.shown.keys():
+            self._unlisten(table_id)
+
+    def _listen(self, table_id: str) -> None:
+        watches = self.hub.showing.setdefault(table_id, set())
+        if not watches and self.hub.listener is not None:
+            self.hub.listener.shown(table_id, True)
+        watches.add(self)
+
+    def _unlisten(self, table_id: str) -> None:
         watches = self.hub.showing[table_id]
         watches.discard(self)
         if not watches:
             del self.hub.showing[table_id]
+            if self.hub.listener is not None:
+                self.hub.listener.shown(table_id, False)
 
 
 class Hub:
@@ -190,7 +248,9 @@ class Hub:
         elsewhere)."""
         self.lobby: dict[Client, LobbyWatch] = {}
         self.showing: dict[str, set[LobbyWatch]] = {}
-        """Each table's lobby sockets that show its line."""
+        """Each table's lobby sockets that show its line (or read a page that holds it)."""
+        self.listener: LobbyListener | None = None
+        """A cluster node's ears for its lobby sockets (``None``: a single server)."""
         self.lobby_reading: set[LobbyWatch] = set()
         """The lobby sockets reading a page (they hear every line meanwhile)."""
         self._new_frame: tuple[tuple[TableInfo, ...], str] = ((), "")

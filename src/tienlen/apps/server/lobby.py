@@ -10,11 +10,11 @@ only. Neither reads the finished tables, however many."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select, tuple_
+from sqlalchemy import Row, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from tienlen import RULESETS, Rules
@@ -34,6 +34,7 @@ __all__ = [
     "bots_only",
     "changed_knobs",
     "listed",
+    "listed_lines",
     "new_table",
     "requested_rules",
     "row_values",
@@ -150,6 +151,24 @@ async def listed(
                 query = query.where(tuple_(TableRow.created, TableRow.id) < (created, after))
             order = (TableRow.created.desc(), TableRow.id.desc())
             rows = (await s.execute(query.order_by(*order).limit(limit))).all()
+    return _lines(rows, held)
+
+
+async def listed_lines(
+    sessions: async_sessionmaker[AsyncSession], held: Mapping[str, Table], ids: list[str]
+) -> dict[str, TableInfo]:
+    """The lines of those of tables ``ids`` still listed, read as :func:`listed` reads them
+    (by the rows' primary key)."""
+    query = select(TableRow.id, TableRow.line).where(LISTED, TableRow.id.in_(ids))
+    with database_needed():
+        async with sessions() as s:
+            rows = (await s.execute(query)).all()
+    return {line.id: line for line in _lines(rows, held)}
+
+
+def _lines(rows: Sequence[Row[str, Any]], held: Mapping[str, Table]) -> list[TableInfo]:
+    """Each row's stored line, or the live table's where this process holds it (its
+    spectators counted now; none once it is finished)."""
     out = []
     for table_id, line in rows:
         table = held.get(table_id)

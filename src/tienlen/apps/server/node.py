@@ -28,6 +28,7 @@ from .health import Probe
 from .hub import Actor, Client, Hub
 from .identity import Identity
 from .limits import TokenBucket
+from .lobbies import Lobbies
 from .lobby import PAGE, NewTable, bots_only, listed, new_table, row_values
 from .memory import Memory
 from .messages import TableInfo, WelcomeMsg
@@ -88,6 +89,9 @@ class Server:
         self.cluster = Cluster(self, settings.redis_url) if settings.redis_url else None
         """A cluster node's ownership, fan-out and forwarding (``None``: a single server)."""
         self.commits.cluster = self.cluster
+        self.lobbies = Lobbies(self, self.cluster.bus) if self.cluster else None
+        """A cluster node's lobby on Redis (``None``: a single server)."""
+        self.hub.listener = self.lobbies
         self.admission = Admission(settings, node=self.cluster.node if self.cluster else "")
         """The caps on guests, sockets and connection attempts."""
 
@@ -217,7 +221,7 @@ class Server:
             self.hub.tables[table.id] = table
         else:  # taken by the node its first client opens it at (see cluster.py)
             self.cluster.send(
-                self.cluster.lobby_channel,
+                self.cluster.lobby_channel(None),
                 {
                     "op": "lobby",
                     "node": self.cluster.node,

@@ -44,9 +44,8 @@ class Sender(Protocol):
     def node(self) -> str:
         """This node's id."""
 
-    @property
-    def lobby_channel(self) -> str:
-        """The site's channel (lobby lines)."""
+    def lobby_channel(self, table_id: str | None) -> str:
+        """The channel a table's changed lobby line goes on (``None``: the new tables')."""
 
     def channel(self, node: str) -> str:
         """A node's channel."""
@@ -123,8 +122,8 @@ class Owner:
     # --- frames for other nodes' clients ----------------------------------------------------
     def publish(self, table: Table, pending: list[Pending]) -> None:
         """A batch committed here: its frames for the clients at other nodes (if any), each
-        node sent its clients' audiences; and the table's lobby line for every node's lobby
-        (if it changed)."""
+        node sent its clients' audiences; and the table's lobby line, if it changed, on that
+        line's channel (for the nodes whose lobby sockets show it, :mod:`.lobbies`)."""
         if table.remote_viewers and pending:
             seats = {
                 node: {p: table.seat_of(p) for p in players}
@@ -140,7 +139,7 @@ class Owner:
                 self.sender.send(self.sender.channel(node), text)
         if not table.config.private and any(p.kind in TABLE_KINDS for p in pending):
             self.sender.send(
-                self.sender.lobby_channel,
+                self.sender.lobby_channel(table.id),
                 {
                     "op": "lobby",
                     "node": self.sender.node,

@@ -166,11 +166,9 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
     try:
         if not 1 <= limit <= PAGE_MAX:
             raise Refused("bad_request", f"limit must be from 1 to {PAGE_MAX}, not {limit}")
-        srv.hub.lobby[conn] = watch
-        watch.reads()  # (the lines changed while the page is read go after it)
-        watch.page(await srv.listed(limit=limit), None)
+        watch.open()
+        await _page(srv, watch, None)
     except Refused as e:  # the database is down: the browser reconnects later
-        srv.hub.lobby.pop(conn, None)
         watch.close()
         await refuse_socket(ws, e)
         await srv.admission.close_socket(conn.player, conn.socket)
@@ -187,7 +185,6 @@ async def lobby_socket(ws: WebSocket, limit: int = PAGE) -> None:
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        srv.hub.lobby.pop(conn, None)
         watch.close()
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
@@ -205,10 +202,19 @@ async def _in_lobby(srv: Server, watch: LobbyWatch, text: str) -> None:
         return
     if watch.room + watch.limit > SHOWN_MAX:
         raise Refused("too_long", f"a lobby socket shows at most {SHOWN_MAX} tables")
+    await _page(srv, watch, msg.after)
+
+
+async def _page(srv: Server, watch: LobbyWatch, after: str | None) -> None:
+    """Send the page after table ``after`` (``None``: the first); the lines that change
+    while it is read go after it (in a cluster, read as :mod:`..lobbies` says)."""
     watch.reads()
     try:
-        tables = await srv.listed(limit=watch.limit, after=msg.after)
+        if srv.lobbies is None:
+            tables = await srv.listed(limit=watch.limit, after=after)
+        else:
+            tables = await srv.lobbies.page(watch, after)
     except Refused:
         watch.unread()
         raise
-    watch.page(tables, msg.after)
+    watch.page(tables, after)
