@@ -272,6 +272,50 @@ def test_a_lobby_watch_sends_a_burst_of_new_tables_as_one_frame_of_the_newest() 
     asyncio.run(main())
 
 
+class Ears:
+    """A cluster node's lobby listener: what it was told to listen on, in order."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[str, bool]] = []
+        self.on: set[str] = set()
+
+    def lobbies(self, on: bool) -> None:
+        self.told.append(("new", on))
+        self.on ^= {"new"}
+
+    def shown(self, table_id: str, on: bool) -> None:
+        self.told.append((table_id, on))
+        assert (table_id in self.on) != on, "told twice"
+        self.on ^= {table_id}
+
+
+def test_a_node_listens_on_the_lines_its_lobby_sockets_show_or_read() -> None:
+    ears, hub = Ears(), Hub()
+    hub.listener = ears
+    one, two = (LobbyWatch(hub, Collector(p), 2, 0) for p in ("p0", "p1"))
+    one.open()
+    two.open()
+    assert ears.told == [("new", True)]  # once, for the first lobby socket
+    one.reads()
+    one.pin(["b", "a", "x"])  # the page read: listened on before it is sent
+    assert ears.on == {"new", "b", "a", "x"}
+    one.page([line("b"), line("a")], None)  # x left the list meanwhile: not on the page
+    assert ears.on == {"new", "b", "a"}
+    two.reads()
+    two.pin(["b"])
+    two.unread()  # the read failed
+    two.reads()
+    two.pin(["b", "a"])
+    two.page([line("b"), line("a")], None)
+    one.offer(line("n"), "n", False, True)  # new: it pushes a out of one's lines, not two's
+    assert ears.on == {"new", "n", "b", "a"}
+    two.close()  # a shown nowhere now
+    assert ears.on == {"new", "n", "b"}
+    one.close()
+    assert ears.on == set() and ears.told[-1] == ("new", False)
+    assert hub.showing == {} and hub.lobby == {}
+
+
 def test_the_tables_of_bots_only_are_read_from_their_rows(backend: str, tmp_path: Path) -> None:
     specs = [
         ("bots", "playing", 0, False, 1),
