@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,20 +37,25 @@ pytestmark = [
 
 #: Every message each node's listener was given, by node id: (channel, text).
 Heard = dict[str, list[tuple[str, str]]]
+#: The nodes whose listeners wait on an event before they take a new table's message.
+HELD: dict[str, threading.Event] = {}
 
 
 @pytest.fixture
-def heard(monkeypatch: pytest.MonkeyPatch) -> Heard:
+def heard(monkeypatch: pytest.MonkeyPatch) -> Iterator[Heard]:
     """What each node of the test hears on Redis (every message its listener is given)."""
     out: Heard = {}
     receive = Cluster._receive
 
     async def counted(self: Cluster, channel: str, data: str) -> None:
+        if self.node in HELD and channel.endswith(":new"):
+            await asyncio.to_thread(HELD[self.node].wait, HANG)
         out.setdefault(self.node, []).append((channel, data))
         await receive(self, channel, data)
 
     monkeypatch.setattr(Cluster, "_receive", counted)
-    return out
+    yield out
+    HELD.clear()
 
 
 def until(test: Callable[[], Any], what: str) -> Any:
@@ -247,3 +253,25 @@ def test_a_line_changed_while_its_page_is_read_reaches_the_socket(
         assert [seat.get("player") for seat in after["table"]["seats"][:2]] == seated
         s.settle()
         assert s.lines(b) == [(table, False)]  # the host's sit was never heard at b
+
+
+def test_a_new_tables_line_changed_before_a_node_listens_on_it_reaches_the_socket(
+    tmp_path: Path, heard: Heard
+) -> None:
+    with site(tmp_path, heard, 2) as s:
+        a, b = s.nodes
+        host = Client(a.base, "Host")
+        lobby = host.socket("", welcome=False, via=b.base)
+        assert ids(lobby.recv()) == ("lobby", [])
+        HELD[s.id(b)] = late = threading.Event()  # b takes its time with the new table
+        table = host.create(bots="random")["table"]["id"]
+        s.line_published(table, new=True)
+        sit(host, table)  # taken by a: the line goes out before b listens on it
+        s.line_published(table)
+        late.set()
+        assert ids(lobby.recv()) == ("lobby_new", [table])  # (new tables go at once here)
+        again = lobby.recv()  # b read the line again once it listened on it
+        assert ids(again) == ("lobby_table", [table])
+        assert again["table"]["seats"][0].get("player") == host.id
+        s.settle()
+        assert s.lines(b) == [(table, True)]  # the sit itself was never heard at b

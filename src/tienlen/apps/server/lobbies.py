@@ -13,9 +13,14 @@ the node waits until Redis has made the subscriptions asked for so far
 (:meth:`.bus.Bus.barrier`), reads the page, listens on its lines and, once Redis has made
 those subscriptions too, reads again the lines it was not listening on before the first
 read. A change heard meanwhile goes to the socket after the page
-(:meth:`.hub.LobbyWatch.reads`); the changes of one line come in the order they were made."""
+(:meth:`.hub.LobbyWatch.reads`); the changes of one line come in the order they were made.
+A new table a socket shows is listened on once it is heard of, so its line too is read again
+once Redis has made that subscription: a change made before is not lost (the socket holds a
+new table a while, :class:`.hub.LobbyWatch`, so that line mostly goes in the same frame)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from .bus import Bus
 from .hub import LobbyWatch, TableHost
@@ -34,6 +39,11 @@ class Lobbies:
         self.since: dict[str, int] = {}
         """Each line listened on: the change of subscription that began it (the count of
         :attr:`.bus.Bus.asked` then)."""
+        self.reading = False
+        """A page's lines are being listened on (they are read again by :meth:`page`)."""
+        self.young: set[str] = set()
+        """New tables listened on, whose lines are to be read again."""
+        self.catching: asyncio.Task[None] | None = None
 
     def lobbies(self, on: bool) -> None:
         """Listen on the new tables' channel while the node has lobby sockets."""
@@ -49,6 +59,10 @@ class Lobbies:
         if on:
             self.bus.listen(channel)
             self.since[table_id] = self.bus.asked
+            if not self.reading:  # a new table shown
+                self.young.add(table_id)
+                if self.catching is None:
+                    self.catching = self.host.hub.spawn(self._catch_up())
         else:
             self.bus.unlisten(channel)
             del self.since[table_id]
@@ -60,7 +74,11 @@ class Lobbies:
         sessions, held = self.host.sessions, self.host.hub.tables
         tables = await listed(sessions, held, limit=watch.limit, after=after)
         unsure = {t.id for t in tables if mark is None or self.since.get(t.id, mark + 1) > mark}
-        watch.pin([t.id for t in tables])
+        self.reading = True
+        try:
+            watch.pin([t.id for t in tables])
+        finally:
+            self.reading = False
         if not unsure:
             return tables
         await self.bus.barrier()
@@ -71,3 +89,18 @@ class Lobbies:
             for t in tables
             if t.id in again or t.id not in unsure
         ]
+
+    async def _catch_up(self) -> None:
+        """The lines of the new tables listened on, read again once Redis has made their
+        subscriptions, to the lobby sockets that show them (as if heard)."""
+        try:
+            while self.young:
+                await self.bus.barrier()
+                young, self.young = self.young & self.since.keys(), set()
+                hub = self.host.hub
+                for line in (
+                    await listed_lines(self.host.sessions, hub.tables, sorted(young))
+                ).values():
+                    hub.lobby_line(line, False)
+        finally:
+            self.catching = None
