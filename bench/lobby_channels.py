@@ -7,9 +7,10 @@ with it: that node takes the table, so the owners are spread) and, every ``--new
 changes, a new table (made at a node drawn likewise); a last new table ends the count once
 every lobby socket has it. Printed: for each node, the lobby messages its listener was given
 from the first change on (what Redis delivered to it: changes of lines and new tables) and
-their bytes (the text, the channel's name left out), with the median over the nodes; and the
-frames and bytes each
-lobby socket received after its first (the same before and after: no line is lost).
+their bytes (the text, the channel's name left out), with the median over the nodes; the
+frames and bytes each lobby socket received after its first (the same before and after: no
+line is lost); and the time from connecting a lobby socket to its first page (the first at
+each node, and the median socket).
 
 The same script measures any version of the server: put its ``src`` first on ``PYTHONPATH``
 (``git -C /work/main archive <commit> src | tar -x -C /tmp/before``). Needs PostgreSQL
@@ -44,8 +45,8 @@ from tienlen.apps.server.limits import Rate
 
 #: Far more than the bench uses: no limit of the server's is met.
 PLENTY = Rate(10**7, 1.0)
-#: What each node's listener was given of the lobby: (node, "change" or "new") -> messages,
-#: and the same keys with "bytes" for their text's bytes.
+#: What each node's listener was given of the lobby: (node, "change" or "new") -> messages;
+#: the same keys with " bytes" for their text's bytes, with " own" for those it published.
 HEARD: Counter[tuple[str, str]] = Counter()
 
 
@@ -55,9 +56,11 @@ def count_lobby_messages() -> None:
 
     async def counted(self: Cluster, channel: str, data: str) -> None:
         if data.startswith("{") and '"op": "lobby"' in data:
-            kind = "new" if json.loads(data).get("new") else "change"
+            m = json.loads(data)
+            kind = "new" if m.get("new") else "change"
             HEARD[self.node, kind] += 1
             HEARD[self.node, kind + " bytes"] += len(data.encode())
+            HEARD[self.node, kind + " own"] += m["node"] == self.node
         await receive(self, channel, data)
 
     Cluster._receive = counted  # type: ignore[method-assign]
@@ -91,8 +94,10 @@ def start_node(settings: Settings) -> tuple[str, str, uvicorn.Server, threading.
 class Lobby:
     """One lobby socket: the frames and bytes it received after its first frame."""
 
-    def __init__(self, conn: ClientConnection) -> None:
+    def __init__(self, conn: ClientConnection, opened: float) -> None:
         self.conn = conn
+        self.opened = opened
+        """Seconds from connecting to the first frame (the first page)."""
         self.frames = 0
         self.bytes = 0
 
@@ -128,11 +133,12 @@ async def run(hosts: list[str], args: argparse.Namespace) -> tuple[list[Lobby], 
     lobbies = []
     for host in hosts:
         for _ in range(args.lobbies):
+            began = time.perf_counter()
             conn = await connect(
                 f"ws://{host}/ws/lobby", additional_headers=auth, max_size=None, ping_interval=None
             )
             await conn.recv()
-            lobbies.append(Lobby(conn))
+            lobbies.append(Lobby(conn, time.perf_counter() - began))
     readers = [asyncio.create_task(lobby.read_until(last["player"])) for lobby in lobbies]
     await asyncio.sleep(1.0)  # (the tables made so far heard where they are heard)
     HEARD.clear()  # from here on
@@ -214,13 +220,19 @@ async def main_async(args: argparse.Namespace) -> None:
     for i, (_host, node, _uv, _thread) in enumerate(nodes):
         rows.append([HEARD[node, k] for k in ("change", "change bytes", "new", "new bytes")])
         c, cb, n, nb = rows[-1]
-        print(f"node {i}: {c} changes heard ({cb / 1024:.0f} KiB), {n} new ({nb / 1024:.0f} KiB)")
+        own = HEARD[node, "change own"]
+        print(f"node {i}: {c} changes heard ({cb / 1024:.0f} KiB; {own} its own), ", end="")
+        print(f"{n} new ({nb / 1024:.0f} KiB)")
     c, cb, n, nb = (statistics.median(col) for col in zip(*rows, strict=True))
     print(f"median node: {c:.0f} changes heard ({cb / 1024:.0f} KiB), ", end="")
     print(f"{n:.0f} new ({nb / 1024:.0f} KiB)")
     frames = statistics.median(lobby.frames for lobby in lobbies)
     kib = statistics.median(lobby.bytes for lobby in lobbies) / 1024
     print(f"per lobby socket (median): {frames:.0f} frames, {kib:.0f} KiB after the first frame")
+    first = sorted(lobby.opened * 1000 for lobby in lobbies[:: args.lobbies])
+    rest = statistics.median(lobby.opened * 1000 for lobby in lobbies) if lobbies else 0.0
+    print(f"opening a lobby socket: the first at each node {', '.join(f'{t:.1f}' for t in first)}")
+    print(f"ms, the median socket {rest:.1f} ms (connecting to the first page)")
 
 
 def main() -> None:
