@@ -199,7 +199,10 @@ def test_a_node_hears_only_the_lines_its_lobby_sockets_show(tmp_path: Path, hear
         other = host.socket("", welcome=False, limit=1, via=b.base)
         assert ids(other.recv()) == ("lobby", [t4])
         other.close()
-        until(lambda: s.listening("line:" + t4) == [1], "the other socket closed")
+        assert b.server is not None
+        hub = b.server.hub
+        until(lambda: len(hub.lobby) == 1, "b sees the other socket closed")
+        assert s.listening("line:" + t4, "new") == [1, 1]
         at[t4] = sit(host, t4)
         assert ids(lobby.recv()) == ("lobby_table", [t4])
         lobby.close()

@@ -148,16 +148,18 @@ class Bus:
         """Wait until Redis has made every change of subscription asked for so far (it
         answers a ping on the subscription after them); how many there were (``None``: not
         known, Redis is down or slow)."""
-        mark = self.asked
-        if self._changes:
-            await asyncio.wait(set(self._changes))  # (each sent its command, in order)
+        mark, wait = self.asked, self.settings.redis_timeout
+        if self._changes:  # (each sends its command, in order)
+            _done, sending = await asyncio.wait(set(self._changes), timeout=wait)
+            if sending:
+                return None
         pubsub, token = self.pubsub, secrets.token_hex(8)
         if pubsub is None:
             return None
         pong = self._pongs[token] = asyncio.get_running_loop().create_future()
         try:
             await pubsub.ping(token)
-            await asyncio.wait_for(pong, self.settings.redis_timeout)
+            await asyncio.wait_for(pong, wait)
         except (*DOWN, TimeoutError):
             return None
         finally:
@@ -244,14 +246,16 @@ class Bus:
         while True:
             pubsub = self.sub.pubsub()
             try:
-                watched = set(self.watched)
-                await pubsub.subscribe(self.events, self.inbox, *watched)
-                self.pubsub = pubsub
-                # (what changed meanwhile, before changes went to this subscription)
-                if self.watched - watched:
-                    await pubsub.subscribe(*(self.watched - watched))
-                if watched - self.watched:
-                    await pubsub.unsubscribe(*(watched - self.watched))
+                done = set(self.watched)
+                await pubsub.subscribe(self.events, self.inbox, *done)
+                while done != self.watched:  # (changed meanwhile)
+                    extra, gone = self.watched - done, done - self.watched
+                    if extra:
+                        await pubsub.subscribe(*extra)
+                    if gone:
+                        await pubsub.unsubscribe(*gone)
+                    done = (done | extra) - gone
+                self.pubsub = pubsub  # (changes go to it from here on)
                 while True:
                     m = await pubsub.get_message(timeout=None)
                     if m is None:
