@@ -15,8 +15,9 @@ those subscriptions too, reads again the lines it was not listening on before th
 read. A change heard meanwhile goes to the socket after the page
 (:meth:`.hub.LobbyWatch.reads`); the changes of one line come in the order they were made.
 A new table a socket shows is listened on once it is heard of, so its line too is read again
-once Redis has made that subscription: a change made before is not lost (the socket holds a
-new table a while, :class:`.hub.LobbyWatch`, so that line mostly goes in the same frame)."""
+once Redis has made that subscription (those listened on within :data:`CATCH_UP_EVERY` in one
+read): a change made before is not lost (the socket holds a new table a while,
+:class:`.hub.LobbyWatch`, so that line mostly goes in the same frame)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,11 @@ from .hub import LobbyWatch, TableHost
 from .lobby import listed, listed_lines
 from .messages import TableInfo
 
-__all__ = ["Lobbies"]
+__all__ = ["CATCH_UP_EVERY", "Lobbies"]
+
+#: Seconds between two reads of the new tables' lines (a site makes hundreds of tables a
+#: second: one read for those listened on meanwhile, not one each).
+CATCH_UP_EVERY = 0.2
 
 
 class Lobbies:
@@ -95,12 +100,12 @@ class Lobbies:
         subscriptions, to the lobby sockets that show them (as if heard)."""
         try:
             while self.young:
+                await asyncio.sleep(CATCH_UP_EVERY)
+                young, self.young = self.young, set()  # (those asked for before the barrier)
                 await self.bus.barrier()
-                young, self.young = self.young & self.since.keys(), set()
-                hub = self.host.hub
-                for line in (
-                    await listed_lines(self.host.sessions, hub.tables, sorted(young))
-                ).values():
+                hub, shown = self.host.hub, sorted(young & self.since.keys())
+                lines = await listed_lines(self.host.sessions, hub.tables, shown) if shown else {}
+                for line in lines.values():
                     hub.lobby_line(line, False)
         finally:
             self.catching = None
