@@ -1,0 +1,250 @@
+"""An arena run played deal by deal, each deal's games kept in a file as soon as it ends.
+
+``tienlen arena`` prints its figures when the whole run is over. A long run (search bots at
+a fixed iteration count on a shared machine, hours of CPU) may be cut short by a deadline,
+and the arena's output does not say who finished ahead of whom in each game. This script
+plays the same deals with the arena's own deal loop (so the games are those of
+``tienlen arena`` with the same rules, bots, seed and budget), one deal at a time in this
+process, appends each deal's games to a JSON-lines file, and on a second run of the same
+file starts with the first deal not yet played. At the end it prints the arena's tables
+and, with ``--ahead A,B`` (entry numbers, 0 = the first bot), the share of games in which
+entry A finished ahead of entry B, with a 95% Wilson interval over games.
+
+Run::
+
+    python bench/arena_deals.py --rules suited \\
+        --bots learned,ismcts:iterations=120,heuristic,heuristic \\
+        --games 120 --seed 2 --out suited_h2h.jsonl --ahead 0,1
+    python bench/arena_deals.py --report suited_h2h.jsonl --ahead 0,1   # the figures of a file
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from tienlen.apps.cmd_arena import _print
+from tienlen.apps.files import rules_arg
+from tienlen.inputs import quote_value
+from tienlen.players.arena import (
+    ArenaResult,
+    GameOutcome,
+    _Job,
+    _play_deal,
+    entry_labels,
+    wilson,
+)
+from tienlen.players.base import Budget
+from tienlen.rules import Rules
+
+
+def header(rules: Rules, specs: Sequence[str], seed: int, iterations: int | None) -> dict[str, Any]:
+    """What a file's first line records: a run may only go on with the same settings."""
+    return {
+        "rules": rules.code(),
+        "players": rules.players,
+        "bots": list(specs),
+        "seed": seed,
+        "iterations": iterations,
+    }
+
+
+def _outcome_row(o: GameOutcome) -> dict[str, Any]:
+    return {
+        "deal": o.deal,
+        "rotation": o.rotation,
+        "seats": o.seats,
+        "positions": o.positions,
+        "scores": o.scores,
+        "decisions": o.decisions,
+        "problems": o.problems,
+        "names": o.names,
+        "times": o.times,
+    }
+
+
+def _outcome(row: dict[str, Any]) -> GameOutcome:
+    return GameOutcome(
+        deal=row["deal"],
+        rotation=row["rotation"],
+        seats=tuple(row["seats"]),
+        positions=tuple(row["positions"]),
+        scores=tuple(row["scores"]),
+        decisions=row["decisions"],
+        problems=tuple(row["problems"]),
+        names=tuple(row["names"]),
+        times=tuple(tuple(t) for t in row["times"]),
+    )
+
+
+def read(path: Path) -> tuple[dict[str, Any], list[GameOutcome], float]:
+    """A file's header, its games in deal order and the seconds its deals took."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        raise ValueError(f"{quote_value(str(path))} is empty: no header line")
+    head = json.loads(lines[0])
+    outcomes: list[GameOutcome] = []
+    seconds = 0.0
+    for line in lines[1:]:
+        deal = json.loads(line)
+        outcomes.extend(_outcome(r) for r in deal["games"])
+        seconds += deal["seconds"]
+    outcomes.sort(key=lambda o: (o.deal, o.rotation))
+    return head, outcomes, seconds
+
+
+def play(
+    path: Path,
+    rules: Rules,
+    specs: Sequence[str],
+    *,
+    games: int,
+    seed: int,
+    iterations: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Play the deals of the run that ``path`` does not hold yet, appending each one; the
+    file is created with its header when missing. ``progress(done, total)`` hears of each
+    deal played."""
+    want = header(rules, specs, seed, iterations)
+    if path.exists():
+        head, outcomes, _ = read(path)
+        if head != want:
+            raise ValueError(
+                f"{quote_value(str(path))} holds another run ({json.dumps(head)}), "
+                f"not {json.dumps(want)}"
+            )
+        done = {o.deal for o in outcomes}
+    else:
+        path.write_text(json.dumps(want) + "\n", encoding="utf-8")
+        done = set()
+    deals = -(-games // rules.players)
+    budget = Budget(iterations=iterations)
+    left = [d for d in range(deals) if d not in done]
+    if progress is not None:
+        progress(deals - len(left), deals)
+    for i, d in enumerate(left, start=1):
+        start = time.perf_counter()
+        out = _play_deal(_Job(rules, tuple(specs), seed, d, budget))
+        row = {
+            "deal": d,
+            "seconds": time.perf_counter() - start,
+            "load": os.getloadavg()[0],
+            "games": [_outcome_row(o) for o in out],
+        }
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        if progress is not None:
+            progress(deals - len(left) + i, deals)
+
+
+def ahead(outcomes: Sequence[GameOutcome], a: int, b: int) -> tuple[int, int]:
+    """In how many of the games entry ``a`` finished ahead of entry ``b``, and of how many."""
+    return sum(1 for o in outcomes if o.positions[a] < o.positions[b]), len(outcomes)
+
+
+def report(path: Path, pair: tuple[int, int] | None, console: Console) -> None:
+    """Print the arena's tables for the games in ``path`` (and the share ``--ahead`` asks)."""
+    head, outcomes, seconds = read(path)
+    rules = rules_arg(head["rules"]).for_players(head["players"])
+    specs = tuple(head["bots"])
+    result = ArenaResult(
+        rules,
+        specs,
+        tuple(entry_labels(specs)),
+        head["seed"],
+        Budget(iterations=head["iterations"]),
+        outcomes=outcomes,
+        seconds=seconds,
+    )
+    _print(console, result)
+    if pair is not None:
+        a, b = pair
+        k, n = ahead(outcomes, a, b)
+        low, high = wilson(k, n)
+        share = 100 * k / n if n else float("nan")
+        console.print(
+            f"{result.labels[a]} finished ahead of {result.labels[b]}: {share:.1f}% "
+            f"[{100 * low:.1f}–{100 * high:.1f}] ({k} of {n} games)"
+        )
+
+
+def _pair(text: str) -> tuple[int, int]:
+    try:
+        a, b = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two entry numbers A,B, not {text!r}") from None
+    return a, b
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module's docstring)."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] if __doc__ else None,
+        epilog="The file holds one JSON line of settings, then one line per deal played.",
+    )
+    parser.add_argument(
+        "--rules", default="standard", help="preset or rules code (default standard)"
+    )
+    parser.add_argument("--players", type=int, help="seats (default: the number of bots)")
+    parser.add_argument(
+        "--bots", help="one bot per seat, comma-separated, as tienlen arena takes them"
+    )
+    parser.add_argument("--games", type=int, default=400, help="games, rounded up to whole deals")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the deals and bots (default 1)"
+    )
+    parser.add_argument("--iterations", type=int, help="iterations per move for search bots")
+    parser.add_argument("--out", type=Path, help="the JSON-lines file to fill (and go on with)")
+    parser.add_argument("--report", type=Path, metavar="FILE", help="only print a file's figures")
+    parser.add_argument("--ahead", type=_pair, help="A,B: how often entry A finished ahead of B")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    if args.report is not None:
+        report(args.report, args.ahead, console)
+        return 0
+    if args.bots is None or args.out is None:
+        parser.error("--bots and --out are needed to play (or --report FILE)")
+    specs = [s.strip() for s in args.bots.split(",") if s.strip()]
+    rules = rules_arg(args.rules).for_players(args.players or len(specs))
+    if len(specs) != rules.players:
+        parser.error(f"{len(specs)} bots for {rules.players} seats")
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=args.quiet,
+    ) as bar:
+        task = bar.add_task(f"{args.rules}: deals", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        play(
+            args.out,
+            rules,
+            specs,
+            games=args.games,
+            seed=args.seed,
+            iterations=args.iterations,
+            progress=progress,
+        )
+    report(args.out, args.ahead, console)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
