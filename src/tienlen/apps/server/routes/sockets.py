@@ -1,8 +1,8 @@
 """The sockets: a table's (``/ws/tables/{id}``: the client's messages in, the table's events
-out; in a cluster, sent to the table's owner first, :mod:`..direct`) and the lobby's (``/ws/lobby``: the pages of open tables its client shows, as they
-change). A socket is admitted
-(:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read by the
-schema here; a table message then goes to the server (:mod:`..node`)."""
+out; in a cluster, sent to the table's owner first, :mod:`..direct`) and the lobby's
+(``/ws/lobby``: the pages of open tables its client shows, as they change). A socket is
+admitted (:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read
+by the schema here; a table message then goes to the server (:mod:`..node`)."""
 
 from __future__ import annotations
 
