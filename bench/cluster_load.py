@@ -459,8 +459,8 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
             for direct in modes:
                 got = await one_size(args, count, direct, progress)
                 out.append(got)
-            for key, value in got.items():
-                print(f"{key:>44}: {value}", flush=True)
+                for key, value in got.items():
+                    print(f"{key:>44}: {value}", flush=True)
     return out
 
 
