@@ -126,19 +126,20 @@ class Directory:
         advertises a URL; ``None``: open it here (owned here, taken here, or relayed)."""
         if self.cluster.owns(table_id):
             return None
+        redis = self.cluster.redis
         try:
-            owner = await self.cluster.redis.get(self.cluster.owner_key(table_id))
+            owner = await redis.get(self.cluster.owner_key(table_id))
             if owner is None or owner == self.cluster.node:
                 return None
-            base = self.known.get(owner)
-            if base is None:
-                base = await self.cluster.redis.get(self.key(owner))
+            owner = str(owner)  # (the cluster's Redis client decodes replies)
+            if owner not in self.known:
+                base = await redis.get(self.key(owner))
                 if base is None:
                     return None
-                self.known[owner] = base
+                self.known[owner] = str(base)
         except DOWN:
             return None
-        return socket_url(base, table_id)
+        return socket_url(self.known[owner], table_id)
 
     def redirect(self, conns: Iterable[Client]) -> None:
         """A table this node served lost: its clients here (if this node advertises a URL,
