@@ -20,6 +20,10 @@ Where a table's sockets go (``--routing``): ``spread``, seat ``i`` of table ``n`
 ``n % N``); ``hash``, every socket of a table to one node picked by hashing the table id, as
 a proxy that routes by table id does; ``owner``, every socket of a table to the node that
 holds its lease once it is made (the node that made it, where no lease is found).
+``--direct on`` starts the nodes with ``--advertise-url``: a socket that reaches a node
+other than its table's owner is sent to the owner (a ``moved`` frame, which the clients
+follow as a browser does) instead of being relayed; ``--direct alternate`` measures each N
+relayed, then direct.
 
     .venv/bin/python bench/cluster_load.py --postgres postgresql://127.0.0.1:5432/test \\
         --redis redis://127.0.0.1:6379/0 --tables 100 --think 1 --seconds 60
@@ -218,10 +222,14 @@ async def placer(
     return place
 
 
-async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> dict[str, Any]:
-    """Start ``count`` nodes, play, measure, stop; the figures."""
+async def one_size(
+    args: argparse.Namespace, count: int, direct: bool, progress: Progress
+) -> dict[str, Any]:
+    """Start ``count`` nodes (``direct``: each advertising its address), play, measure,
+    stop; the figures."""
     run = copy.copy(args)
     run.nodes = count
+    run.direct = direct
     if args.per_node:
         run.tables = args.tables * count
     prefix = f"tienlen-cluster-bench-{secrets.token_hex(4)}:"
@@ -230,7 +238,7 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
     base_url = args.postgres.replace("postgresql+asyncpg://", "postgresql://", 1)
     redis = Redis.from_url(args.redis, decode_responses=True)
     watch = RedisWatch(args.redis, prefix)
-    nodes = start_nodes(run, database_url, prefix)
+    nodes = start_nodes(run, database_url, prefix, advertise=direct)
     bases = [b for b, _p in nodes]
     pids = [p.pid for _b, p in nodes]
     tables: list[tuple[list[Player], Any]] = []
@@ -254,7 +262,9 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
 
         async def opened(n: int) -> tuple[list[Player], Any]:
             async with sem:
-                got = await open_table(bases, n, run, humans=args.humans, bots=bots, place=place)
+                got = await open_table(
+                    bases, n, run, humans=args.humans, bots=bots, place=place, follow=direct
+                )
                 progress.advance(opening)
                 return got
 
@@ -310,6 +320,7 @@ async def one_size(args: argparse.Namespace, count: int, progress: Progress) -> 
             per_game,
             idle_cpu,
             sum(p.refusals for players, _ in tables for p in players),
+            [p.moves for players, _ in tables for p in players],
         )
     finally:
         for task in runs:
@@ -353,6 +364,7 @@ def figures(
     per_game: float | None,
     idle_cpu: float,
     refused: int,
+    moves: list[int],
 ) -> dict[str, Any]:
     """The printed figures of one cluster size."""
     wall = last.at - first.at
@@ -376,6 +388,9 @@ def figures(
     return {
         "nodes": count,
         "routing": args.routing,
+        "direct (nodes advertise their address)": args.direct,
+        "sockets sent to another node when opened, of all": f"{sum(1 for m in moves if m)}"
+        f" of {len(moves)}",
         "tables": args.tables,
         "humans per table (and bots)": args.humans
         if args.humans == 4
@@ -439,11 +454,13 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     out = []
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as progress:
+        modes = {"off": [False], "on": [True], "alternate": [False, True]}[args.direct]
         for count in args.nodes:
-            got = await one_size(args, count, progress)
-            out.append(got)
-            for key, value in got.items():
-                print(f"{key:>44}: {value}", flush=True)
+            for direct in modes:
+                got = await one_size(args, count, direct, progress)
+                out.append(got)
+                for key, value in got.items():
+                    print(f"{key:>44}: {value}", flush=True)
     return out
 
 
@@ -498,6 +515,13 @@ def main() -> None:
         "the table id, or all on the table's owner (spread)",
     )
     parser.add_argument(
+        "--direct",
+        choices=("off", "on", "alternate"),
+        default="off",
+        help="nodes advertise their address and a socket at a non-owner is sent to the owner "
+        "(on), or relayed (off), or each N measured both ways, relayed first (off)",
+    )
+    parser.add_argument(
         "--think", type=float, default=1.0, help="mean seconds a client waits before acting (1)"
     )
     parser.add_argument(
@@ -516,14 +540,19 @@ def main() -> None:
     )
     args = parser.parse_args()
     results = asyncio.run(main_async(args))
-    for figure in ("server CPU ms per action", "server CPU ms per action, less the idle CPU"):
-        medians = {
-            n: statistics.median(r[figure] for r in results if r["nodes"] == n)
-            for n in dict.fromkeys(args.nodes)
-        }
-        for n, ms in medians.items():
-            against = f", {ms / medians[1]:.2f}x one node's" if 1 in medians else ""
-            print(f"{figure}, {n} node(s): {ms:.3f} (median of runs){against}")
+    direct = "direct (nodes advertise their address)"
+    for mode in dict.fromkeys(r[direct] for r in results):
+        how = "direct" if mode else "relayed"
+        for figure in ("server CPU ms per action", "server CPU ms per action, less the idle CPU"):
+            medians = {
+                n: statistics.median(
+                    r[figure] for r in results if r["nodes"] == n and r[direct] == mode
+                )
+                for n in dict.fromkeys(args.nodes)
+            }
+            for n, ms in medians.items():
+                against = f", {ms / medians[1]:.2f}x one node's" if 1 in medians else ""
+                print(f"{figure}, {how}, {n} node(s): {ms:.3f} (median of runs){against}")
 
 
 if __name__ == "__main__":

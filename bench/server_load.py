@@ -69,7 +69,14 @@ class Player:
     """One client seat: acts when its view says so, times action -> own broadcast."""
 
     def __init__(
-        self, ws: ClientConnection, seat: int, rng: random.Random, think: float, *, local: bool
+        self,
+        ws: ClientConnection,
+        seat: int,
+        rng: random.Random,
+        think: float,
+        *,
+        local: bool,
+        moves: int = 0,
     ) -> None:
         self.ws = ws
         self.local = local
@@ -84,6 +91,8 @@ class Player:
         self.frame = ""
         """The last action sent (sent again after a refusal that says "nothing was done")."""
         self.refusals = 0
+        self.moves = moves
+        """Times its socket was sent on to another node (the table's owner) when opened."""
 
     async def run(self) -> None:
         async for text in self.ws:
@@ -147,10 +156,12 @@ async def open_table(
     humans: int = 4,
     bots: str | None = None,
     place: Callable[[str, int], Awaitable[list[int]]] | None = None,
+    follow: bool = False,
 ) -> tuple[list[Player], ClientConnection]:
     """Table ``n``, made on node ``n % len(bases)``, with ``humans`` client players in the
     first seats (the others played by ``bots``); the socket of seat ``i`` goes to node
-    ``(n + i) % len(bases)``, or to the node that ``place(table id, n)`` names for it."""
+    ``(n + i) % len(bases)``, or to the node that ``place(table id, n)`` names for it
+    (``follow``: and on to the node a ``moved`` frame names, as a browser does)."""
     async with httpx.AsyncClient(base_url=bases[n % len(bases)], timeout=60) as http:
         tokens = []
         for i in range(humans):
@@ -167,14 +178,11 @@ async def open_table(
     players = []
     for i, token in enumerate(tokens):
         ws_base = bases[nodes[i]].replace("http://", "ws://", 1)
-        ws = await connect(
-            f"{ws_base}/ws/tables/{table}",
-            additional_headers={"Authorization": f"Bearer {token}"},
-            max_size=None,
-        )
+        ws, moves = await table_socket(f"{ws_base}/ws/tables/{table}", token, follow)
         await ws.send(json.dumps({"type": "sit", "seat": i}))
         rng = random.Random(n * 4 + i)
-        players.append(Player(ws, i, rng, args.think, local=nodes[i] == n % len(bases)))
+        local = nodes[i] == n % len(bases)
+        players.append(Player(ws, i, rng, args.think, local=local, moves=moves))
     # Wait until the host's socket shows every client's seat taken. Count seats, not ``sit``
     # events: a sit handled before the host's socket joined the table reaches the host in
     # its first ``state`` frame, not as an event (counting events stalled from 16 tables).
@@ -186,6 +194,24 @@ async def open_table(
         if isinstance(table_info, dict):
             taken = sum(1 for s in table_info["seats"] if s.get("player"))
     return players, host
+
+
+async def table_socket(url: str, token: str, follow: bool) -> tuple[ClientConnection, int]:
+    """A table socket opened at ``url`` (``follow``: read its first frame, and where it is
+    ``moved``, open the socket at the URL it names instead); the moves followed."""
+    moves = 0
+    while True:
+        ws = await connect(
+            url, additional_headers={"Authorization": f"Bearer {token}"}, max_size=None
+        )
+        if not follow:
+            return ws, moves
+        first = json.loads(await ws.recv())  # (a welcome, else a moved; nothing else reads it)
+        if first["type"] != "moved":
+            return ws, moves
+        await ws.close()
+        moves += 1
+        url = f"{first['url']}?moves={moves}"
 
 
 def p99(latencies: list[float]) -> float:
@@ -213,10 +239,11 @@ async def scratch_database(server_url: str, drop: str | None = None) -> str:
 
 
 def start_nodes(
-    args: argparse.Namespace, database_url: str | None, prefix: str
+    args: argparse.Namespace, database_url: str | None, prefix: str, *, advertise: bool = False
 ) -> list[tuple[str, Any]]:
     """The server processes (``args.nodes``; cluster nodes on Redis key prefix ``prefix``
-    when ``args.redis`` is given), each with its base URL."""
+    when ``args.redis`` is given, each advertising its address if ``advertise``), each with
+    its base URL."""
     data = Path(tempfile.mkdtemp(prefix="tienlen-bench-"))
     # Every client connects from this one address: lift the per-address caps on guests and
     # connection attempts, which are there for a crowd of addresses, not for a benchmark
@@ -231,6 +258,8 @@ def start_nodes(
     for _ in range(args.nodes):
         port = free_port()
         cmd = [sys.executable, "-m", "tienlen.apps.cli", "serve", "--data", str(data)]
+        if advertise:  # (each node's address, where other nodes send its tables' sockets)
+            cmd += ["--advertise-url", f"http://127.0.0.1:{port}"]
         cmd += ["--port", str(port), "--log-level", "warning", "--grace", "1000"]
         if database_url is not None:
             cmd += ["--database-url", database_url]

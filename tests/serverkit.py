@@ -234,13 +234,19 @@ class Client:
         welcome: bool = True,
         via: str | None = None,
         limit: int | None = None,
+        at: str | None = None,
+        moves: int | None = None,
+        relay: bool = False,
     ) -> Socket:
         """Open the table's socket (reading the welcome frame unless told not to); an empty
         ``table`` opens the lobby's (``limit``: its pages' length). ``via``: another server's
-        base URL (a cluster's node)."""
+        base URL (a cluster's node); ``at``: the socket's whole URL (as a ``moved`` frame
+        gives it), ``moves`` and ``relay`` in its query."""
         path = f"/ws/tables/{table}" if table else "/ws/lobby"
-        url = f"ws://127.0.0.1:{(via or self.base).rsplit(':', 1)[1]}{path}"
-        asked = {"since": since, "invite": invite, "limit": limit}
+        url = at or f"ws://127.0.0.1:{(via or self.base).rsplit(':', 1)[1]}{path}"
+        asked = {"since": since, "invite": invite, "limit": limit, "moves": moves}
+        if relay:
+            asked["relay"] = 1
         query = {k: v for k, v in asked.items() if v is not None}
         if query:
             url += "?" + "&".join(f"{k}={v}" for k, v in query.items())

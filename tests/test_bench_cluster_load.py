@@ -49,7 +49,7 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
     assert POSTGRES is not None and REDIS is not None
     argv = [sys.executable, str(ROOT / "bench" / "cluster_load.py"), "--postgres", POSTGRES]
     argv += ["--redis", REDIS, "--nodes", "1", "--tables", "3", "--humans", "2"]
-    argv += ["--think", "0.2", "--warmup", "2", "--seconds", "4"]
+    argv += ["--think", "0.2", "--warmup", "2", "--seconds", "4", "--direct", "on"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -60,6 +60,9 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
     )
     assert figures["nodes"] == "1"
     assert figures["tables held, by node"] == "[3]"
+    assert figures["direct (nodes advertise their address)"] == "True"
+    # (one node owns every table: no socket is sent on)
+    assert figures["sockets sent to another node when opened, of all"] == "0 of 6"
     assert figures["humans per table (and bots)"] == "2 (greedy)"
     assert float(figures["actions per second"]) > 0
     assert float(figures["server CPU ms per action"]) > 0
@@ -68,6 +71,6 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
     assert float(figures["idle nodes' CPU ms per second (all nodes)"]) >= 0
     total, net = done.stdout.splitlines()[-2:]
     assert re.fullmatch(
-        r"server CPU ms per action, 1 node\(s\): [\d.]+ .*, 1\.00x one node's", total
+        r"server CPU ms per action, direct, 1 node\(s\): [\d.]+ .*, 1\.00x one node's", total
     )
-    assert net.startswith("server CPU ms per action, less the idle CPU, 1 node(s): ")
+    assert net.startswith("server CPU ms per action, less the idle CPU, direct, 1 node(s): ")

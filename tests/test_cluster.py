@@ -71,12 +71,21 @@ class Node:
     """``tienlen serve`` as a cluster node, in a child process."""
 
     def __init__(
-        self, db: str, redis: str, prefix: str, log: Path, grace: float, extra: Sequence[str]
+        self,
+        db: str,
+        redis: str,
+        prefix: str,
+        log: Path,
+        grace: float,
+        extra: Sequence[str],
+        advertise: bool = False,
     ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = log
         args = ["serve", "--database-url", db, "--redis-url", redis, "--redis-prefix", prefix]
+        if advertise:  # (its address: other nodes send its tables' sockets here)
+            args += ["--advertise-url", self.base]
         args += ["--port", str(self.port), "--grace", str(grace), "--bot-pool", "thread", *LEASE]
         args += extra or UNCAPPED
         with log.open("ab") as err:
@@ -120,8 +129,11 @@ class Site:
         self.prefix = f"tienlen-test-{secrets.token_hex(4)}:"
         self.nodes: list[Node] = []
 
-    def start(self, n: int, *, grace: float = 1000, extra: Sequence[str] = ()) -> list[Node]:
-        """Start ``n`` more nodes (``extra``: their options, instead of :data:`UNCAPPED`)."""
+    def start(
+        self, n: int, *, grace: float = 1000, extra: Sequence[str] = (), advertise: bool = False
+    ) -> list[Node]:
+        """Start ``n`` more nodes (``extra``: their options, instead of :data:`UNCAPPED`;
+        ``advertise``: each with its address as ``--advertise-url``)."""
         new = [
             Node(
                 self.db,
@@ -130,6 +142,7 @@ class Site:
                 self.tmp / f"node{len(self.nodes) + i}.log",
                 grace,
                 extra,
+                advertise,
             )
             for i in range(n)
         ]

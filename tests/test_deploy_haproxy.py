@@ -1,7 +1,9 @@
-"""The HAProxy configuration of docs/deploy.md, run: a real ``haproxy`` in front of two
-``tienlen serve`` nodes puts every socket of a table on one node (consistent hashing of the
-path, which is the table id). The configuration is taken from the document itself, with
-only its listening address and its servers' ports changed, so the document is what is
+"""The HAProxy configurations of docs/deploy.md, run: a real ``haproxy`` in front of two
+``tienlen serve`` nodes puts every socket of a table on one node, with the first
+configuration by consistent hashing of the path (the table id), with the second by sending
+a socket to the owner's own path prefix (``--advertise-url``; the client follows the
+``moved`` frame through the proxy). Each configuration is taken from the document itself,
+with only its listening address and its servers' ports changed, so the document is what is
 tested. Skipped without the ``haproxy`` binary (``apt-get install haproxy``), PostgreSQL or
 Redis."""
 
@@ -42,13 +44,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def documented_config(listen: int, nodes: list[int]) -> str:
-    """The ``haproxy`` block of docs/deploy.md, listening on ``listen`` in plain HTTP, its
-    servers 127.0.0.1:8001, :8002 ... on ``nodes`` (the servers past those are left out)."""
-    block = re.search(r"```haproxy\n(.*?)```", DEPLOY.read_text(encoding="utf-8"), re.S)
-    assert block is not None, "docs/deploy.md has an HAProxy configuration"
+def documented_config(listen: int, nodes: list[int], which: int = 0) -> str:
+    """The ``which``-th ``haproxy`` block of docs/deploy.md, listening on ``listen`` in plain
+    HTTP, its servers 127.0.0.1:8001, :8002 ... on ``nodes`` (the servers past those are
+    left out)."""
+    blocks = re.findall(r"```haproxy\n(.*?)```", DEPLOY.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) > which, "docs/deploy.md has the HAProxy configurations"
     lines = []
-    for line in block.group(1).splitlines():
+    for line in blocks[which].splitlines():
         if re.match(r"\s*(bind |http-request redirect)", line):
             continue  # TLS and its redirect: plain HTTP on loopback here
         server = re.search(r"127\.0\.0\.1:800(\d)", line)
@@ -93,7 +96,11 @@ def table_sockets(port: int) -> int:
     return int(float(found.group(1)))
 
 
-def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def proxied(tmp_path: Path, which: int, advertise: bool) -> Iterator[tuple[str, list[int]]]:
+    """Two nodes (``advertise``: each with ``--advertise-url`` at its path prefix on the
+    proxy, ``/node/n1`` and ``/node/n2``) behind ``haproxy`` run with the ``which``-th
+    documented configuration; the proxy's base URL and the nodes' ports."""
     assert REDIS is not None
     ports = [free_port(), free_port()]
     listen = free_port()
@@ -105,6 +112,8 @@ def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
             args += ["--bot-pool", "thread", "--log-level", "warning"]
             # Every socket comes from the proxy's (loopback) address.
             args += ["--connections-per-address", "1000/60"]
+            if advertise:
+                args += ["--advertise-url", f"http://127.0.0.1:{listen}/node/n{i + 1}"]
             log = tmp_path / f"node{i}.log"
             node = stack.enter_context(
                 running([sys.executable, "-m", "tienlen.apps.cli", *args], log)
@@ -121,7 +130,7 @@ def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
 
             until(ready, f"node {i} is ready")
         config = tmp_path / "haproxy.cfg"
-        config.write_text(documented_config(listen, ports), encoding="utf-8")
+        config.write_text(documented_config(listen, ports, which), encoding="utf-8")
         check = subprocess.run(["haproxy", "-c", "-f", str(config)], capture_output=True, text=True)
         assert check.returncode == 0, check.stdout + check.stderr
         proxy = stack.enter_context(
@@ -140,6 +149,11 @@ def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
             return len(seen) == 2
 
         until(both_nodes, "the proxy sends requests to both nodes")
+        yield base, ports
+
+
+def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
+    with proxied(tmp_path, 0, advertise=False) as (base, ports):
         host, guest = Client(base, "Host"), Client(base, "Guest")
         for _ in range(TABLES):
             table = host.create(bots="greedy")["table"]["id"]
@@ -149,3 +163,29 @@ def test_haproxy_puts_a_tables_sockets_on_one_node(tmp_path: Path) -> None:
             after = [table_sockets(p) for p in ports]
             added = sorted(a - b for a, b in zip(after, before, strict=True))
             assert added == [0, 2], f"table {table}: {before} -> {after}"
+
+
+def test_haproxy_routes_each_nodes_prefix_and_a_socket_follows_its_move(tmp_path: Path) -> None:
+    with proxied(tmp_path, 1, advertise=True) as (base, ports):
+        ws = base.replace("http://", "ws://")
+        host, guest = Client(base, "Host"), Client(base, "Guest")
+        table = host.create(bots="greedy")["table"]["id"]
+        # The host opens it at node 1's own address: node 1 takes it.
+        at_1 = f"{ws}/node/n1/ws/tables/{table}"
+        host.socket(table, at=at_1, origin=base)
+        assert [table_sockets(p) for p in ports] == [1, 0]
+        # The guest, at node 2's address, is sent to node 1's, through the proxy.
+        sock = guest.socket(table, at=f"{ws}/node/n2/ws/tables/{table}", origin=base, welcome=False)
+        moved = sock.recv()
+        assert moved == {"type": "moved", "url": at_1}
+        guest.socket(table, at=at_1, moves=1, origin=base)
+        # And a socket at the site's own path (either node) ends at node 1 too.
+        third = Client(base, "Third")
+        sock = third.socket(table, origin=base, welcome=False)
+        first = sock.recv()
+        if first["type"] == "moved":
+            assert first["url"] == at_1
+            third.socket(table, at=at_1, moves=1, origin=base)
+        else:
+            assert first["type"] == "welcome", first
+        until(lambda: [table_sockets(p) for p in ports] == [3, 0], "every socket on node 1")

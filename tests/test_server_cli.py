@@ -113,6 +113,7 @@ def test_the_lobby_is_live_and_bots_think_in_worker_processes(live: LiveServer) 
             ],
             "--lease-renew must be positive and shorter than --lease-ttl",
         ),
+        (["--advertise-url", "https://n1.example.org"], "it needs --redis-url, one worker"),
     ],
 )
 def test_cluster_options_that_cannot_work_are_refused(
@@ -122,6 +123,29 @@ def test_cluster_options_that_cannot_work_are_refused(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert err.startswith("tienlen serve: ") and says in err, err
+
+
+@pytest.mark.parametrize(
+    "url", ["n2.example.org", "ftp://n2.example.org", "https://", "https://x/n2?a=1", "http://x:no"]
+)
+def test_an_advertised_url_that_is_not_a_base_url_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--data", str(tmp_path), "--advertise-url", url])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "an advertised URL is the node's base URL" in err and repr(url) in err, err
+
+
+def test_an_advertised_url_is_kept_without_its_trailing_slash() -> None:
+    from tienlen.apps.server.direct import advertised, socket_url
+
+    assert advertised("https://example.org/node/n2/") == "https://example.org/node/n2"
+    assert socket_url("https://example.org/node/n2", "T 1") == (
+        "wss://example.org/node/n2/ws/tables/T%201"
+    )
+    assert socket_url("http://127.0.0.1:8002", "T") == "ws://127.0.0.1:8002/ws/tables/T"
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -358,6 +359,48 @@ def test_a_dropped_socket_shows_the_banner_and_catches_up(players: Any) -> None:
     sync_api.expect(banner).to_have_class("ok")
     assert len(sockets) >= 2
     assert re.search(r"since=\d+", sockets[-1].url)
+    play_to_the_end(an.page)
+    assert an.page.locator("#result tbody tr").count() == 4
+
+
+def test_a_moved_socket_goes_to_the_owner_and_falls_back_to_being_relayed(
+    players: Any, server: LiveServer
+) -> None:
+    """A cluster node's ``moved`` frame (docs/web-protocol.md, "Moved"), sent here by a
+    route standing in for a node that does not own the table: the page opens the socket at
+    the URL it names (``moves=1``) and plays there; when that socket drops, the page opens
+    it at its own node again, and sent on to an address it cannot reach, comes back to its
+    own node asking to be relayed (``relay=1``)."""
+    an = players("An")
+    here = server.base.replace("http://", "ws://")
+    with socket.socket() as s:  # a port nobody listens on: the unreachable owner
+        s.bind(("127.0.0.1", 0))
+        gone = f"ws://127.0.0.1:{s.getsockname()[1]}"
+    urls: list[str] = []
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        urls.append(ws.url)
+        if "moves=1" in ws.url or "relay=1" in ws.url:
+            ws.connect_to_server()
+            sockets.append(ws)
+            return
+        table = ws.url.split("/ws/tables/")[1].split("?")[0]
+        owner = here if len(urls) == 1 else gone
+        ws.send(json.dumps({"type": "moved", "url": f"{owner}/ws/tables/{table}"}))
+        ws.close(code=4307)
+
+    an.page.route_web_socket(re.compile(re.escape(here) + "/ws/tables/"), route)
+    create_table(an)
+    assert len(urls) == 2 and "moves=1" in urls[1], urls
+    an.page.click("#start")
+    assert wait_turn_or_end(an.page) == "turn"
+    take_turn(an.page)
+    sockets[-1].close()  # the owner's socket drops: back to its own node, then relayed
+    sync_api.expect(an.page.locator("#banner")).to_have_class("ok")
+    assert len(urls) == 4, urls
+    assert "moves=" not in urls[2] and "relay=" not in urls[2] and "since=" in urls[2]
+    assert "relay=1" in urls[3] and urls[3].startswith(here)
     play_to_the_end(an.page)
     assert an.page.locator("#result tbody tr").count() == 4
 

@@ -66,6 +66,15 @@ def register(subparsers: Any) -> None:
         help="prefix of the site's Redis keys and channels (%(default)s)",
     )
     p.add_argument(
+        "--advertise-url",
+        type=_advertise_url,
+        metavar="URL",
+        help="this node's base URL as browsers reach it directly (e.g. "
+        "https://n2.example.org or https://example.org/node/n2): a table socket opened at "
+        "another node is sent here when this node owns the table, instead of being relayed "
+        "(docs/deploy.md, 'Direct routing')",
+    )
+    p.add_argument(
         "--lease-ttl",
         type=float,
         default=Settings.lease_ttl,
@@ -154,6 +163,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         db_connect_timeout=args.db_connect_timeout,
         redis_url=args.redis_url,
         redis_prefix=args.redis_prefix,
+        advertise_url=args.advertise_url,
         lease_ttl=args.lease_ttl,
         lease_renew=args.lease_renew,
         forward_timeout=args.forward_timeout,
@@ -189,6 +199,15 @@ def _rate(text: str) -> Any:
 
     try:
         return Rate.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _advertise_url(text: str) -> str:
+    from tienlen.apps.server.direct import advertised
+
+    try:
+        return advertised(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -292,6 +311,8 @@ def _cluster_problem(args: argparse.Namespace) -> str | None:
             "--workers runs several nodes on one port: they need --redis-url (and a "
             "PostgreSQL --database-url) to share the tables"
         )
+    if args.advertise_url and (not args.redis_url or args.workers > 1):
+        return "--advertise-url is one cluster node's own address: it needs --redis-url, one worker"
     if args.redis_url and not (args.database_url or "").startswith("postgresql"):
         return "a cluster node (--redis-url) needs a PostgreSQL --database-url, not SQLite"
     if not 0 < args.lease_renew < args.lease_ttl:

@@ -21,8 +21,8 @@ checked and stored, its bots and turn timer). Other nodes hold nothing of it.
   listens on a table's channel ``{prefix}t:{table}`` (presence: who watches it through
   which node) only while it owns the table or has clients there, so it hears nothing of
   other tables. A gap in the versions is filled by asking the owner.
-  The load balancer sending a table's sockets to one node (consistent hashing by table id,
-  docs/deploy.md) makes that node the owner, so relaying is the exception.
+  Relaying is the exception: a node with ``--advertise-url`` has other nodes send its
+  tables' sockets to it (:mod:`.direct`), or the load balancer routes them by table id.
 - **Failover**: a node with clients at a table whose lease is gone (its owner died, hangs or
   was cut off) takes it over within a renewal, loads it from the log and runs it; a request
   its owner does not answer in ``forward_timeout`` goes to whoever holds the lease then.
@@ -55,6 +55,7 @@ from .advice import ADVICE
 from .bus import DOWN, RELEASE, RENEW, Bus
 from .client_messages import ClientMessage
 from .db import TableRow
+from .direct import Directory
 from .forwarding import Forwarding
 from .hub import Actor, Client, TableHost
 from .messages import TableInfo
@@ -89,6 +90,8 @@ class Cluster:
         """This node as the owner of its tables (requests, presence, frames out)."""
         self.relays = Relays(host.hub, self)
         """This node's clients at tables owned elsewhere."""
+        self.directory = Directory(self, s.advertise_url, s.lease_ttl, s.lease_renew)
+        """The nodes' advertised URLs, where table sockets are sent (:mod:`.direct`)."""
         self.owners: dict[str, str] = {}
         """The node each table's frames last came from (where its requests go first)."""
         self.tasks: list[asyncio.Task[None]] = []
@@ -139,6 +142,7 @@ class Cluster:
             loop.create_task(self.bus.listening(self._receive, self._back)),
             loop.create_task(self.bus.publishing()),
             loop.create_task(self._leases()),
+            loop.create_task(self.directory.advertising()),
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.bus.subscribed.wait(), self.host.settings.redis_timeout)
@@ -231,6 +235,7 @@ class Cluster:
         if here:
             self.relays.seen[table.id] = dict.fromkeys(here, table.version)
             self.relays.say(table.id)
+            self.directory.redirect(here)
         else:
             self.bus.unwatch(table.id)
         self.host.hub.spawn(self._release(table.id))

@@ -39,6 +39,10 @@ class Settings:
     needed), see docs/server.md "Running a cluster"."""
     redis_prefix: str = "tienlen:"
     """Every Redis key and channel of the site starts with it (sites may share a Redis)."""
+    advertise_url: str | None = None
+    """The node's own base URL as a browser reaches it (e.g. ``https://example.org/node/n2``):
+    a table socket opened at another node is sent here when this node owns the table
+    (:mod:`.direct`); ``None``: such sockets are relayed."""
     lease_ttl: float = 5.0
     """Seconds a table's ownership lease lasts unrenewed: an owner that died is replaced
     after about this long."""

@@ -24,6 +24,7 @@ __all__ = [
     "LobbyMsg",
     "LobbyNewMsg",
     "LobbyTableMsg",
+    "MovedMsg",
     "ServerMessage",
     "StateMsg",
     "TableEvent",
@@ -244,6 +245,16 @@ class PongMsg(Message):
     type: Literal["pong"] = "pong"
 
 
+class MovedMsg(Message):
+    """A cluster's table socket opened at a node that does not own the table: open it at
+    ``url`` instead (the owner's table socket, without a query; the socket then closes with
+    4307). Without ``url``: open it again where it was first opened (the table changed
+    owners)."""
+
+    type: Literal["moved"] = "moved"
+    url: str | None = None
+
+
 class LobbyMsg(Message):
     """A page of the listed tables, newest first: the lobby socket's first frame (the first
     page), and the answer to ``more`` (the page after table ``after``)."""
@@ -270,7 +281,15 @@ class LobbyNewMsg(Message):
 
 
 ServerMessage = Annotated[
-    WelcomeMsg | StateMsg | EventMsg | ErrorMsg | PongMsg | LobbyMsg | LobbyTableMsg | LobbyNewMsg,
+    WelcomeMsg
+    | StateMsg
+    | EventMsg
+    | ErrorMsg
+    | PongMsg
+    | MovedMsg
+    | LobbyMsg
+    | LobbyTableMsg
+    | LobbyNewMsg,
     Field(discriminator="type"),
 ]
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

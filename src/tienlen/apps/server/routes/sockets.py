@@ -1,8 +1,8 @@
 """The sockets: a table's (``/ws/tables/{id}``: the client's messages in, the table's events
-out) and the lobby's (``/ws/lobby``: the pages of open tables its client shows, as they
-change). A socket is admitted
-(:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read by the
-schema here; a table message then goes to the server (:mod:`..node`)."""
+out; in a cluster, sent to the table's owner first, :mod:`..direct`) and the lobby's
+(``/ws/lobby``: the pages of open tables its client shows, as they change). A socket is
+admitted (:mod:`..admission`), its frames let through its budget (:mod:`..frames`) and read
+by the schema here; a table message then goes to the server (:mod:`..node`)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ from pydantic import BaseModel, ValidationError
 from ..client_messages import parse_client, parse_lobby
 from ..db import PlayerRow
 from ..deps import origin_ok, server_of, token_of
+from ..direct import MAX_MOVES, MOVED_CLOSE
 from ..errors import refuse_socket, validation_words
 from ..frames import FrameGate, frames
 from ..frames import close as close_flooded
 from ..hub import SHOWN_MAX, LobbyWatch
 from ..limits import TokenBucket
 from ..lobby import PAGE, PAGE_MAX
-from ..messages import ErrorMsg, PongMsg
+from ..messages import ErrorMsg, MovedMsg, PongMsg
 from ..node import Server
 from ..tables import Refused
 
@@ -107,15 +108,29 @@ async def _opened(srv: Server, ws: WebSocket) -> tuple[PlayerRow, Conn] | None:
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(
-    ws: WebSocket, table_id: str, since: int | None = None, invite: str | None = None
+    ws: WebSocket,
+    table_id: str,
+    since: int | None = None,
+    invite: str | None = None,
+    moves: int = 0,
+    relay: bool = False,
 ) -> None:
-    """A client at a table: welcome and catch-up, then its messages until it closes."""
+    """A client at a table: welcome and catch-up, then its messages until it closes. In a
+    cluster, a socket for a table another node owns is sent there (one ``moved`` frame and
+    the close) unless it asks to be relayed (``relay``) or was moved often enough (``moves``
+    in a row, :data:`..direct.MAX_MOVES`)."""
     srv = server_of(ws)
     got = await _opened(srv, ws)
     if got is None:
         return
     _player, conn = got
     try:
+        if srv.cluster is not None and not relay and moves < MAX_MOVES:
+            url = await srv.cluster.directory.elsewhere(table_id)
+            if url is not None:
+                await ws.send_text(MovedMsg(url=url).model_dump_json(exclude_none=True))
+                await ws.close(code=MOVED_CLOSE)
+                return
         await _at_table(srv, conn, table_id, since, invite)
     finally:
         await srv.admission.close_socket(conn.player, conn.socket)

@@ -84,19 +84,51 @@ export async function mount(root, tableId) {
   };
 
   // --- the socket ------------------------------------------------------------------------
+  // Where the socket opens: this page's node, or the table's owner that node sent us to
+  // (`target`; "moved" in docs/web-protocol.md: `moves` in a row, which the nodes bound).
+  let target = null;
+  let moves = 0;
+  let relay = false;
   const connect = () => {
     const q = new URLSearchParams();
     if (invite) q.set("invite", invite);
     if (st.version > 0) q.set("since", String(st.version));
-    const ws = new WebSocket(wsUrl(`/ws/tables/${encodeURIComponent(tableId)}?${q}`));
+    if (target) q.set("moves", String(moves));
+    if (relay) q.set("relay", "1");
+    const ws = new WebSocket(`${target || wsUrl(`/ws/tables/${encodeURIComponent(tableId)}`)}?${q}`);
     socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       retry = 0;
       if (st.lost) showBanner(t("conn.back"), "ok");
     };
-    ws.onmessage = (ev) => dispatch({ ...JSON.parse(ev.data), received: Date.now() });
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "moved") {
+        // To the owner (or, without a url, back to this page's node, which knows the new one).
+        socket = null;
+        ws.close();
+        target = msg.url || null;
+        moves = target ? moves + 1 : 0;
+        relay = false;
+        connect();
+        return;
+      }
+      if (msg.type === "welcome") moves = 0;
+      dispatch({ ...msg, received: Date.now() });
+    };
     ws.onclose = (ev) => {
       if (socket !== ws) return;
+      if (target && !opened) {
+        // The owner's address cannot be reached: this page's node relays us instead.
+        target = null;
+        relay = true;
+        connect();
+        return;
+      }
+      target = null;
+      relay = false;
       if (ev.code >= FINAL_CLOSE && ev.code < 4500) {
         draw();
         return;
