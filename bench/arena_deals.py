@@ -21,6 +21,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -30,9 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from tienlen.apps.cmd_arena import _print
+from tienlen.apps.cmd_arena import _play, _print
 from tienlen.apps.files import rules_arg
 from tienlen.inputs import quote_value
 from tienlen.players.arena import (
@@ -114,7 +114,7 @@ def play(
 ) -> None:
     """Play the deals of the run that ``path`` does not hold yet, appending each one; the
     file is created with its header when missing. ``progress(done, total)`` hears of each
-    deal played."""
+    deal played, in games."""
     want = header(rules, specs, seed, iterations)
     if path.exists():
         head, outcomes, _ = read(path)
@@ -131,7 +131,7 @@ def play(
     budget = Budget(iterations=iterations)
     left = [d for d in range(deals) if d not in done]
     if progress is not None:
-        progress(deals - len(left), deals)
+        progress((deals - len(left)) * rules.players, deals * rules.players)
     for i, d in enumerate(left, start=1):
         start = time.perf_counter()
         out = _play_deal(_Job(rules, tuple(specs), seed, d, budget))
@@ -144,7 +144,7 @@ def play(
         with path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
         if progress is not None:
-            progress(deals - len(left) + i, deals)
+            progress((deals - len(left) + i) * rules.players, deals * rules.players)
 
 
 def ahead(outcomes: Sequence[GameOutcome], a: int, b: int) -> tuple[int, int]:
@@ -219,29 +219,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = rules_arg(args.rules).for_players(args.players or len(specs))
     if len(specs) != rules.players:
         parser.error(f"{len(specs)} bots for {rules.players} seats")
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=args.quiet,
-    ) as bar:
-        task = bar.add_task(f"{args.rules}: deals", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        play(
+    # The arena's own progress bar, in games (a deal's rotations are played together).
+    _play(
+        functools.partial(
+            play,
             args.out,
             rules,
             specs,
             games=args.games,
             seed=args.seed,
             iterations=args.iterations,
-            progress=progress,
-        )
+        ),
+        quiet=args.quiet,
+    )
     report(args.out, args.ahead, console)
     return 0
 

@@ -36,7 +36,8 @@ from pathlib import Path
 
 import httpx
 import uvicorn
-from start_time import scratch  # this folder: the script's own path
+from lobby_fanout import Lobby as Counted  # this folder: the script's own path
+from start_time import scratch
 from websockets.asyncio.client import ClientConnection, connect
 
 from tienlen.apps.server import Server, Settings, create_app
@@ -91,7 +92,7 @@ def start_node(settings: Settings) -> tuple[str, str, uvicorn.Server, threading.
     return f"127.0.0.1:{sock.getsockname()[1]}", str(holder["node"]), uv, thread
 
 
-class Lobby:
+class Lobby(Counted):
     """One lobby socket: the frames and bytes it received after its first frame."""
 
     def __init__(self, conn: ClientConnection, opened: float) -> None:
@@ -100,19 +101,6 @@ class Lobby:
         """Seconds from connecting to the first frame (the first page)."""
         self.frames = 0
         self.bytes = 0
-
-    async def read_until(self, host: str) -> None:
-        """Count frames until one holds a table of ``host``'s."""
-        while True:
-            text = await self.conn.recv()
-            assert isinstance(text, str)
-            self.frames += 1
-            self.bytes += len(text.encode())
-            got = json.loads(text)
-            if host in {
-                t["host"] for t in [got.get("table", {"host": ""}), *got.get("tables", [])]
-            }:
-                return
 
 
 async def run(hosts: list[str], args: argparse.Namespace) -> tuple[list[Lobby], float]:
@@ -237,11 +225,22 @@ async def main_async(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--nodes", type=int, default=3)
-    parser.add_argument("--tables", type=int, default=1000)
-    parser.add_argument("--lobbies", type=int, default=5)
-    parser.add_argument("--changes", type=int, default=2000)
-    parser.add_argument("--new-every", type=int, default=40)
+    parser.add_argument("--nodes", type=int, default=3, help="cluster nodes (default 3)")
+    parser.add_argument(
+        "--tables", type=int, default=1000, help="open tables made first (default 1000)"
+    )
+    parser.add_argument(
+        "--lobbies", type=int, default=5, help="lobby sockets at each node (default 5)"
+    )
+    parser.add_argument(
+        "--changes", type=int, default=2000, help="line changes measured (default 2000)"
+    )
+    parser.add_argument(
+        "--new-every",
+        type=int,
+        default=40,
+        help="a new table after every this many changes (default 40)",
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

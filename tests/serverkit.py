@@ -27,6 +27,17 @@ from tienlen.apps.server.limits import Rate
 
 #: A hung test fails after this long (no assertion is ever made on time).
 HANG = float(os.environ.get("TIENLEN_TEST_HANG", "60"))
+
+
+def until(test: Callable[[], Any], what: str, within: float = HANG) -> Any:
+    """Poll ``test`` until it returns something true (bounded: a hang fails)."""
+    deadline = time.monotonic() + within
+    while not (got := test()):
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.02)
+    return got
+
+
 #: Rates that never refill during a test, so a limit is hit at an exact message count.
 NO_REFILL = 1e9
 

@@ -22,7 +22,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import httpx
 import pytest
 
 from backends import POSTGRES
-from serverkit import HANG, Client, Served, Socket, database, first_legal, sat_event
+from serverkit import HANG, Client, Served, Socket, database, first_legal, sat_event, until
 from tienlen import Game, GameRecord
 from tienlen.apps.server.actions import act
 
@@ -56,15 +56,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def until(test: Callable[[], Any], what: str) -> Any:
-    """Poll ``test`` until it returns something true (bounded: a hang fails)."""
-    deadline = time.monotonic() + HANG
-    while not (got := test()):
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.05)
-    return got
 
 
 class Node:

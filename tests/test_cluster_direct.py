@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from serverkit import Client, Socket, sat_event
-from test_cluster import Driver, Node, check_record, pytestmark, site, until
+from serverkit import Client, Socket, sat_event, until
+from test_cluster import Driver, Node, check_record, pytestmark, site
 from test_cluster_home import held, listeners
 
 __all__ = ["pytestmark"]  # (the module's marks: PostgreSQL and Redis needed)

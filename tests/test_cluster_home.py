@@ -18,8 +18,8 @@ from pathlib import Path
 
 import httpx
 
-from serverkit import first_legal
-from test_cluster import LEASE, REDIS, Driver, check_record, pytestmark, seat_clients, site, until
+from serverkit import first_legal, until
+from test_cluster import LEASE, REDIS, Driver, check_record, pytestmark, seat_clients, site
 
 __all__ = ["pytestmark"]  # (the module's marks: PostgreSQL and Redis needed)
 

@@ -24,7 +24,7 @@ import pytest
 import redis
 
 from backends import POSTGRES
-from serverkit import HANG, Client, LiveServer, Socket, database, sat_event, server_settings
+from serverkit import HANG, Client, LiveServer, Socket, database, sat_event, server_settings, until
 from tienlen.apps.server import lobbies
 from tienlen.apps.server.cluster import Cluster
 from tienlen.apps.server.lobby import listed, listed_lines
@@ -56,15 +56,6 @@ def heard(monkeypatch: pytest.MonkeyPatch) -> Iterator[Heard]:
     monkeypatch.setattr(Cluster, "_receive", counted)
     yield out
     HELD.clear()
-
-
-def until(test: Callable[[], Any], what: str) -> Any:
-    """Poll ``test`` until it returns something true (bounded: a hang fails)."""
-    deadline = time.monotonic() + HANG
-    while not (got := test()):
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.02)
-    return got
 
 
 class Site:

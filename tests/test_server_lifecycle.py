@@ -25,7 +25,7 @@ import pytest
 
 from backends import POSTGRES
 from blackhole import behind_a_blackhole
-from serverkit import HANG, Client, database, play_out, seated_table
+from serverkit import Client, database, play_out, seated_table, until
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
 pytestmark = pytest.mark.skipif(
@@ -78,14 +78,6 @@ class At:
     """A server's address."""
 
     base: str
-
-
-def until(test: Callable[[], Any], what: str, within: float = HANG) -> Any:
-    deadline = time.monotonic() + within
-    while not (got := test()):
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.05)
-    return got
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from serverkit import (
     live_server,
     seated_table,
     server_settings,
+    until,
 )
 from tienlen.apps.server import Server
 from tienlen.apps.server.db import EventRow, PlayerRow, TableRow
@@ -30,15 +30,6 @@ from tienlen.apps.server.lobby import NewTable, new_table
 
 #: Seconds a table nobody needs stays in memory in these tests.
 EVICT = 0.2
-
-
-def until(test: Callable[[], Any], what: str) -> Any:
-    """Poll ``test`` until it returns something true (bounded: a hang fails)."""
-    deadline = time.monotonic() + HANG
-    while not (got := test()):
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.02)
-    return got
 
 
 def held(live: LiveServer) -> set[str]:
