@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from backends import POSTGRES
 from serverkit import database
 from tienlen.apps.server.db import EventRow, PlayerRow, TableRow, connect, migrate
 from tienlen.apps.server.writer import Fenced, Job, Writer
@@ -169,4 +170,33 @@ def test_a_stale_fence_fails_even_beside_the_new_one_in_a_group(
         await engine.dispose()
 
     with database(backend, tmp_path) as url:
+        asyncio.run(main(url))
+
+
+@pytest.mark.skipif(POSTGRES is None, reason="needs TIENLEN_TEST_POSTGRES_URL")
+def test_a_fence_raised_while_a_write_waits_for_its_lock_fences_it(tmp_path: Path) -> None:
+    """A takeover holds the table's row (raising its token) when the old owner's write
+    arrives: the write waits for the row lock, then finds the new token and inserts nothing.
+    On PostgreSQL the write is one statement (its lock is taken in a CTE): this is what
+    shows that lock is taken, and that the token read is the one committed after it."""
+
+    async def main(url: str) -> None:
+        engine, sessions, writer = await fenced_tables(url, {"t": 1})
+        row = {"table_id": "t", "version": 1, "kind": "chat", "public": {}, "fence": 1}
+        async with engine.connect() as takeover:
+            await takeover.execute(update(TableRow).where(TableRow.id == "t").values(fence=2))
+            write = asyncio.ensure_future(writer.write(rows=[row], fences={"t": 1}))
+            await asyncio.sleep(0.5)
+            assert not write.done()  # it waits for the takeover's lock
+            await takeover.commit()
+        with pytest.raises(Fenced):
+            await write
+        # the new owner's write goes through, once
+        await writer.write(rows=[{**row, "fence": 2}], fences={"t": 2})
+        async with sessions() as s:
+            stored = (await s.execute(select(EventRow.version, EventRow.fence))).all()
+        assert [tuple(r) for r in stored] == [(1, 2)]
+        await engine.dispose()
+
+    with database("postgresql", tmp_path) as url:
         asyncio.run(main(url))

@@ -16,6 +16,12 @@ In a cluster a write may carry fences: the fencing token each table's owner hold
 reads those tables' tokens under a row lock (``SELECT ... FOR UPDATE``) in its transaction and
 fails with :class:`Fenced` when one differs, so a node that lost a table to another (which
 raised the token, under the same lock) cannot commit anything for it.
+
+On PostgreSQL a group of rows only (a cluster's usual group: one action's event rows) is one
+statement in its own implicit transaction: the rows inserted from a ``VALUES`` list under a
+condition that counts the fences matched in the locked rows. Begin, check, insert and commit
+were four round trips; the wake-ups they cost each node were most of the CPU that an action
+cost more on three nodes than on one (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import FromClause, insert, select
+from sqlalchemy import FromClause, Table, insert, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -64,6 +70,11 @@ class Writer:
         self._timed = timed
         """Told each committed transaction's duration in seconds (the metrics)."""
         self._sessions = async_sessionmaker(engine)
+        # One statement is its own transaction: no BEGIN and COMMIT round trips around it.
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._statements: dict[
+            tuple[tuple[str, ...], bool], tuple[str, list[Callable[[Any], Any] | None]]
+        ] = {}
         self._rows_into = rows_into
         self._fences_in = fences_in
         self._queue: list[_Write] = []
@@ -109,26 +120,104 @@ class Writer:
         rows = [row for _job, some, _fences, _done in group for row in some]
         # Pairs, not a dict: two writes of one table under different tokens are both checked.
         fences = [(t, f) for _job, _rows, some, _done in group for t, f in some.items()]
-        if all(job is None for job, _rows, _fences, _done in group):
-            # Rows only (most groups): a Core transaction, without an ORM session's cost.
-            async with self._engine.begin() as conn:
-                await self._check(conn, fences)
-                if rows:
-                    await conn.execute(insert(self._rows_into), rows)
+        if (
+            rows
+            and self._engine.dialect.name == "postgresql"
+            and all(row.keys() == rows[0].keys() for row in rows)
+            and all(job is None for job, _rows, _fences, _done in group)
+        ):
+            async with self._autocommit.connect() as conn:
+                sql, params = self._fenced_insert(rows, fences)
+                inserted = (await conn.exec_driver_sql(sql, params)).rowcount
+            if inserted != len(rows):
+                # A fence moved, so nothing was inserted: the transaction finds which one
+                # (and raises :class:`Fenced`), or commits if the tokens match after all.
+                await self._transact(group, rows, fences)
         else:
-            async with self._sessions.begin() as s:
-                await self._check(await s.connection(), fences)
-                for job, _rows, _fences, _done in group:
-                    if job is not None:
-                        await job(s)
-                if rows:  # one executemany for the whole group
-                    await (await s.connection()).execute(insert(self._rows_into), rows)
+            await self._transact(group, rows, fences)
         if self._timed is not None:
             self._timed(time.perf_counter() - began)
         self.commits += 1
         self.writes += len(group)
         for _job, _rows, _fences, done in group:
             _settle(done, None)
+
+    async def _transact(
+        self, group: list[_Write], rows: list[Mapping[str, Any]], fences: list[tuple[str, int]]
+    ) -> None:
+        """The group in one transaction: lock and check the fences, run the jobs, insert."""
+        if all(job is None for job, _rows, _fences, _done in group):
+            # Rows only: a Core transaction, without an ORM session's cost.
+            async with self._engine.begin() as conn:
+                await self._check(conn, fences)
+                if rows:
+                    await conn.execute(insert(self._rows_into), rows)
+            return
+        async with self._sessions.begin() as s:
+            await self._check(await s.connection(), fences)
+            for job, _rows, _fences, _done in group:
+                if job is not None:
+                    await job(s)
+            if rows:  # one executemany for the whole group
+                await (await s.connection()).execute(insert(self._rows_into), rows)
+
+    def _fenced_insert(
+        self, rows: list[Mapping[str, Any]], fences: list[tuple[str, int]]
+    ) -> tuple[str, tuple[Any, ...]]:
+        """One statement (SQL and its parameters) that inserts ``rows`` only if every fence
+        still holds: the rows come as one array a column (``unnest``), under a condition
+        that counts the fences matched in the tables' rows, locked in one order (``FOR
+        UPDATE``) until its implicit commit. Its text depends only on the columns given, so
+        the database prepares it once a connection and nothing is compiled per write."""
+        target: Table = self._rows_into.__table__
+        given = tuple(rows[0])
+        # Columns the rows leave out get their Python-side defaults (the executemany of the
+        # transaction path applies those itself; an INSERT ... SELECT does not).
+        filled = tuple(c.name for c in target.columns if c.name not in given and c.default)
+        names = given + filled
+        key = (names, bool(fences))
+        if key not in self._statements:
+            self._statements[key] = self._insert_sql(names, bool(fences))
+        sql, convert = self._statements[key]
+        defaults = [_default(target.c[n]) for n in filled]
+        columns = [
+            [to(row[n]) for row in rows] if to else [row[n] for row in rows]
+            for n, to in zip(given, convert, strict=False)
+        ]
+        columns += [[d] * len(rows) for d in defaults]
+        params: tuple[Any, ...] = tuple(columns)
+        if fences:
+            params += (
+                sorted({t for t, _f in fences}),
+                [t for t, _f in fences],
+                [f for _t, f in fences],
+                len(fences),
+            )
+        return sql, params
+
+    def _insert_sql(
+        self, names: tuple[str, ...], fenced: bool
+    ) -> tuple[str, list[Callable[[Any], Any] | None]]:
+        """The text of :meth:`_fenced_insert`'s statement for these columns, and each
+        column's conversion to what the driver takes (the column type's own)."""
+        dialect = self._engine.dialect
+        quote = dialect.identifier_preparer.quote
+        target: Table = self._rows_into.__table__
+        types = [target.c[n].type for n in names]
+        arrays = ", ".join(f"${i}::{t.compile(dialect=dialect)}[]" for i, t in enumerate(types, 1))
+        sql = f"INSERT INTO {target.name} ({', '.join(names)}) SELECT * FROM unnest({arrays})"
+        if fenced:
+            t = cast(Table, self._fences_in)
+            assert t is not None, "a writer given fences needs the table they are kept in"
+            k = len(names)
+            id_type = t.c.id.type.compile(dialect=dialect)
+            sql = (
+                f"WITH locked AS (SELECT id, fence FROM {quote(t.name)} "
+                f"WHERE id = ANY(${k + 1}::{id_type}[]) ORDER BY id FOR UPDATE) {sql} "
+                f"WHERE (SELECT count(*) FROM locked JOIN unnest(${k + 2}::{id_type}[], "
+                f"${k + 3}::INTEGER[]) AS held(id, fence) USING (id, fence)) = ${k + 4}"
+            )
+        return sql, [t.bind_processor(dialect) for t in types]
 
     async def _check(self, conn: AsyncConnection, fences: Sequence[tuple[str, int]]) -> None:
         """Lock the fenced tables' rows until the commit; :class:`Fenced` if a token moved."""
@@ -159,6 +248,12 @@ def _no_answer(e: Exception) -> bool:
     if isinstance(e, DBAPIError):
         return bool(e.connection_invalidated)
     return isinstance(e, OSError | PoolTimeout)
+
+
+def _default(c: Any) -> Any:
+    """The Python-side default of column ``c`` (a value, or a callable's result)."""
+    default = c.default
+    return default.arg(None) if default.is_callable else default.arg
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
