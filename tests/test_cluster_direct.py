@@ -4,8 +4,8 @@ reaches a node other than the table's owner on to the owner (one ``moved`` frame
 client asks (``relay=1``) or after two moves in a row, the node relays as before; when the
 owner is paused past its lease or killed and another node takes the table, a client is sent
 to the new owner; a client at a paused owner gives its socket up (no answer to its ping, or
-no opening) and is relayed by its own node. PostgreSQL and Redis as in test_cluster.py; waits are bounded only to fail
-a hung test, and nothing is asserted on time."""
+no opening) and is relayed by its own node. PostgreSQL and Redis as in test_cluster.py;
+waits are bounded only to fail a hung test, and nothing is asserted on time."""
 
 from __future__ import annotations
 

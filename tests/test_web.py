@@ -471,6 +471,64 @@ def test_a_silent_socket_is_given_up_and_an_owner_that_hangs_is_relayed(
         hung.close()
 
 
+@pytest.mark.parametrize("shared", [True, False], ids=["cookie-domain", "host-cookie"])
+def test_a_page_sent_to_another_nodes_host_name_carries_its_cookie(
+    browser: Any, tmp_path: Path, shared: bool
+) -> None:
+    """Nodes on host names of their own (docs/deploy.md, "A host name per node"): a page of
+    n1.tienlen.test sent by a ``moved`` frame (a route standing in for n1, not the owner) to
+    n2.tienlen.test, both names resolving to one server. With ``--cookie-domain
+    tienlen.test`` the browser's cookie goes to n2 and n2 accepts n1's page: the page plays
+    there. Without it, n2 refuses the socket (no token) and the page comes back to n1
+    asking to be relayed, and plays on."""
+    domain = "tienlen.test" if shared else None
+    url = f"sqlite+aiosqlite:///{tmp_path / 'hosts.db'}"
+    live = LiveServer(server_settings(url, tmp_path, cookie_domain=domain))
+    names = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=["--no-sandbox", "--host-resolver-rules=MAP *.tienlen.test 127.0.0.1"],
+    )
+    an = Player(names, live, "An")
+    an.base = f"http://n1.tienlen.test:{live.port}"
+    n1, n2 = (f"ws://n{i}.tienlen.test:{live.port}" for i in (1, 2))
+    routed: list[str] = []
+    welcomed: list[str] = []
+
+    def route(ws: Any) -> None:
+        routed.append(ws.url)
+        if "relay=1" in ws.url:
+            ws.connect_to_server()
+            return
+        table = ws.url.split("/ws/tables/")[1].split("?")[0]
+        ws.send(json.dumps({"type": "moved", "url": f"{n2}/ws/tables/{table}"}))
+        ws.close(code=4307)
+
+    def watch(ws: Any) -> None:
+        def frame(payload: str | bytes) -> None:
+            if json.loads(payload)["type"] == "welcome":
+                welcomed.append(ws.url)
+
+        ws.on("framereceived", frame)
+
+    try:
+        an.page.on("websocket", watch)
+        an.page.route_web_socket(re.compile(re.escape(n1) + "/ws/tables/"), route)
+        create_table(an)
+        an.page.click("#start")
+        assert wait_turn_or_end(an.page) == "turn"
+        take_turn(an.page)
+        if shared:
+            assert len(routed) == 1, routed
+            assert len(welcomed) == 1 and welcomed[0].startswith(n2), welcomed
+        else:
+            assert len(routed) == 2 and "relay=1" in routed[1], routed
+            assert len(welcomed) == 1 and welcomed[0].startswith(n1), welcomed
+    finally:
+        an.close()
+        names.close()
+        live.close()
+
+
 def turn_state(page: Page) -> str:
     """'end' (the match is over), 'turn' (this seat may act) or 'wait', without waiting."""
     state: str = page.evaluate(

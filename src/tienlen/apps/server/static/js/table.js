@@ -164,16 +164,18 @@ export async function mount(root, tableId) {
   };
 
   // A socket closed, or given up on (`hung`): opened again at this page's node, at once and
-  // relayed if it was at an owner that could not be reached or hung, else after a growing
-  // pause (an owner that closed it is asked for again where the page first asked).
+  // relayed if it was at an owner that could not be reached, hung or refused it (a cookie
+  // that does not go to the owner's host name), else after a growing pause (an owner that
+  // closed it is asked for again where the page first asked).
   const gone = (opened, code, hung) => {
-    relay = target !== null && (!opened || hung);
+    const refused = code >= FINAL_CLOSE && code < 4500;
+    relay = target !== null && (!opened || hung || refused);
     target = null;
     if (relay) {
       connect();
       return;
     }
-    if (code >= FINAL_CLOSE && code < 4500) {
+    if (refused) {
       draw();
       return;
     }
