@@ -19,8 +19,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from serverkit import Client, Socket, sat_event, until
-from test_cluster import LEASE, Driver, Node, check_record, pytestmark, site
+from test_cluster import LEASE, UNCAPPED, Driver, Node, check_record, pytestmark, site
 from test_cluster_home import held, listeners
+from tienlen.apps.server.direct import URL_RENEWALS
 
 __all__ = ["pytestmark"]  # (the module's marks: PostgreSQL and Redis needed)
 
@@ -285,3 +286,35 @@ def test_a_paused_owners_direct_clients_fall_back_to_their_node_and_play_on(
         # Woken, node 0 finds its lease gone and sends its client there away.
         hung.until(lambda m: m["type"] == "moved" and "url" not in m)
         live.ask({"type": "ping"}, lambda m: m["type"] == "pong")
+
+
+def test_a_killed_owners_address_goes_before_its_lease_and_its_sockets_are_relayed(
+    tmp_path: Path,
+) -> None:
+    """A node's advertised URL lasts two lease renewals (:data:`URL_RENEWALS`), its leases a
+    lease's time (here 5 s, well apart): once a killed owner's URL is gone, a socket opened
+    at another node for its table is no longer sent to the dead address (where it would
+    fail, then come back relayed) but relayed at once, and welcomed when the lease runs out
+    and that node takes the table over. Each node reads the URL every time: one that sent
+    sockets to the owner before it died does not keep sending them there."""
+    with site(tmp_path) as s:
+        long_lease = ["--lease-ttl", "5", *UNCAPPED]
+        nodes = s.start(2, advertise=True, extra=long_lease)
+        client = Client(nodes[1].base, "P")
+        table = client.create(bots="greedy", games=1)["table"]["id"]
+        opened(client, table, nodes[0])  # node 0 takes the table
+        assert moved_to(client, table, nodes[1]) == socket_url(nodes[0], table)
+        import redis
+
+        r = redis.Redis.from_url(s.redis, decode_responses=True)
+        try:
+            renew_ms = float(LEASE[3]) * 1000
+            assert 0 < r.pttl(f"{s.prefix}url:{nodes[0].id}") <= URL_RENEWALS * renew_ms
+            nodes[0].signal(signal.SIGKILL)
+            nodes[0].proc.wait()
+            until(lambda: not r.exists(f"{s.prefix}url:{nodes[0].id}"), "the URL goes")
+            assert s.owner(table) == nodes[0].id  # the lease is still the dead node's
+        finally:
+            r.close()
+        assert moved_to(client, table, nodes[1]) is None  # relayed, then taken over: welcome
+        assert s.owner(table) == nodes[1].id
