@@ -158,6 +158,7 @@ export async function mount(root, tableId) {
       dispatch({ ...msg, received: Date.now() });
     };
     ws.onclose = (ev) => {
+      clearInterval(watch); // (a closed socket is not watched, even one refused for good)
       if (socket !== ws) return;
       gone(opened, ev.code, false);
     };
