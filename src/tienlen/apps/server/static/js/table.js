@@ -8,7 +8,8 @@ import { initialState, reduce, selection } from "./tablestate.js";
 import { render } from "./tableview.js";
 
 const FINAL_CLOSE = 4400; // 44xx: refused for good (bad token, forbidden, no such table)
-// Keeping a socket alive (docs/web-protocol.md): a ping after PING_EVERY ms without a frame;
+// Keeping a socket alive (docs/web-protocol.md): a ping after PING_EVERY ms without a frame
+// (while the page is shown: a player's hidden tabs spend none of the frame budget);
 // a socket that answers nothing for SILENT ms (a lease's default time, so that a paused
 // owner's tables are free by then), or does not open within OPEN_WITHIN ms, is given up.
 // Its welcome may take longer: a relayed opening waits while the table changes owners.
@@ -124,7 +125,7 @@ export async function mount(root, tableId) {
         ws.close();
         clearInterval(watch);
         gone(opened, 1006, true);
-      } else if (welcomed && waiting === null && now - heard >= PING_EVERY) {
+      } else if (welcomed && waiting === null && !document.hidden && now - heard >= PING_EVERY) {
         waiting = now;
         send({ type: "ping" });
       }
