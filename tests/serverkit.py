@@ -165,9 +165,10 @@ class Socket:
         self.settled = True
         """The last event read ended its batch (so ``view`` is current as of ``version``)."""
 
-    def recv(self) -> dict[str, Any]:
-        """The next frame (its version, view and table are remembered)."""
-        text = self.conn.recv(timeout=HANG)
+    def recv(self, timeout: float = HANG) -> dict[str, Any]:
+        """The next frame (its version, view and table are remembered); :class:`TimeoutError`
+        if none comes within ``timeout`` seconds (by default only a hung test's)."""
+        text = self.conn.recv(timeout=timeout)
         assert isinstance(text, str)
         self.raw.append(text)
         msg: dict[str, Any] = json.loads(text)
@@ -248,11 +249,15 @@ class Client:
         at: str | None = None,
         moves: int | None = None,
         relay: bool = False,
+        open_within: float = HANG,
+        browser: bool = False,
     ) -> Socket:
         """Open the table's socket (reading the welcome frame unless told not to); an empty
         ``table`` opens the lobby's (``limit``: its pages' length). ``via``: another server's
         base URL (a cluster's node); ``at``: the socket's whole URL (as a ``moved`` frame
-        gives it), ``moves`` and ``relay`` in its query."""
+        gives it), ``moves`` and ``relay`` in its query. ``open_within``: seconds the opening
+        may take (:class:`TimeoutError` past them); ``browser``: without the WebSocket
+        pings of this client library (a browser sends none)."""
         path = f"/ws/tables/{table}" if table else "/ws/lobby"
         url = at or f"ws://127.0.0.1:{(via or self.base).rsplit(':', 1)[1]}{path}"
         asked = {"since": since, "invite": invite, "limit": limit, "moves": moves}
@@ -269,7 +274,8 @@ class Client:
                 origin=origin,  # type: ignore[arg-type]
                 max_size=None,
                 max_queue=None,
-                open_timeout=HANG,
+                open_timeout=open_within,
+                ping_interval=None if browser else 20,
             )
         )
         sock = Socket(conn)

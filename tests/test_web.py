@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -403,6 +404,129 @@ def test_a_moved_socket_goes_to_the_owner_and_falls_back_to_being_relayed(
     assert "relay=1" in urls[3] and urls[3].startswith(here)
     play_to_the_end(an.page)
     assert an.page.locator("#result tbody tr").count() == 4
+
+
+def test_a_silent_socket_is_given_up_and_an_owner_that_hangs_is_relayed(
+    players: Any, server: LiveServer
+) -> None:
+    """Keeping alive (docs/web-protocol.md): routes stand in for hung cluster nodes. Sent to
+    an owner that takes the connection but never answers the opening (a paused process),
+    the page gives it up and opens the socket relayed at its own node. A socket there that
+    goes silent (its frames dropped both ways) is pinged, given up and opened again where it
+    first was; sent then to an owner whose socket goes silent, the page comes back to its own
+    node relayed. Each time it carries on playing."""
+    an = players("An")
+    here = server.base.replace("http://", "ws://")
+    hung = socket.create_server(("127.0.0.1", 0))  # connections wait unanswered in its queue
+    paused = f"ws://127.0.0.1:{hung.getsockname()[1]}"
+    urls: list[str] = []
+    quiet: list[bool] = []  # per socket let through: whether it has gone silent
+    pinged: list[str] = []
+
+    def route(ws: Any) -> None:
+        urls.append(ws.url)
+        if "moves=1" in ws.url or "relay=1" in ws.url:
+            server_side = ws.connect_to_server()
+            n = len(quiet)
+            quiet.append(False)
+
+            def up(message: str | bytes) -> None:
+                if quiet[n]:
+                    pinged.append(str(message))
+                else:
+                    server_side.send(message)
+
+            ws.on_message(up)
+            server_side.on_message(lambda message: None if quiet[n] else ws.send(message))
+            return
+        table = ws.url.split("/ws/tables/")[1].split("?")[0]
+        owner = paused if len(urls) == 1 else here
+        ws.send(json.dumps({"type": "moved", "url": f"{owner}/ws/tables/{table}"}))
+        ws.close(code=4307)
+
+    try:
+        an.page.route_web_socket(re.compile(re.escape(here) + "/ws/tables/"), route)
+        create_table(an)  # (its socket relayed, after the paused owner did not open it)
+        assert len(urls) == 2 and "relay=1" in urls[1] and "moves=" not in urls[1], urls
+        an.page.click("#start")
+        assert wait_turn_or_end(an.page) == "turn"
+        take_turn(an.page)
+        quiet[0] = True  # its own node hangs: pinged, given up, opened there again
+        sync_api.expect(an.page.locator("#banner")).to_have_class("lost", timeout=WAIT)
+        sync_api.expect(an.page.locator("#banner")).to_have_class("ok", timeout=WAIT)
+        assert '{"type":"ping"}' in pinged, pinged
+        assert len(urls) == 4 and "relay=" not in urls[2] and "since=" in urls[2], urls
+        assert "moves=1" in urls[3], urls
+        assert wait_turn_or_end(an.page) == "turn"
+        take_turn(an.page)
+        quiet[1] = True  # the owner it was sent to hangs: relayed at once at its own node
+        deadline = time.monotonic() + HANG
+        while len(urls) < 5:  # (Playwright runs the route while the page is waited on)
+            assert time.monotonic() < deadline, "the page never gave the owner's socket up"
+            an.page.wait_for_timeout(50)
+        assert "relay=1" in urls[4] and "since=" in urls[4] and urls[4].startswith(here), urls
+        play_to_the_end(an.page)
+        assert an.page.locator("#result tbody tr").count() == 4
+    finally:
+        hung.close()
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["cookie-domain", "host-cookie"])
+def test_a_page_sent_to_another_nodes_host_name_carries_its_cookie(
+    browser: Any, tmp_path: Path, shared: bool
+) -> None:
+    """Nodes on host names of their own (docs/deploy.md, "A host name per node"): a page of
+    n1.tienlen.test sent by a ``moved`` frame (a route standing in for n1, not the owner) to
+    n2.tienlen.test, both names resolving to one server. With ``--cookie-domain
+    tienlen.test`` the browser's cookie goes to n2 and n2 accepts n1's page: the page plays
+    there. Without it, n2 refuses the socket (no token) and the page comes back to n1
+    asking to be relayed, and plays on."""
+    domain = "tienlen.test" if shared else None
+    url = f"sqlite+aiosqlite:///{tmp_path / 'hosts.db'}"
+    live = LiveServer(server_settings(url, tmp_path, cookie_domain=domain))
+    names = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=["--no-sandbox", "--host-resolver-rules=MAP *.tienlen.test 127.0.0.1"],
+    )
+    an = Player(names, live, "An")
+    an.base = f"http://n1.tienlen.test:{live.port}"
+    n1, n2 = (f"ws://n{i}.tienlen.test:{live.port}" for i in (1, 2))
+    routed: list[str] = []
+    welcomed: list[str] = []
+
+    def route(ws: Any) -> None:
+        routed.append(ws.url)
+        if "relay=1" in ws.url:
+            ws.connect_to_server()
+            return
+        table = ws.url.split("/ws/tables/")[1].split("?")[0]
+        ws.send(json.dumps({"type": "moved", "url": f"{n2}/ws/tables/{table}"}))
+        ws.close(code=4307)
+
+    def watch(ws: Any) -> None:
+        def frame(payload: str | bytes) -> None:
+            if json.loads(payload)["type"] == "welcome":
+                welcomed.append(ws.url)
+
+        ws.on("framereceived", frame)
+
+    try:
+        an.page.on("websocket", watch)
+        an.page.route_web_socket(re.compile(re.escape(n1) + "/ws/tables/"), route)
+        create_table(an)
+        an.page.click("#start")
+        assert wait_turn_or_end(an.page) == "turn"
+        take_turn(an.page)
+        if shared:
+            assert len(routed) == 1, routed
+            assert len(welcomed) == 1 and welcomed[0].startswith(n2), welcomed
+        else:
+            assert len(routed) == 2 and "relay=1" in routed[1], routed
+            assert len(welcomed) == 1 and welcomed[0].startswith(n1), welcomed
+    finally:
+        an.close()
+        names.close()
+        live.close()
 
 
 def turn_state(page: Page) -> str:

@@ -149,6 +149,15 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="mark the guest cookie Secure (HTTPS only): behind a TLS proxy (docs/deploy.md)",
     )
+    p.add_argument(
+        "--cookie-domain",
+        type=_cookie_domain,
+        metavar="DOMAIN",
+        help="set the guest cookie for DOMAIN and its subdomains (e.g. example.org), so that "
+        "nodes with host names of their own (n1.example.org, n2.example.org) share it and "
+        "their pages may open sockets at one another (default: the host's own cookie; "
+        "docs/deploy.md, 'A host name per node')",
+    )
     p.set_defaults(func=run)
 
 
@@ -177,6 +186,7 @@ def settings_of(args: argparse.Namespace) -> Any:
         token_lifetime=args.token_days * 24 * 3600,
         origins=tuple(args.origin),
         secure_cookie=args.secure_cookie,
+        cookie_domain=args.cookie_domain,
         messages=args.messages,
         overflow=args.overflow,
         sockets_per_player=args.sockets_per_player,
@@ -208,6 +218,15 @@ def _advertise_url(text: str) -> str:
 
     try:
         return advertised(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _cookie_domain(text: str) -> str:
+    from tienlen.apps.server.deps import cookie_domain
+
+    try:
+        return cookie_domain(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 

@@ -110,6 +110,10 @@ class Settings:
     origins: tuple[str, ...] = ()
     """Origins allowed besides the server's own (e.g. a client served elsewhere)."""
     secure_cookie: bool = False
+    cookie_domain: str | None = None
+    """``None``: the guest cookie is the host's own; e.g. ``example.org``: it is set for that
+    domain and its subdomains, so that nodes on host names of their own share it, and pages
+    of those hosts may open sockets at one another (:func:`.deps.origin_ok`)."""
     token_lifetime: float = 30 * 24 * 3600.0
     """Seconds a guest token is valid; an active browser's is renewed after half of it."""
 

@@ -1,8 +1,17 @@
 """Who is asking: the token (a Bearer header, or the browser's cookie), the player it names
-(the :data:`Me` dependency every router takes), the server an app runs, and the cookie."""
+(the :data:`Me` dependency every router takes), the server an app runs, the cookie, and
+whose pages may open sockets (the Origin check).
+
+With a cookie domain (``tienlen serve --cookie-domain example.org``), the cookie is set for
+that domain and its subdomains, so that a cluster's nodes on host names of their own
+(``n1.example.org``, ``n2.example.org``) all receive it; a page of any of those hosts may
+then open sockets at any other. That trusts no one new: a host that the domain covers
+receives every browser's token anyway."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -14,7 +23,47 @@ from .config import Settings
 from .db import PlayerRow
 from .node import Server
 
-__all__ = ["Me", "Node", "origin_ok", "server_of", "set_cookie", "token_of"]
+__all__ = [
+    "BadCookieDomain",
+    "Me",
+    "Node",
+    "cookie_domain",
+    "origin_ok",
+    "server_of",
+    "set_cookie",
+    "token_of",
+]
+
+#: A host name's label: letters, digits and inner hyphens.
+_LABEL = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
+
+
+class BadCookieDomain(ValueError):
+    """A cookie domain that is not a host name of two labels or more."""
+
+
+def cookie_domain(text: str) -> str:
+    """A cookie domain checked: a host name of two labels or more (``example.org``; a
+    leading dot, which browsers ignore, is dropped), lower case; not an IP address (a
+    browser keeps such a cookie for that one host only) nor a single label."""
+    name = text.strip().removeprefix(".").lower()
+    labels = name.split(".")
+    try:
+        ipaddress.ip_address(name)
+        is_address = True
+    except ValueError:
+        is_address = False
+    if (
+        is_address
+        or len(name) > 253
+        or len(labels) < 2
+        or not all(_LABEL.fullmatch(label) for label in labels)
+    ):
+        raise BadCookieDomain(
+            "a cookie domain is the host name its nodes share, of two labels or more "
+            f"(e.g. example.org for n1.example.org and n2.example.org), not {text[:80]!r}"
+        )
+    return name
 
 
 def server_of(conn: HTTPConnection) -> Server:
@@ -62,11 +111,23 @@ def set_cookie(response: Response, token: str, settings: Settings) -> None:
         samesite="lax",
         secure=settings.secure_cookie,
         max_age=int(settings.token_lifetime),
+        domain=settings.cookie_domain,
     )
 
 
-def origin_ok(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """No Origin (not a browser), the server's own, or one the settings allow."""
+def origin_ok(
+    origin: str | None, host: str | None, allowed: tuple[str, ...], domain: str | None = None
+) -> bool:
+    """No Origin (not a browser), the server's own, one the settings allow, or (with a
+    cookie ``domain``) a page of a host the cookie goes to: the domain or a subdomain."""
     if origin is None:
         return True
-    return urlsplit(origin).netloc == host or origin in allowed
+    parts = urlsplit(origin)
+    if parts.netloc == host or origin in allowed:
+        return True
+    name = (parts.hostname or "").lower()
+    return (
+        domain is not None
+        and parts.scheme in ("http", "https")
+        and (name == domain or name.endswith("." + domain))
+    )

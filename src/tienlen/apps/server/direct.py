@@ -3,12 +3,14 @@ is sent to the owner, so that the client plays there and nothing is relayed.
 
 A node started with ``--advertise-url`` (its base URL as a browser reaches it, e.g.
 ``https://example.org/node/n2``) keeps it in Redis under ``{prefix}url:{node id}``, renewed
-with its leases and gone with them when the node dies. A table socket opened at another node
-whose table that node owns gets one :class:`.messages.MovedMsg` frame naming the owner's
-socket URL, and is closed with :data:`MOVED_CLOSE`; the client opens the socket there
-(docs/web-protocol.md, "Moved"). Relaying (:mod:`.relay`) stays as the fallback:
+with its leases but lasting only :data:`URL_RENEWALS` renewals, so that a node that dies
+loses its URL well before its leases. A table socket opened at another node whose table
+that node owns gets one :class:`.messages.MovedMsg` frame naming the owner's socket URL, and
+is closed with :data:`MOVED_CLOSE`; the client opens the socket there (docs/web-protocol.md,
+"Moved"). Relaying (:mod:`.relay`) stays as the fallback:
 
-- the owner advertises no URL (or Redis cannot say who owns the table);
+- the owner advertises no URL, or no longer does (it died: the node relaying the socket
+  takes the table over once the owner's lease runs out), or Redis cannot say;
 - the client asks for it (``relay=1``: it could not reach the URL it was sent to);
 - the client was moved :data:`MAX_MOVES` times in a row (``moves=N``: ownership changing
   under it), which bounds the moves.
@@ -32,13 +34,24 @@ from .bus import DOWN
 from .hub import Client
 from .messages import MovedMsg
 
-__all__ = ["MAX_MOVES", "MOVED_CLOSE", "BadAdvertiseUrl", "Directory", "advertised", "socket_url"]
+__all__ = [
+    "MAX_MOVES",
+    "MOVED_CLOSE",
+    "URL_RENEWALS",
+    "BadAdvertiseUrl",
+    "Directory",
+    "advertised",
+    "socket_url",
+]
 
 #: Moves a table socket follows in a row; past them the node it reached relays it.
 MAX_MOVES = 2
 
 #: The close code after a ``moved`` frame (4000 + HTTP's 307 Temporary Redirect).
 MOVED_CLOSE = 4307
+
+#: Lease renewals an advertised URL lasts unrenewed (at most a lease's time).
+URL_RENEWALS = 2
 
 
 class BadAdvertiseUrl(ValueError):
@@ -103,16 +116,17 @@ class Directory:
         self.cluster = cluster
         self.url = url
         """This node's advertised base URL (``None``: its tables' clients are relayed)."""
-        self.ttl, self.renew = ttl, renew
-        self.known: dict[str, str] = {}
-        """Other nodes' URLs as read (a node id is its process's: its URL never changes)."""
+        self.renew = renew
+        self.ttl = min(ttl, URL_RENEWALS * renew)
+        """Seconds this node's URL lasts unrenewed: shorter than its leases, so that for
+        most of a dead node's lease time its tables' sockets are relayed, not sent to it."""
 
     def key(self, node: str) -> str:
         """The Redis key of a node's advertised URL."""
         return f"{self.cluster.prefix}url:{node}"
 
     async def advertising(self) -> None:
-        """Keep this node's URL in Redis (every lease renewal; it lasts a lease's time)."""
+        """Keep this node's URL in Redis (every lease renewal; it lasts :attr:`ttl`)."""
         if self.url is None:
             return
         while True:
@@ -123,7 +137,8 @@ class Directory:
 
     async def elsewhere(self, table_id: str) -> str | None:
         """The table socket's URL at the table's owner, if another node owns it and
-        advertises a URL; ``None``: open it here (owned here, taken here, or relayed)."""
+        advertises a URL; ``None``: open it here (owned here, taken here, or relayed). The
+        URL is read each time (not kept): its absence is how a dead owner shows first."""
         if self.cluster.owns(table_id):
             return None
         redis = self.cluster.redis
@@ -131,15 +146,10 @@ class Directory:
             owner = await redis.get(self.cluster.owner_key(table_id))
             if owner is None or owner == self.cluster.node:
                 return None
-            owner = str(owner)  # (the cluster's Redis client decodes replies)
-            if owner not in self.known:
-                base = await redis.get(self.key(owner))
-                if base is None:
-                    return None
-                self.known[owner] = str(base)
+            base = await redis.get(self.key(str(owner)))
         except DOWN:
             return None
-        return socket_url(self.known[owner], table_id)
+        return None if base is None else socket_url(str(base), table_id)
 
     def redirect(self, conns: Iterable[Client]) -> None:
         """A table this node served lost: its clients here (if this node advertises a URL,

@@ -96,7 +96,8 @@ async def _opened(srv: Server, ws: WebSocket) -> tuple[PlayerRow, Conn] | None:
     peer = ws.client.host if ws.client else None
     try:
         await srv.admission.connection(srv.admission.address(peer, ws.headers))
-        if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), srv.settings.origins):
+        origin, host = ws.headers.get("origin"), ws.headers.get("host")
+        if not origin_ok(origin, host, srv.settings.origins, srv.settings.cookie_domain):
             raise Refused("forbidden", "this Origin may not open a socket here")
         player = await srv.identity.player_of(token_of(ws))
         socket = await srv.admission.open_socket(player.id)

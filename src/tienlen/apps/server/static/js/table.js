@@ -8,6 +8,16 @@ import { initialState, reduce, selection } from "./tablestate.js";
 import { render } from "./tableview.js";
 
 const FINAL_CLOSE = 4400; // 44xx: refused for good (bad token, forbidden, no such table)
+// Keeping a socket alive (docs/web-protocol.md): a ping after PING_EVERY ms without a frame
+// (while the page is shown: a player's hidden tabs spend none of the frame budget);
+// a socket that answers nothing for SILENT ms (a lease's default time, so that a paused
+// owner's tables are free by then), or does not open within OPEN_WITHIN ms, is given up.
+// Its welcome may take longer: a relayed opening waits while the table changes owners.
+const PING_EVERY = 2000;
+const SILENT = 5000;
+const OPEN_WITHIN = 5000;
+const WELCOME_WITHIN = 20000;
+const WATCH_EVERY = 500;
 const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 export async function mount(root, tableId) {
@@ -86,6 +96,10 @@ export async function mount(root, tableId) {
   // --- the socket ------------------------------------------------------------------------
   // Where the socket opens: this page's node, or the table's owner that node sent us to
   // (`target`; "moved" in docs/web-protocol.md: `moves` in a row, which the nodes bound).
+  // A node that hangs (paused) keeps its sockets up without a word, so the page pings a
+  // quiet socket and gives it up when nothing comes ("Keeping alive" in the same document):
+  // a socket at the owner then opens relayed at this page's node, whose forwards find the
+  // table's next owner once the hung one's lease (5 s by default) has run out.
   let target = null;
   let moves = 0;
   let relay = false;
@@ -98,13 +112,36 @@ export async function mount(root, tableId) {
     const ws = new WebSocket(`${target || wsUrl(`/ws/tables/${encodeURIComponent(tableId)}`)}?${q}`);
     socket = ws;
     let opened = false;
+    let welcomed = false;
+    let heard = Date.now(); // the last frame (or the opening)
+    let waiting = Date.now(); // since when an answer is due (null: none)
+    const watch = setInterval(() => {
+      if (socket !== ws) { clearInterval(watch); return; }
+      const now = Date.now();
+      const limit = !opened ? OPEN_WITHIN : welcomed ? SILENT : WELCOME_WITHIN;
+      if (waiting !== null && now - waiting > limit) {
+        // Hung: dropped without waiting for its close (a hung node never answers that).
+        socket = null;
+        ws.close();
+        clearInterval(watch);
+        gone(opened, 1006, true);
+      } else if (welcomed && waiting === null && !document.hidden && now - heard >= PING_EVERY) {
+        waiting = now;
+        send({ type: "ping" });
+      }
+    }, WATCH_EVERY);
     ws.onopen = () => {
       opened = true;
       retry = 0;
+      waiting = Date.now(); // the welcome is due (a relayed one waits for the owner)
       if (st.lost) showBanner(t("conn.back"), "ok");
     };
     ws.onmessage = (ev) => {
+      if (socket !== ws) return; // a socket given up on
+      heard = Date.now();
+      waiting = null;
       const msg = JSON.parse(ev.data);
+      if (msg.type === "pong") return;
       if (msg.type === "moved") {
         // To the owner (or, without a url, back to this page's node, which knows the new one).
         socket = null;
@@ -115,29 +152,39 @@ export async function mount(root, tableId) {
         connect();
         return;
       }
-      if (msg.type === "welcome") moves = 0;
+      if (msg.type === "welcome") {
+        moves = 0;
+        welcomed = true;
+      }
       dispatch({ ...msg, received: Date.now() });
     };
     ws.onclose = (ev) => {
+      clearInterval(watch); // (a closed socket is not watched, even one refused for good)
       if (socket !== ws) return;
-      if (target && !opened) {
-        // The owner's address cannot be reached: this page's node relays us instead.
-        target = null;
-        relay = true;
-        connect();
-        return;
-      }
-      target = null;
-      relay = false;
-      if (ev.code >= FINAL_CLOSE && ev.code < 4500) {
-        draw();
-        return;
-      }
-      dispatch({ type: "lost" });
-      showBanner(t("conn.lost"), "lost");
-      retry += 1;
-      setTimeout(connect, Math.min(500 * 2 ** (retry - 1), 5000));
+      gone(opened, ev.code, false);
     };
+  };
+
+  // A socket closed, or given up on (`hung`): opened again at this page's node, at once and
+  // relayed if it was at an owner that could not be reached, hung or refused it (a cookie
+  // that does not go to the owner's host name), else after a growing pause (an owner that
+  // closed it is asked for again where the page first asked).
+  const gone = (opened, code, hung) => {
+    const refused = code >= FINAL_CLOSE && code < 4500;
+    relay = target !== null && (!opened || hung || refused);
+    target = null;
+    if (relay) {
+      connect();
+      return;
+    }
+    if (refused) {
+      draw();
+      return;
+    }
+    dispatch({ type: "lost" });
+    showBanner(t("conn.lost"), "lost");
+    retry += 1;
+    setTimeout(connect, Math.min(500 * 2 ** (retry - 1), 5000));
   };
 
   // --- what the player does --------------------------------------------------------------
