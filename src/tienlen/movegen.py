@@ -180,25 +180,49 @@ class MoveTable:
         groups = self._groups
         out: list[Move] = []
         key = (old.kind, old.size)
-        others = _other_kinds(ix, old.kind, old.size, old.top_id >> 3)
+        others, killer_only = _other_kinds(ix, old.kind, old.size, old.top_id >> 3)
+        plain = _plain(ix, old, locked)
         ms = groups.get(key) if key not in others else None
         if ms is not None:
-            tops = self._tops.get(key)
-            if tops is None:
-                tops = self._tops[key] = [m.top_id for m in ms]
-            # Candidates start at the first card of the same rank and suit (the other
-            # copy of a double deck may tie); everything above is higher.
-            start = bisect_left(tops, old.top_id & ~1)
-            if _plain(ix, old, locked):
-                first_higher = bisect_left(tops, (old.top_id | 1) + 1, start)
-                out.extend(m for m in ms[start:first_higher] if _tie_ok(m, old, rules))
-                out.extend(ms[first_higher:])
+            if plain:
+                out.extend(self._higher(key, ms, old, rules))
             else:
+                start = bisect_left(self._tops_of(key, ms), old.top_id & ~1)
                 out.extend(m for m in ms[start:] if beats(m, old, rules, locked=locked))
         for other in others:
             group = groups.get(other)
-            if group is not None:
+            if group is None:
+                continue
+            if other == key and killer_only and plain:
+                # The killer single alone sends the singles through ``beats`` one by one
+                # (it beats from below the pile's top): bisect instead, in the same order.
+                if old.top_id != ix.killer:  # nothing beats the killer but the bombs
+                    tops = self._tops_of(key, group)
+                    k = bisect_left(tops, ix.killer)
+                    if k < len(tops) and tops[k] == ix.killer and tops[k] < old.top_id & ~1:
+                        out.append(group[k])
+                    out.extend(self._higher(key, group, old, rules))
+            else:
                 out.extend(m for m in group if beats(m, old, rules, locked=locked))
+        return out
+
+    def _tops_of(self, key: tuple[str, int], ms: list[Move]) -> list[int]:
+        """The top ids of group ``key`` (``ms``), in order."""
+        tops = self._tops.get(key)
+        if tops is None:
+            tops = self._tops[key] = [m.top_id for m in ms]
+        return tops
+
+    def _higher(self, key: tuple[str, int], ms: list[Move], old: Move, rules: Rules) -> list[Move]:
+        """The moves of group ``key`` (``ms``, the kind and size of ``old``) above ``old``
+        where "higher top" alone decides (:func:`_plain`), the tie rule between equal tops."""
+        tops = self._tops_of(key, ms)
+        # Candidates start at the first card of the same rank and suit (the other copy of a
+        # double deck may tie); everything above is higher.
+        start = bisect_left(tops, old.top_id & ~1)
+        first_higher = bisect_left(tops, (old.top_id | 1) + 1, start)
+        out = [m for m in ms[start:first_higher] if _tie_ok(m, old, rules)]
+        out.extend(ms[first_higher:])
         return out
 
 
@@ -223,9 +247,11 @@ def _tie_ok(new: Move, old: Move, rules: Rules) -> bool:
 @lru_cache(maxsize=4096)
 def _other_kinds(
     ix: RulesIndex, kind: str, size: int, top_rank: int
-) -> tuple[tuple[str, int], ...]:
+) -> tuple[tuple[tuple[str, int], ...], bool]:
     """(kind, size) groups that might beat a play other than by "same kind, higher top":
-    bombs, triples on an Ace. A superset; every candidate is checked by ``beats``."""
+    bombs, triples on an Ace, singles under a killer card. A superset; every candidate is
+    checked by ``beats``. With them, whether the killer card alone puts the singles among
+    them (a single on a single: then the killer is the only exception to the order)."""
     keys: set[tuple[str, int]] = set()
     patterns = [b for t, b in ix.chops if t.matches(kind, size, top_rank)]
     if ix.rung_of(kind, size, top_rank) >= 0:
@@ -237,9 +263,11 @@ def _other_kinds(
                     keys.add((k, s))
     if ix.triple_beats_ace and kind == "single":
         keys.add(("triple", 1))
+    killer_only = False
     if ix.killer >= 0 and kind == "single":
+        killer_only = ("single", 1) not in keys
         keys.add(("single", 1))  # the killer card sits below the pile's top
-    return tuple(sorted(keys))
+    return tuple(sorted(keys)), killer_only
 
 
 # The sizes each kind can have (with up to two decks).
