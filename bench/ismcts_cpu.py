@@ -9,6 +9,11 @@ against ``heuristic`` bots. Every decision that searches is searched once per bu
 iterations reached are printed per budget: median, quartiles, 10th and 90th percentiles.
 
 Run: ``python bench/ismcts_cpu.py --rules standard --games 10 --budgets-ms 1000,100``
+
+The table has the preset's own seat count unless ``--players`` says otherwise, as ``tienlen
+arena --players`` does: ``double-deck-13`` seats eight, and an iteration there costs about
+twice as much as at four seats (docs/bots.md, "Why an iteration costs more on
+`double-deck-13`"), so calibrate at the seat count the arena will play.
 """
 
 from __future__ import annotations
@@ -70,11 +75,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="deals played (default 10)")
     parser.add_argument("--budgets-ms", default="1000,100", help="CPU budgets, comma-separated")
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the bot")
+    parser.add_argument(
+        "--players", type=int, default=None, help="seats (default: the preset's own count)"
+    )
     args = parser.parse_args()
     budgets = [float(b) / 1000 for b in args.budgets_ms.split(",")]
     start = time.perf_counter()
     cpu = time.process_time()
-    found = iterations_per_budget(Rules.preset(args.rules), args.games, budgets, args.seed)
+    rules = Rules.preset(args.rules)
+    if args.players is not None:
+        rules = rules.for_players(args.players)
+    print(f"{rules.name}, {rules.players} seats, {rules.decks} deck(s)")
+    found = iterations_per_budget(rules, args.games, budgets, args.seed)
     wall, used = time.perf_counter() - start, time.process_time() - cpu
     for seconds, counts in zip(budgets, found, strict=True):
         s = sorted(counts)

@@ -316,3 +316,29 @@ def test_crosscheck_reports_a_wrong_turn(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(me, "Game", loose_game)
     with pytest.raises((AssertionError, pytest.fail.Exception)):
         crosscheck(rules, 2_000, "loose")
+
+
+@pytest.mark.parametrize("players", [4, 8])
+def test_plays_on_a_single_under_a_killer_card_keep_their_order(players: int) -> None:
+    """Under a killer single (``double-deck-13``: the blue K♦ beats any single, and no
+    single beats it), the plays on a single are found by bisection, not by asking ``beats``
+    of every single: the same moves, in the order ``beats`` on every candidate gave them
+    (each group, by kind and size, in its own order), which the search bot's choices depend
+    on. Every card is tried as the pile's top, the killer and its twin copy among them."""
+    from tienlen.combos import beats
+    from tienlen.movegen import MoveTable
+
+    rules = Rules.preset("double-deck-13").for_players(players)
+    rng = random.Random(players)
+    cards = [1 << c.id for c in deck(rules.decks)]
+    for _ in range(60):
+        hand = 0
+        for bit in rng.sample(cards, rng.randint(1, 26)):
+            hand |= bit
+        table = MoveTable.build(hand, rules)
+        for top in deck(rules.decks):
+            old = Move("single", 1, 1 << top.id)
+            expected = sorted(
+                (m for m in table.moves if beats(m, old, rules)), key=lambda m: (m.kind, m.size)
+            )
+            assert table.beating(old, rules) == expected, (format_cards(cards_of_mask(hand)), top)
