@@ -434,3 +434,22 @@ def store_finished_game(url: str, game_id: str, record: dict[str, Any]) -> None:
             await engine.dispose()
 
     asyncio.run(store())
+
+
+def guest_cookie(settings: Settings, db: Path) -> str:
+    """The ``Set-Cookie`` header a new guest gets from a server of ``settings`` on a fresh
+    SQLite database at ``db`` (run in process, through the ASGI app)."""
+    settings = dataclasses.replace(settings, database_url=f"sqlite+aiosqlite:///{db}")
+
+    async def main() -> str:
+        srv = Server(settings)
+        await srv.start()
+        try:
+            transport = httpx.ASGITransport(app=create_app(settings, server=srv))
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                r = await http.post("/api/guest", json={"name": "Ann"})
+            return r.headers["set-cookie"]
+        finally:
+            await srv.stop()
+
+    return asyncio.run(main())

@@ -5,18 +5,14 @@ refused, and so is a sibling host when no cookie domain is set."""
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from serverkit import Client, LiveServer
+from serverkit import Client, LiveServer, guest_cookie
 from tienlen.apps.cli import build_parser
 from tienlen.apps.cmd_serve import settings_of
-from tienlen.apps.server import Server, create_app
 from tienlen.apps.server.deps import BadCookieDomain, cookie_domain, origin_ok
 
 
@@ -90,22 +86,7 @@ def test_the_guest_cookie_goes_to_the_domain(tmp_path: Path) -> None:
     parser = build_parser()
     for flags, domain in (([], None), (["--cookie-domain", "tienlen.example"], "tienlen.example")):
         settings = settings_of(parser.parse_args(["serve", "--data", str(tmp_path), *flags]))
-        settings = dataclasses.replace(
-            settings, database_url=f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"
-        )
-
-        async def guest_cookie(settings: Any = settings) -> str:
-            srv = Server(settings)
-            await srv.start()
-            try:
-                transport = httpx.ASGITransport(app=create_app(settings, server=srv))
-                async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-                    r = await http.post("/api/guest", json={"name": "Ann"})
-                return r.headers["set-cookie"]
-            finally:
-                await srv.stop()
-
-        cookie = asyncio.run(guest_cookie()).lower()
+        cookie = guest_cookie(settings, tmp_path / "c.db").lower()
         if domain is None:
             assert "domain=" not in cookie, cookie
         else:

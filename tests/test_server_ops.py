@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from serverkit import (
     HANG,
     Client,
     LiveServer,
+    guest_cookie,
     play_out,
     seated_table,
     server_settings,
@@ -22,7 +22,7 @@ from serverkit import (
 from tienlen import Rules
 from tienlen.apps.cli import build_parser
 from tienlen.apps.cmd_serve import settings_of
-from tienlen.apps.server import Server, Settings, create_app
+from tienlen.apps.server import Server, create_app
 from tienlen.apps.server.options import TableConfig
 from tienlen.apps.server.tables import Table
 
@@ -271,19 +271,5 @@ def test_secure_cookie_marks_the_guest_cookie_secure(tmp_path: Path) -> None:
         settings = settings_of(args)
         assert settings.secure_cookie is secure
 
-        async def guest_cookie(settings: Settings = settings) -> str:
-            settings = dataclasses.replace(
-                settings, database_url=f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"
-            )
-            srv = Server(settings)
-            await srv.start()
-            try:
-                transport = httpx.ASGITransport(app=create_app(settings, server=srv))
-                async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-                    r = await http.post("/api/guest", json={"name": "Ann"})
-                return r.headers["set-cookie"]
-            finally:
-                await srv.stop()
-
-        cookie = asyncio.run(guest_cookie())
+        cookie = guest_cookie(settings, tmp_path / "c.db")
         assert ("; secure" in cookie.lower()) is secure, cookie
