@@ -88,7 +88,12 @@ def main() -> None:
                 page.locator("#note").evaluate("n => n.textContent = ''")
                 page.click("#hint")
                 page.wait_for_function("() => document.querySelector('#note')?.textContent")
-                page.click("#play" if page.locator(".hand .selected").count() else "#pass")
+                # The hint's note can show before its selection enables Play: wait for both.
+                page.wait_for_function(
+                    "() => !document.querySelector('.hand .selected')"
+                    " || !document.querySelector('#play').disabled"
+                )
+                page.click("#play" if page.locator("#play").is_enabled() else "#pass")
             my_turn(page)
             page.locator(".hand button.card").nth(1).click()
             page.screenshot(path=OUT / "table-desktop.png")
