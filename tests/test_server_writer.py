@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from backends import POSTGRES
@@ -142,6 +142,7 @@ def test_a_write_under_a_stale_fence_commits_nothing(backend: str, tmp_path: Pat
             ).all()
         assert [tuple(r) for r in stored] == [("t1", 1, 1), ("t2", 1, 0)]
         assert "Late" not in await names(sessions)
+        await writer.close()
         await engine.dispose()
 
     with database(backend, tmp_path) as url:
@@ -167,6 +168,7 @@ def test_a_stale_fence_fails_even_beside_the_new_one_in_a_group(
         async with sessions() as s:
             stored = (await s.execute(select(EventRow.version, EventRow.fence))).all()
         assert [tuple(r) for r in stored] == [(1, 1)]
+        await writer.close()
         await engine.dispose()
 
     with database(backend, tmp_path) as url:
@@ -196,6 +198,44 @@ def test_a_fence_raised_while_a_write_waits_for_its_lock_fences_it(tmp_path: Pat
         async with sessions() as s:
             stored = (await s.execute(select(EventRow.version, EventRow.fence))).all()
         assert [tuple(r) for r in stored] == [(1, 2)]
+        await writer.close()
+        await engine.dispose()
+
+    with database("postgresql", tmp_path) as url:
+        asyncio.run(main(url))
+
+
+@pytest.mark.skipif(POSTGRES is None, reason="needs TIENLEN_TEST_POSTGRES_URL")
+def test_the_kept_connection_is_replaced_once_the_database_has_closed_it(
+    tmp_path: Path,
+) -> None:
+    """On PostgreSQL the one-statement writes keep one connection: when the database ends
+    it (a restart, a failover, an operator), the next write opens another, and the write
+    after a statement that failed on it does too."""
+
+    async def main(url: str) -> None:
+        engine, sessions, writer = await fenced_tables(url, {"t": 0})
+
+        def event(version: int) -> dict[str, object]:
+            return {"table_id": "t", "version": version, "kind": "chat", "public": {}}
+
+        await writer.write(rows=[event(1)], fences={"t": 0})
+        async with engine.connect() as admin:
+            await admin.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE pid <> pg_backend_pid() AND datname = current_database()"
+                )
+            )
+        await asyncio.sleep(0.2)  # the driver hears the connection close
+        await writer.write(rows=[event(2)], fences={"t": 0})
+        with pytest.raises(Exception, match="duplicate key"):  # a statement that fails
+            await writer.write(rows=[event(2)], fences={"t": 0})
+        await writer.write(rows=[event(3)], fences={"t": 0})
+        async with sessions() as s:
+            stored = (await s.scalars(select(EventRow.version).order_by(EventRow.version))).all()
+        assert stored == [1, 2, 3]
+        await writer.close()
         await engine.dispose()
 
     with database("postgresql", tmp_path) as url:

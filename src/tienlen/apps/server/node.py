@@ -150,6 +150,7 @@ class Server:
             task.cancel()
         self.turns.stop()
         await self.admission.stop()
+        await self.writer.close()
         await self.engine.dispose()
 
     # --- TableHost: what the cluster code uses --------------------------------------------

@@ -18,15 +18,18 @@ fails with :class:`Fenced` when one differs, so a node that lost a table to anot
 raised the token, under the same lock) cannot commit anything for it.
 
 On PostgreSQL a group of rows only (a cluster's usual group: one action's event rows) is one
-statement in its own implicit transaction: the rows inserted from a ``VALUES`` list under a
-condition that counts the fences matched in the locked rows. Begin, check, insert and commit
-were four round trips; the wake-ups they cost each node were most of the CPU that an action
-cost more on three nodes than on one (docs/benchmarks.md).
+statement in its own implicit transaction: the rows inserted from arrays under a condition
+that counts the fences matched in the locked rows. Begin, check, insert and commit were four
+round trips; the wake-ups they cost each node were most of the CPU that an action cost more
+on three nodes than on one (docs/benchmarks.md). That statement goes straight to the driver's
+connection, which the writer takes from the pool once and keeps (it runs one group at a
+time): a pool checkout and SQLAlchemy's execution layer cost twice the statement's own CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, cast
@@ -79,6 +82,9 @@ class Writer:
         self._fences_in = fences_in
         self._queue: list[_Write] = []
         self._task: asyncio.Task[None] | None = None
+        self._held: AsyncConnection | None = None
+        """The pool's connection kept for one-statement writes (its driver's is ``_driver``)."""
+        self._driver: Any = None
         self.commits = 0
         """Transactions committed (with :attr:`writes`, how well writes are grouped)."""
         self.writes = 0
@@ -126,9 +132,8 @@ class Writer:
             and all(row.keys() == rows[0].keys() for row in rows)
             and all(job is None for job, _rows, _fences, _done in group)
         ):
-            async with self._autocommit.connect() as conn:
-                sql, params = self._fenced_insert(rows, fences)
-                inserted = (await conn.exec_driver_sql(sql, params)).rowcount
+            sql, params = self._fenced_insert(rows, fences)
+            inserted = await self._statement(sql, params)
             if inserted != len(rows):
                 # A fence moved, so nothing was inserted: the transaction finds which one
                 # (and raises :class:`Fenced`), or commits if the tokens match after all.
@@ -141,6 +146,33 @@ class Writer:
         self.writes += len(group)
         for _job, _rows, _fences, done in group:
             _settle(done, None)
+
+    async def _statement(self, sql: str, params: tuple[Any, ...]) -> int:
+        """Run one statement on the kept connection; the rows it changed. A connection that
+        failed a statement (or was interrupted in one) is dropped, never used again."""
+        if self._driver is None or self._driver.is_closed():
+            await self.close()
+            self._held = await self._autocommit.connect()
+            self._driver = (await self._held.get_raw_connection()).driver_connection
+        driver = self._driver
+        try:
+            status: str = await driver.execute(sql, *params)
+        except BaseException:
+            # Its state is unknown (asyncpg refuses a connection still busy with a cancelled
+            # statement): close it at once, and give the pool its place back.
+            driver.terminate()
+            if driver is self._driver:
+                await self.close()
+            raise
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def close(self) -> None:
+        """Give the kept connection back (before the engine is disposed of)."""
+        held, self._held, self._driver = self._held, None, None
+        if held is not None:
+            with contextlib.suppress(Exception):
+                await held.invalidate()
+            await held.close()
 
     async def _transact(
         self, group: list[_Write], rows: list[Mapping[str, Any]], fences: list[tuple[str, int]]
@@ -247,7 +279,19 @@ def _no_answer(e: Exception) -> bool:
     other, so none is tried again alone."""
     if isinstance(e, DBAPIError):
         return bool(e.connection_invalidated)
-    return isinstance(e, OSError | PoolTimeout)
+    return isinstance(e, (OSError, PoolTimeout, *_LOST))
+
+
+def _lost() -> tuple[type[Exception], ...]:
+    """The driver's errors for a connection lost (a one-statement write meets them raw)."""
+    try:
+        from asyncpg import exceptions
+    except ImportError:  # a server on SQLite alone
+        return ()
+    return (exceptions.PostgresConnectionError, exceptions.InterfaceError)
+
+
+_LOST = _lost()
 
 
 def _default(c: Any) -> Any:
