@@ -60,9 +60,9 @@ def moved_to(client: Client, table: str, node: Node, **query: object) -> str | N
     return str(first["url"])
 
 
-#: The browser's keep-alive (static/js/table.js), scaled to the tests' lease as the page's
-#: is to the default one: a ping after this long without a frame ...
-PING_EVERY = 0.5
+#: The browser's keep-alive (static/js/table.js) as the welcome's ``keepalive`` sets it for
+#: the tests' lease: a ping after this long without a frame (0.4 of a lease, at least 1 s) ...
+PING_EVERY = 1.0
 #: ... and a socket that answers nothing for a lease's time (or does not open) given up.
 SILENT = float(LEASE[1])
 
@@ -150,6 +150,9 @@ def test_a_socket_at_a_non_owner_is_sent_to_the_owner_and_plays_there(tmp_path: 
         table = clients[0].create(bots="greedy", games=1)["table"]["id"]
         first = opened(clients[0], table, nodes[0])  # node 0 takes the table
         assert s.owner_node(table) == 0
+        keepalive = first.frames[0]["keepalive"]  # the browser's timings, from the lease
+        assert keepalive["silent"] == keepalive["open"] == SILENT
+        assert keepalive["ping"] == PING_EVERY
         first.close()
         assert moved_to(clients[1], table, nodes[1]) == socket_url(nodes[0], table)
         assert moved_to(clients[0], table, nodes[0]) is None  # the owner serves its own
@@ -182,6 +185,7 @@ def test_a_node_relays_without_an_address_on_request_and_after_two_moves(
         assert moved_to(guest, there, plain, moves=2) is None  # the bound: relayed
         # A relayed socket plays: its sit reaches the owner and comes back.
         relayed = guest.socket(there, via=plain.base, relay=True)
+        assert relayed.frames[0]["keepalive"]["silent"] == SILENT  # the owner's, relayed
         relayed.send(type="sit", seat=1)
         relayed.until(sat_event(1))
         assert held(plain.base) == 1  # its own table only

@@ -23,11 +23,20 @@ from serverkit import (
     live_server,
     seated_table,
 )
+from tienlen.apps.server import frames
 from tienlen.apps.server.admission import Admission, client_address
 from tienlen.apps.server.config import Settings
-from tienlen.apps.server.frames import FrameGate, Verdict
+from tienlen.apps.server.frames import PINGS, FrameGate, Verdict, is_ping
 from tienlen.apps.server.limits import Rate, TokenBucket
 from tienlen.apps.server.tables import Refused
+
+
+@pytest.fixture
+def free_pings(monkeypatch: pytest.MonkeyPatch) -> int:
+    """The pings outside the frame budget, made not to refill (as the test kit's limits do):
+    how many a socket sends before its pings count."""
+    monkeypatch.setattr(frames, "PINGS", Rate(PINGS.burst, NO_REFILL))
+    return PINGS.burst
 
 
 def opened(c: Client, table: str) -> Socket:
@@ -71,8 +80,65 @@ def test_the_players_budget_is_shared_by_their_sockets() -> None:
     assert [two.admit(), two.admit()] == [Verdict.READ, Verdict.NOTICE]
 
 
+def test_pings_within_their_allowance_spend_no_budget_and_the_rest_do() -> None:
+    now = [0.0]
+    settings = Settings(
+        messages=Rate(3, NO_REFILL), overflow=Rate(9, NO_REFILL), notice_every=NO_REFILL
+    )
+    player = TokenBucket(Rate(100, NO_REFILL))
+    gate = FrameGate(settings, player, clock=lambda: now[0])
+    assert [gate.admit(ping=True) for _ in range(PINGS.burst)] == [Verdict.READ] * PINGS.burst
+    assert [gate.admit() for _ in range(3)] == [Verdict.READ] * 3  # the whole budget
+    assert gate.admit(ping=True) is Verdict.NOTICE  # past the allowance: counted, and over
+    now[0] = PINGS.per / PINGS.burst  # the allowance refills a ping
+    assert gate.admit(ping=True) is Verdict.READ
+    assert gate.admit(ping=True) is Verdict.DROP
+    # The player's budget lost the 3 frames only.
+    assert [player.take() for _ in range(98)] == [True] * 97 + [False]
+
+
+@pytest.mark.parametrize(
+    ("text", "ping"),
+    [
+        ('{"type":"ping"}', True),
+        ('{"type": "ping"}', True),
+        ('{ "type" : "ping" }\n', True),
+        ('{"type":"pong"}', False),
+        ('{"type":"ping","version":1}', False),
+        ('{"type":"p\\u0069ng"}', False),
+        ('{"type":"ping"}' + " " * 100, False),
+    ],
+    ids=["compact", "spaced", "newline", "pong", "more", "escaped", "long"],
+)
+def test_a_ping_is_known_by_its_text(text: str, ping: bool) -> None:
+    assert is_ping(text) is ping
+
+
+def test_a_pages_pings_leave_its_frame_budget_whole(
+    backend: str, tmp_path: Path, free_pings: int
+) -> None:
+    """A socket's pings within the allowance are answered and cost none of its 3 frames;
+    a ping past it is a frame like any other."""
+    with live_server(
+        backend, tmp_path, messages=Rate(3, NO_REFILL), notice_every=NO_REFILL
+    ) as live:
+        a = Client(live.base, "A")
+        s = opened(a, a.create()["table"]["id"])
+        for _ in range(free_pings):
+            s.send(type="ping")
+        assert [s.recv()["type"] for _ in range(free_pings)] == ["pong"] * free_pings
+        s.send(type="sync")
+        assert s.recv()["type"] == "state"
+        for _ in range(2 + 1):  # the rest of the budget, and one past it
+            s.send(type="ping")
+        assert [s.recv()["type"] for _ in range(2)] == ["pong", "pong"]
+        assert s.error()["code"] == "rate_limited"
+
+
 @pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
-def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path: Path) -> None:
+def test_a_flood_gets_one_notice_and_is_closed_with_1008(
+    backend: str, tmp_path: Path, free_pings: int
+) -> None:
     with live_server(
         backend,
         tmp_path,
@@ -83,7 +149,7 @@ def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path:
         a, b = Client(live.base, "A"), Client(live.base, "B")
         table = a.create()["table"]["id"]
         flood, other = opened(a, table), opened(b, table)
-        for _ in range(10 + 20 + 5):  # the budget, the overflow, and more
+        for _ in range(free_pings + 10 + 20 + 5):  # the budget, the overflow, and more
             flood.send(type="ping")
         answers: list[dict[str, Any]] = []
         with pytest.raises(ConnectionClosed) as closed:
@@ -91,7 +157,7 @@ def test_a_flood_gets_one_notice_and_is_closed_with_1008(backend: str, tmp_path:
                 answers.append(flood.recv())
         assert closed.value.rcvd is not None
         assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "too many messages")
-        assert [m["type"] for m in answers] == ["pong"] * 10 + ["error"]
+        assert [m["type"] for m in answers] == ["pong"] * (free_pings + 10) + ["error"]
         assert answers[-1]["code"] == "rate_limited"
         other.send(type="ping")
         assert other.recv()["type"] == "pong"
@@ -108,7 +174,7 @@ def test_a_binary_frame_is_a_bad_message_and_the_socket_goes_on(live: LiveServer
 
 
 @pytest.mark.slow  # seconds each (waits, whole games): left out of make test-fast
-def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> None:
+def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path, free_pings: int) -> None:
     with live_server(
         backend,
         tmp_path,
@@ -121,9 +187,10 @@ def test_the_lobby_socket_has_the_same_gate(backend: str, tmp_path: Path) -> Non
         assert lobby.recv()["type"] == "lobby"
         lobby.conn.send(b"\x00")
         assert lobby.recv()["code"] == "bad_message"
-        for _ in range(2 + 3):
+        for _ in range(free_pings + 2 + 3):
             lobby.send(type="ping")
-        assert [lobby.recv()["type"] for _ in range(3)] == ["pong", "pong", "error"]
+        answers = [lobby.recv()["type"] for _ in range(free_pings + 3)]
+        assert answers == ["pong"] * (free_pings + 2) + ["error"]
         assert closed_with(lobby) == (1008, "too many messages")
 
 

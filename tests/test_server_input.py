@@ -4,6 +4,7 @@ sender only, the table's state is unchanged, and the server goes on serving ever
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,8 +16,10 @@ from serverkit import (
     Client,
     LiveServer,
     Socket,
+    live_server,
     seated_table,
 )
+from tienlen.apps.server import frames
 from tienlen.apps.server.limits import Rate, TokenBucket
 
 
@@ -142,7 +145,9 @@ def test_tokens_and_origins(live: LiveServer) -> None:
     assert own.recv()["type"] == "state"
 
 
-def test_floods_are_limited(live: LiveServer) -> None:
+def test_floods_are_limited(live: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(frames, "PINGS", Rate(frames.PINGS.burst, NO_REFILL))
+    free = frames.PINGS.burst  # the pings outside the budget, then the budget's 100
     a = Client(live.base, "A")
     for _ in range(3):
         a.create()
@@ -153,13 +158,32 @@ def test_floods_are_limited(live: LiveServer) -> None:
     s, other = b.socket(table), a.socket(table)
     for sock in (s, other):
         sock.until(lambda m: m["type"] == "state")
-    for _ in range(100):
+    for _ in range(free + 100):
         s.send(type="ping")
     s.send(type="ping")
-    replies = [s.until(lambda m: m["type"] in ("pong", "error")) for _ in range(101)]
-    assert [m["type"] for m in replies].count("pong") == 100
+    replies = [s.until(lambda m: m["type"] in ("pong", "error")) for _ in range(free + 101)]
+    assert [m["type"] for m in replies].count("pong") == free + 100
     assert replies[-1]["code"] == "rate_limited"
     nothing_for(other)
+
+
+def test_the_welcome_tells_how_to_keep_the_socket_alive_from_the_lease(
+    backend: str, tmp_path: Path
+) -> None:
+    """docs/web-protocol.md, "Keeping alive": a lease and forward timeout of 2.5 and 3
+    seconds make a ping after 1 s (0.4 of a lease, at least 1), a socket given up after a
+    lease silent or unopened, and 2 * (2.5 + 3) seconds for its welcome."""
+    with live_server(backend, tmp_path, lease_ttl=2.5, forward_timeout=3.0) as live:
+        a = Client(live.base, "A")
+        s = a.socket(a.create()["table"]["id"])
+        keepalive = s.frames[0]["keepalive"]
+    assert keepalive == {"ping": 1.0, "silent": 2.5, "open": 2.5, "welcome": 11.0}
+
+
+def test_a_default_welcome_keeps_the_browsers_former_timings(live: LiveServer) -> None:
+    a = Client(live.base, "A")
+    s = a.socket(a.create()["table"]["id"])
+    assert s.frames[0]["keepalive"] == {"ping": 2.0, "silent": 5.0, "open": 5.0, "welcome": 20.0}
 
 
 def test_chat_is_capped_and_rate_limited(live: LiveServer) -> None:

@@ -471,6 +471,56 @@ def test_a_silent_socket_is_given_up_and_an_owner_that_hangs_is_relayed(
         hung.close()
 
 
+def test_a_page_keeps_its_socket_alive_by_the_welcomes_timings(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A site with a 1 s lease: its welcome has the page ping after 1 s quiet and give a
+    silent socket up 1 s after its ping, not after the page's own 2 and 5 s. The page's
+    clock is Playwright's, stopped while the socket goes silent (a route drops its frames
+    both ways), then run for 3 s: the latest the page gives up by the welcome's timings (a
+    ping on the watch's tick after 1 s, then the tick after 1 s more). By its own it would
+    give up 5 s after a ping sent no earlier than the silence."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lease.db'}"
+    live = LiveServer(server_settings(url, tmp_path, lease_ttl=1.0))
+    an = Player(browser, live, "An")
+    quiet = [False]
+    welcomes: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        server_side = ws.connect_to_server()
+
+        def down(message: str | bytes) -> None:
+            if quiet[0]:
+                return
+            if json.loads(message)["type"] == "welcome":
+                welcomes.append(json.loads(message))
+            ws.send(message)
+
+        server_side.on_message(down)
+        ws.on_message(lambda message: None if quiet[0] else server_side.send(message))
+
+    try:
+        an.context.clock.install()
+        an.page.route_web_socket(re.compile(r"/ws/tables/"), route)
+        create_table(an)
+        (welcome,) = welcomes
+        assert welcome["keepalive"] == {"ping": 1.0, "silent": 1.0, "open": 1.0, "welcome": 12.0}
+        # Stopped (a number is seconds here) before the socket goes silent.
+        an.context.clock.pause_at((an.page.evaluate("Date.now()") + 10) / 1000)
+        quiet[0] = True
+        banner = an.page.locator("#banner")
+        assert banner.get_attribute("class") != "lost"
+        an.context.clock.run_for(3000)
+        sync_api.expect(banner).to_have_class("lost")
+        quiet[0] = False
+        an.context.clock.resume()  # and the page opens its socket again
+        sync_api.expect(banner).to_have_class("ok")
+        assert len(welcomes) == 2
+    finally:
+        an.close()
+        live.close()
+
+
 @pytest.mark.parametrize("shared", [True, False], ids=["cookie-domain", "host-cookie"])
 def test_a_page_sent_to_another_nodes_host_name_carries_its_cookie(
     browser: Any, tmp_path: Path, shared: bool

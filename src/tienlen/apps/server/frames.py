@@ -7,6 +7,10 @@ connection that goes on past :attr:`Settings.overflow` more frames is closed wit
 then is its size checked, and only a frame within the size cap is handed on to be parsed as
 JSON. A binary frame is refused as ``bad_message``. So a flood costs the server a counter
 per frame and a closed socket, not a parse and an answer per frame.
+
+A ping (:func:`is_ping`, known by its text) is first counted against an allowance of its own
+(:data:`PINGS`), outside the budget, so that a page keeping a quiet socket alive spends none
+of it; a ping beyond the allowance counts as any other frame.
 """
 
 from __future__ import annotations
@@ -19,13 +23,29 @@ from enum import Enum
 from fastapi import WebSocket
 
 from .config import Settings
-from .limits import TokenBucket
+from .limits import Rate, TokenBucket
 from .tables import Refused
 
-__all__ = ["FLOOD_CLOSE", "FrameGate", "Verdict", "close", "frames"]
+__all__ = ["FLOOD_CLOSE", "PINGS", "FrameGate", "Verdict", "close", "frames", "is_ping"]
 
 #: The close code (policy violation) and reason of a connection that kept flooding.
 FLOOD_CLOSE = (1008, "too many messages")
+
+#: The pings a connection may send outside its frame budget. The browser pings a quiet socket
+#: at most once a second (``Settings.keepalive``), waiting for each pong: one a second, with
+#: room for a burst of five, leaves its keep-alive out of the budget under any lease.
+PINGS = Rate(5, 5.0)
+
+#: A ping's text once its whitespace is taken out, and the longest text read as one (so a
+#: long frame is never searched for whitespace).
+_PING = '{"type":"ping"}'
+_PING_MAX = 64
+
+
+def is_ping(text: str) -> bool:
+    """Whether a text frame is a ping, ``{"type": "ping"}`` with any whitespace (a ping
+    written otherwise, e.g. with escapes, counts against the budget like any frame)."""
+    return len(text) <= _PING_MAX and "".join(text.split()) == _PING
 
 
 class Verdict(Enum):
@@ -50,6 +70,7 @@ class FrameGate:
         "_notice_every",
         "_overflow",
         "_own",
+        "_pings",
         "_player",
         "flooded",
     )
@@ -63,6 +84,7 @@ class FrameGate:
     ) -> None:
         self._own = TokenBucket(settings.messages, clock=clock)
         self._player = player
+        self._pings = TokenBucket(PINGS, clock=clock)
         self._overflow = TokenBucket(settings.overflow, clock=clock)
         self._notice_every = settings.notice_every
         self._last_notice = -float("inf")
@@ -70,8 +92,11 @@ class FrameGate:
         self.flooded = False
         """The connection went on past its overflow: it is to be closed (:func:`close`)."""
 
-    def admit(self) -> Verdict:
-        """Count one frame and say what to do with it."""
+    def admit(self, *, ping: bool = False) -> Verdict:
+        """Count one frame (``ping``: a ping, first counted against :data:`PINGS`) and say
+        what to do with it."""
+        if ping and self._pings.take():
+            return Verdict.READ
         if self._own.take() and self._player.take():
             return Verdict.READ
         if not self._overflow.take():
@@ -93,7 +118,8 @@ async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str 
         message = await ws.receive()
         if message["type"] == "websocket.disconnect":
             return
-        verdict = gate.admit()
+        text = message.get("text")
+        verdict = gate.admit(ping=text is not None and is_ping(text))
         if verdict is Verdict.DROP:
             continue
         if verdict is Verdict.CLOSE:
@@ -101,7 +127,6 @@ async def frames(ws: WebSocket, gate: FrameGate, cap: int) -> AsyncIterator[str 
         if verdict is Verdict.NOTICE:
             yield Refused("rate_limited", "too many messages: slow down")
             continue
-        text = message.get("text")
         if text is None:
             yield Refused("bad_message", "frames are JSON text, not binary")
         elif len(text) > cap or (len(text) * 4 > cap and len(text.encode()) > cap):

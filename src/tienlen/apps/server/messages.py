@@ -21,6 +21,7 @@ __all__ = [
     "ErrorMsg",
     "EventMsg",
     "GameView",
+    "KeepAlive",
     "LobbyMsg",
     "LobbyNewMsg",
     "LobbyTableMsg",
@@ -191,6 +192,21 @@ class TableEvent(Message):
     """For ``offline``: when the grace period ends (Unix seconds) and a bot plays for them."""
 
 
+class KeepAlive(Message):
+    """How a client keeps its table socket alive, in seconds (``Settings.keepalive``; the
+    lease and forward timeout of the site's nodes set them)."""
+
+    ping: float
+    """Ping a socket that has received nothing for this long."""
+    silent: float
+    """Give a socket up that answers nothing (not even the pong) for this long."""
+    open: float
+    """Give a socket up that does not open within this long."""
+    welcome: float
+    """Give a socket up whose welcome has not come this long after it opened (a relayed
+    opening waits while the table changes owners)."""
+
+
 class WelcomeMsg(Message):
     """First frame on a table socket: who you are and where you sit."""
 
@@ -202,6 +218,8 @@ class WelcomeMsg(Message):
     version: int
     now: float | None = None
     """The server's clock (Unix seconds), to read the deadlines in later frames by."""
+    keepalive: KeepAlive | None = None
+    """How to keep this socket alive (absent: the client's own defaults)."""
 
 
 class StateMsg(Message):

@@ -357,6 +357,7 @@ class Server:
                     seat=seat,
                     version=table.version,
                     now=round(time.time(), 3),
+                    keepalive=self.settings.keepalive,
                 )
             )
             await self.commits.catch_up(conn, table, since)

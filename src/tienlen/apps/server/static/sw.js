@@ -1,7 +1,7 @@
 // The service worker: the page's own files are kept, so the app opens at once and says
 // plainly when the server cannot be reached. Play itself always needs the server: the
 // API and the sockets are never cached.
-const CACHE = "tienlen-static-v1";
+const CACHE = "tienlen-static-v2";
 const FILES = [
   "/static/style.css", "/static/offline.html", "/static/icon.svg", "/static/app-icon.svg",
   "/static/manifest.json", "/static/js/app.js", "/static/js/api.js", "/static/js/i18n.js",

@@ -8,16 +8,17 @@ import { initialState, reduce, selection } from "./tablestate.js";
 import { render } from "./tableview.js";
 
 const FINAL_CLOSE = 4400; // 44xx: refused for good (bad token, forbidden, no such table)
-// Keeping a socket alive (docs/web-protocol.md): a ping after PING_EVERY ms without a frame
-// (while the page is shown: a player's hidden tabs spend none of the frame budget);
-// a socket that answers nothing for SILENT ms (a lease's default time, so that a paused
-// owner's tables are free by then), or does not open within OPEN_WITHIN ms, is given up.
-// Its welcome may take longer: a relayed opening waits while the table changes owners.
-const PING_EVERY = 2000;
-const SILENT = 5000;
-const OPEN_WITHIN = 5000;
-const WELCOME_WITHIN = 20000;
+// Keeping a socket alive (docs/web-protocol.md), in ms: a ping after `ping` without a frame
+// (while the page is shown: a player's hidden tabs send none); a socket that answers nothing
+// for `silent` (a lease, so that a paused owner's tables are free by then), or does not open
+// within `open`, is given up. Its welcome may take up to `welcome`: a relayed opening waits
+// while the table changes owners. These are the server's defaults, until a welcome's
+// `keepalive` (in seconds, from the site's lease) replaces them.
+const KEEPALIVE = { ping: 2000, silent: 5000, open: 5000, welcome: 20000 };
 const WATCH_EVERY = 500;
+// A welcome's `keepalive` in ms; the defaults for what it lacks (an older server's welcome).
+const keepalive = (given) => Object.fromEntries(Object.entries(KEEPALIVE)
+  .map(([k, ms]) => [k, typeof given?.[k] === "number" && given[k] > 0 ? given[k] * 1000 : ms]));
 const still = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 export async function mount(root, tableId) {
@@ -99,10 +100,11 @@ export async function mount(root, tableId) {
   // A node that hangs (paused) keeps its sockets up without a word, so the page pings a
   // quiet socket and gives it up when nothing comes ("Keeping alive" in the same document):
   // a socket at the owner then opens relayed at this page's node, whose forwards find the
-  // table's next owner once the hung one's lease (5 s by default) has run out.
+  // table's next owner once the hung one's lease (the welcome's `silent`) has run out.
   let target = null;
   let moves = 0;
   let relay = false;
+  let keep = KEEPALIVE; // the last welcome's: its socket's, and the next one's until welcomed
   const connect = () => {
     const q = new URLSearchParams();
     if (invite) q.set("invite", invite);
@@ -118,14 +120,14 @@ export async function mount(root, tableId) {
     const watch = setInterval(() => {
       if (socket !== ws) { clearInterval(watch); return; }
       const now = Date.now();
-      const limit = !opened ? OPEN_WITHIN : welcomed ? SILENT : WELCOME_WITHIN;
+      const limit = !opened ? keep.open : welcomed ? keep.silent : keep.welcome;
       if (waiting !== null && now - waiting > limit) {
         // Hung: dropped without waiting for its close (a hung node never answers that).
         socket = null;
         ws.close();
         clearInterval(watch);
         gone(opened, 1006, true);
-      } else if (welcomed && waiting === null && !document.hidden && now - heard >= PING_EVERY) {
+      } else if (welcomed && waiting === null && !document.hidden && now - heard >= keep.ping) {
         waiting = now;
         send({ type: "ping" });
       }
@@ -155,6 +157,7 @@ export async function mount(root, tableId) {
       if (msg.type === "welcome") {
         moves = 0;
         welcomed = true;
+        keep = keepalive(msg.keepalive);
       }
       dispatch({ ...msg, received: Date.now() });
     };
