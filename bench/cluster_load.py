@@ -223,14 +223,21 @@ async def placer(
 
 
 async def one_size(
-    args: argparse.Namespace, count: int, direct: bool, progress: Progress
+    args: argparse.Namespace,
+    count: int,
+    direct: bool,
+    progress: Progress,
+    *,
+    tables: int | None = None,
 ) -> dict[str, Any]:
-    """Start ``count`` nodes (``direct``: each advertising its address), play, measure,
-    stop; the figures."""
+    """Start ``count`` nodes (``direct``: each advertising its address), play ``tables``
+    tables (by default as ``--tables`` and ``--per-node`` say), measure, stop; the figures."""
     run = copy.copy(args)
     run.nodes = count
     run.direct = direct
-    if args.per_node:
+    if tables is not None:
+        run.tables = tables
+    elif args.per_node:
         run.tables = args.tables * count
     prefix = f"tienlen-cluster-bench-{secrets.token_hex(4)}:"
     database_url = await scratch_database(args.postgres)
@@ -461,6 +468,16 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
                 out.append(got)
                 for key, value in got.items():
                     print(f"{key:>44}: {value}", flush=True)
+                if args.reference and count > 1 and not args.per_node:
+                    # One node with each of the N nodes' share of the tables: what an action
+                    # costs at that load per node without a cluster around it.
+                    alone = await one_size(
+                        args, 1, direct, progress, tables=max(1, round(args.tables / count))
+                    )
+                    alone["reference for nodes"] = count
+                    out.append(alone)
+                    for key, value in alone.items():
+                        print(f"{key:>44}: {value}", flush=True)
     return out
 
 
@@ -498,6 +515,12 @@ def main() -> None:
         "--per-node",
         action="store_true",
         help="--tables per node: N nodes play N times as many tables (the same load per node)",
+    )
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="after each N > 1, also one node with --tables / N tables (the same load per "
+        "node as each of the N), and the N nodes' figure over that one's",
     )
     parser.add_argument(
         "--humans",
@@ -544,14 +567,19 @@ def main() -> None:
     for mode in dict.fromkeys(r[direct] for r in results):
         how = "direct" if mode else "relayed"
         for figure in ("server CPU ms per action", "server CPU ms per action, less the idle CPU"):
+            ours = [r for r in results if r[direct] == mode]
             medians = {
                 n: statistics.median(
-                    r[figure] for r in results if r["nodes"] == n and r[direct] == mode
+                    r[figure] for r in ours if r["nodes"] == n and "reference for nodes" not in r
                 )
                 for n in dict.fromkeys(args.nodes)
             }
             for n, ms in medians.items():
                 against = f", {ms / medians[1]:.2f}x one node's" if 1 in medians else ""
+                alone = [r[figure] for r in ours if r.get("reference for nodes") == n]
+                if alone:
+                    one = statistics.median(alone)
+                    against += f"; one node at 1/{n} of the tables {one:.3f}, {ms / one:.2f}x"
                 print(f"{figure}, {how}, {n} node(s): {ms:.3f} (median of runs){against}")
 
 

@@ -4,6 +4,7 @@ timings are never asserted). The run needs PostgreSQL and Redis."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -74,3 +75,29 @@ def test_one_node_for_a_few_seconds_prints_every_figure() -> None:
         r"server CPU ms per action, direct, 1 node\(s\): [\d.]+ .*, 1\.00x one node's", total
     )
     assert net.startswith("server CPU ms per action, less the idle CPU, direct, 1 node(s): ")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    POSTGRES is None or REDIS is None,
+    reason="needs TIENLEN_TEST_POSTGRES_URL and TIENLEN_TEST_REDIS_URL",
+)
+def test_reference_runs_one_node_at_each_nodes_share_of_the_tables() -> None:
+    assert POSTGRES is not None and REDIS is not None
+    argv = [sys.executable, str(ROOT / "bench" / "cluster_load.py"), "--postgres", POSTGRES]
+    argv += ["--redis", REDIS, "--nodes", "2", "--tables", "4", "--humans", "1", "--reference"]
+    argv += ["--think", "0.2", "--warmup", "1", "--seconds", "3", "--idle", "1"]
+    argv += ["--direct", "on"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    held = [line for line in done.stdout.splitlines() if "tables held, by node" in line]
+    # the two nodes' run (four tables between them), then one node alone with two
+    assert [line.split(": ")[1] for line in held][1:] == ["[2]"]
+    assert sum(json.loads(held[0].split(": ")[1])) == 4
+    total = done.stdout.splitlines()[-2]
+    assert re.fullmatch(
+        r"server CPU ms per action, direct, 2 node\(s\): [\d.]+ \(median of runs\); "
+        r"one node at 1/2 of the tables [\d.]+, [\d.]+x",
+        total,
+    ), total
