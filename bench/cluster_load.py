@@ -228,15 +228,15 @@ async def one_size(
     direct: bool,
     progress: Progress,
     *,
-    tables: int | None = None,
+    share: int | None = None,
 ) -> dict[str, Any]:
-    """Start ``count`` nodes (``direct``: each advertising its address), play ``tables``
+    """Start ``count`` nodes (``direct``: each advertising its address), play ``share``
     tables (by default as ``--tables`` and ``--per-node`` say), measure, stop; the figures."""
     run = copy.copy(args)
     run.nodes = count
     run.direct = direct
-    if tables is not None:
-        run.tables = tables
+    if share is not None:
+        run.tables = share
     elif args.per_node:
         run.tables = args.tables * count
     prefix = f"tienlen-cluster-bench-{secrets.token_hex(4)}:"
@@ -472,7 +472,7 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
                     # One node with each of the N nodes' share of the tables: what an action
                     # costs at that load per node without a cluster around it.
                     alone = await one_size(
-                        args, 1, direct, progress, tables=max(1, round(args.tables / count))
+                        args, 1, direct, progress, share=max(1, round(args.tables / count))
                     )
                     alone["reference for nodes"] = count
                     out.append(alone)
