@@ -30,6 +30,7 @@ import httpx
 import pytest
 
 from backends import POSTGRES
+from ports import free_port
 from serverkit import HANG, Client, Served, Socket, database, first_legal, sat_event, until
 from tienlen import Game, GameRecord
 from tienlen.apps.server.actions import act
@@ -50,12 +51,6 @@ UNCAPPED = ["--guests-per-address", "100000/1", "--connections-per-address", "10
 #: Refusals a client answers by trying again (the table is changing servers, or Redis is
 #: down; "stale": another event came first).
 RETRY = {"unavailable", "moved", "stale"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Node:

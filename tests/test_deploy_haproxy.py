@@ -13,7 +13,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import httpx
 import pytest
 
 from backends import POSTGRES
+from ports import free_port
 from serverkit import HANG, Client, database
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
@@ -36,12 +36,6 @@ pytestmark = [
 ]
 DEPLOY = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 TABLES = 6
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def documented_config(listen: int, nodes: list[int], which: int = 0) -> str:

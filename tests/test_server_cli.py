@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ports import free_port
 from serverkit import HANG, Client, LiveServer, database, play_out, server_settings
 from tienlen.apps.cli import main
 
@@ -30,9 +31,7 @@ def test_a_taken_port_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_an_unreachable_database_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]  # nothing listens there once closed
+    dead = free_port()  # nothing listens there
     url = f"postgresql+asyncpg://nobody@127.0.0.1:{dead}/none"
     args = ["serve", "--data", str(tmp_path), "--port", "0", "--database-url", url]
     assert main(args) == 2
@@ -47,9 +46,7 @@ def test_a_signal_shuts_down_cleanly(tmp_path: Path, sig: signal.Signals) -> Non
     """Stopped with SIGTERM or SIGINT (Ctrl-C), the server closes its bot pool and database
     and exits 0 (uvicorn raising the signal again used to kill it, or cancel the shutdown,
     first: the pool's semaphores leaked)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     args = ["serve", "--data", str(tmp_path), "--port", str(port), "--log-level", "warning"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "tienlen.apps.cli", *args],
@@ -152,9 +149,7 @@ def test_an_advertised_url_is_kept_without_its_trailing_slash() -> None:
 def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
     """``--workers``: a node process that cannot use the database exits 2 and says why; the
     server then stops the others and exits 2 too (instead of starting them again forever)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]  # nothing listens there once closed
+    dead = free_port()  # nothing listens there
     url = f"postgresql+asyncpg://nobody@127.0.0.1:{dead}/none"
     args = ["serve", "--port", "0", "--database-url", url, "--workers", "2"]
     args += ["--redis-url", f"redis://127.0.0.1:{dead}/0", "--log-level", "warning"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ports import free_port
 from serverkit import HANG, Socket, play_out, seated_table
 from tienlen import Game, GameRecord
 from tienlen.observation import observe
@@ -52,12 +52,6 @@ class Process:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(HANG)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def offline(record: GameRecord, humans: set[int]) -> GameRecord:

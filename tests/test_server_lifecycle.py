@@ -25,6 +25,7 @@ import pytest
 
 from backends import POSTGRES
 from blackhole import behind_a_blackhole
+from ports import free_port
 from serverkit import Client, database, play_out, seated_table, until
 
 REDIS = os.environ.get("TIENLEN_TEST_REDIS_URL")
@@ -35,12 +36,6 @@ pytestmark = pytest.mark.skipif(
 #: its --stop-timeout, which these tests set to STOP).
 STOP = 3.0
 GONE_WITHIN = STOP + 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _stat(pid: int) -> tuple[str, int] | None:

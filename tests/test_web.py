@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ports import free_port
 from serverkit import HANG, NO_REFILL, Client, LiveServer, server_settings
 from tienlen.apps.server.limits import Rate
 from tienlen.describe import PHRASES
@@ -374,9 +375,7 @@ def test_a_moved_socket_goes_to_the_owner_and_falls_back_to_being_relayed(
     own node asking to be relayed (``relay=1``)."""
     an = players("An")
     here = server.base.replace("http://", "ws://")
-    with socket.socket() as s:  # a port nobody listens on: the unreachable owner
-        s.bind(("127.0.0.1", 0))
-        gone = f"ws://127.0.0.1:{s.getsockname()[1]}"
+    gone = f"ws://127.0.0.1:{free_port()}"  # a port nobody listens on: the unreachable owner
     urls: list[str] = []
     sockets: list[Any] = []
 

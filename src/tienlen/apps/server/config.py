@@ -6,12 +6,8 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .limits import Rate
-
-if TYPE_CHECKING:
-    from .messages import KeepAlive
 
 __all__ = ["Settings", "default_data_dir"]
 
@@ -123,7 +119,7 @@ class Settings:
     """Seconds a guest token is valid; an active browser's is renewed after half of it."""
 
     @cached_property
-    def keepalive(self) -> KeepAlive:
+    def keepalive(self) -> dict[str, float]:
         """How a browser keeps its table socket alive (the welcome's ``keepalive``;
         docs/web-protocol.md, "Keeping alive"), from the lease and the forward timeout: 2, 5,
         5 and 20 seconds by default. A socket that answers nothing for a lease (``silent``),
@@ -131,16 +127,16 @@ class Settings:
         run out, and the node the page falls back to takes the table at once. A quiet socket
         is pinged after 0.4 of a lease (``ping``), so a hung owner is left in about 1.4 leases;
         never under a second, the refill of :data:`.frames.PINGS`. A relayed welcome may wait
-        for a forward to time out and the lease to run out: twice that (``welcome``)."""
-        from .messages import KeepAlive  # (pydantic: every command reads these defaults)
-
+        for a forward to time out and the lease to run out: twice that (``welcome``). Plain
+        numbers, the fields of :class:`.messages.KeepAlive` (every command reads these
+        settings' defaults; the message models are the server's alone)."""
         lease = self.lease_ttl
-        return KeepAlive(
-            ping=round(max(1.0, 0.4 * lease), 3),
-            silent=lease,
-            open=lease,
-            welcome=round(2 * (lease + self.forward_timeout), 3),
-        )
+        return {
+            "ping": round(max(1.0, 0.4 * lease), 3),
+            "silent": lease,
+            "open": lease,
+            "welcome": round(2 * (lease + self.forward_timeout), 3),
+        }
 
     @property
     def url(self) -> str:

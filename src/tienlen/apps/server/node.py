@@ -31,7 +31,7 @@ from .limits import TokenBucket
 from .lobbies import Lobbies
 from .lobby import PAGE, NewTable, bots_only, listed, new_table, row_values
 from .memory import Memory
-from .messages import TableInfo, WelcomeMsg
+from .messages import KeepAlive, TableInfo, WelcomeMsg
 from .metrics import Metrics
 from .tables import Pending, Refused, Table
 from .turns import Turns
@@ -357,7 +357,7 @@ class Server:
                     seat=seat,
                     version=table.version,
                     now=round(time.time(), 3),
-                    keepalive=self.settings.keepalive,
+                    keepalive=KeepAlive(**self.settings.keepalive),
                 )
             )
             await self.commits.catch_up(conn, table, since)
