@@ -8,7 +8,10 @@ plays the same deals with the arena's own deal loop (so the games are those of
 process, appends each deal's games to a JSON-lines file, and on a second run of the same
 file starts with the first deal not yet played. At the end it prints the arena's tables
 and, with ``--ahead A,B`` (entry numbers, 0 = the first bot), the share of games in which
-entry A finished ahead of entry B, with a 95% Wilson interval over games.
+entry A finished ahead of entry B, with a 95% Wilson interval over games; with ``--versus
+OTHER`` (a file of the same rules, seats and seed), how entry 0 of this file did against
+entry 0 of the other on the deals both hold, paired by deal (a normal interval over the
+deals' differences: the deal's luck cancels out of them).
 
 Run::
 
@@ -16,6 +19,7 @@ Run::
         --bots learned,ismcts:iterations=120,heuristic,heuristic \\
         --games 120 --seed 2 --out suited_h2h.jsonl --ahead 0,1
     python bench/arena_deals.py --report suited_h2h.jsonl --ahead 0,1   # the figures of a file
+    python bench/arena_deals.py --report new.jsonl --versus old.jsonl     # entry 0, paired by deal
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import os
 import sys
 import time
@@ -152,6 +157,46 @@ def ahead(outcomes: Sequence[GameOutcome], a: int, b: int) -> tuple[int, int]:
     return sum(1 for o in outcomes if o.positions[a] < o.positions[b]), len(outcomes)
 
 
+def per_deal(outcomes: Sequence[GameOutcome], entry: int) -> dict[int, tuple[float, float]]:
+    """Entry ``entry``'s mean finishing position and share of wins in each deal's games."""
+    games: dict[int, list[int]] = {}
+    for o in outcomes:
+        games.setdefault(o.deal, []).append(o.positions[entry])
+    return {d: (sum(p) / len(p), sum(x == 1 for x in p) / len(p)) for d, p in games.items()}
+
+
+def paired(diffs: Sequence[float]) -> tuple[float, float, float]:
+    """The mean of ``diffs`` and its 95% normal interval."""
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def versus(path: Path, other: Path, console: Console) -> None:
+    """Print entry 0 of ``path`` against entry 0 of ``other``, paired by deal."""
+    head, outcomes, _ = read(path)
+    head_o, outcomes_o, _ = read(other)
+    for key in ("rules", "players", "seed"):
+        if head.get(key) != head_o.get(key):
+            raise ValueError(
+                f"{quote_value(str(other))} is another run ({key} {head_o.get(key)!r}, "
+                f"not {head.get(key)!r}): its deals are not these"
+            )
+    mine, theirs = per_deal(outcomes, 0), per_deal(outcomes_o, 0)
+    deals = sorted(mine.keys() & theirs.keys())
+    if len(deals) < 2:
+        raise ValueError(f"the two files share {len(deals)} deals: too few to pair")
+    pos = paired([mine[d][0] - theirs[d][0] for d in deals])
+    win = paired([100 * (mine[d][1] - theirs[d][1]) for d in deals])
+    console.print(
+        f"{head['bots'][0]} against {head_o['bots'][0]} on the same {len(deals)} deals: "
+        f"mean position {pos[0]:+.3f} [{pos[1]:+.3f}, {pos[2]:+.3f}], "
+        f"win rate {win[0]:+.1f} points [{win[1]:+.1f}, {win[2]:+.1f}] (paired by deal)"
+    )
+
+
 def report(path: Path, pair: tuple[int, int] | None, console: Console) -> None:
     """Print the arena's tables for the games in ``path`` (and the share ``--ahead`` asks)."""
     head, outcomes, seconds = read(path)
@@ -207,11 +252,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="the JSON-lines file to fill (and go on with)")
     parser.add_argument("--report", type=Path, metavar="FILE", help="only print a file's figures")
     parser.add_argument("--ahead", type=_pair, help="A,B: how often entry A finished ahead of B")
+    parser.add_argument(
+        "--versus",
+        type=Path,
+        metavar="OTHER",
+        help="also compare entry 0 with entry 0 of OTHER (same rules, seats, seed), paired by deal",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 160)
     if args.report is not None:
         report(args.report, args.ahead, console)
+        if args.versus is not None:
+            versus(args.report, args.versus, console)
         return 0
     if args.bots is None or args.out is None:
         parser.error("--bots and --out are needed to play (or --report FILE)")
@@ -233,6 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         quiet=args.quiet,
     )
     report(args.out, args.ahead, console)
+    if args.versus is not None:
+        versus(args.out, args.versus, console)
     return 0
 
 

@@ -14,7 +14,7 @@ from tienlen.players.arena import GameOutcome, run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from arena_deals import ahead, main, play, read  # noqa: E402
+from arena_deals import ahead, main, paired, per_deal, play, read  # noqa: E402
 
 SPECS = ["greedy", "heuristic", "random", "greedy"]
 
@@ -67,3 +67,31 @@ def test_the_command_line_plays_and_reports(
     assert f"({k} of 8 games)" in printed
     assert main(["--report", str(path)]) == 0
     assert "heuristic" in capsys.readouterr().out
+
+
+def test_versus_pairs_entry_zero_of_two_runs_by_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = Rules.preset("pagat")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    play(a, rules, ["heuristic", "random", "random", "random"], games=12, seed=5)
+    play(b, rules, ["random", "random", "random", "random"], games=12, seed=5)
+    mine, theirs = per_deal(read(a)[1], 0), per_deal(read(b)[1], 0)
+    assert sorted(mine) == [0, 1, 2]
+    diffs = [mine[d][0] - theirs[d][0] for d in (0, 1, 2)]
+    mean, low, high = paired(diffs)
+    assert mean == pytest.approx(sum(diffs) / 3) and low <= mean <= high
+    assert main(["--report", str(a), "--versus", str(b)]) == 0
+    printed = capsys.readouterr().out
+    assert f"heuristic against random on the same 3 deals: mean position {mean:+.3f}" in printed
+    # the deals of another seed are not these: refused, not paired
+    c = tmp_path / "c.jsonl"
+    play(c, rules, ["random", "random", "random", "random"], games=4, seed=6)
+    with pytest.raises(ValueError, match="another run"):
+        main(["--report", str(a), "--versus", str(c)])
+
+
+def test_paired_is_the_mean_and_its_normal_interval() -> None:
+    mean, low, high = paired([1.0, 2.0, 3.0])
+    assert mean == 2.0
+    assert (low, high) == pytest.approx((2.0 - 1.96 / 3**0.5, 2.0 + 1.96 / 3**0.5))
