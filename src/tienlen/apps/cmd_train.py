@@ -136,8 +136,8 @@ def register(subparsers: Any) -> None:
         "--show-log",
         type=Path,
         metavar="LOG",
-        help="print a training log (a run's log.jsonl, or the shipped weights' "
-        "learned.log.jsonl) a checkpoint a line, and train nothing",
+        help="print a training log (a run's log.jsonl, or a shipped specialist's "
+        "in docs/training/) a checkpoint a line, and train nothing",
     )
     p.add_argument(
         "--combine",

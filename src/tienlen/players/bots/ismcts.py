@@ -242,7 +242,8 @@ class IsmctsBot:
         heuristic may not have proposed), by the network's values, highest first."""
         from tienlen.players.bots.learned import move_features, state_features
 
-        values = self._learned.net.values(state_features(obs), move_features(obs, legal))
+        net = self._learned.net_for(obs.rules)
+        values = net.values(state_features(obs), move_features(obs, legal))
         rows = [legal.index(m) for m in roots]
         best = max(range(len(legal)), key=lambda i: float(values[i]))
         if best not in rows and isinstance(legal[best], Move):
