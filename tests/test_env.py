@@ -26,6 +26,7 @@ from tienlen.env.selfplay import SelfPlay  # noqa: E402
 from tienlen.env.single import TienLenGym  # noqa: E402
 from tienlen.observation import observe  # noqa: E402
 from tienlen.players.base import Budget  # noqa: E402
+from tienlen.players.bots.learned import SPECIALISTS  # noqa: E402
 from tienlen.players.encoding import (  # noqa: E402
     KINDS,
     MOVE_DIM,
@@ -37,7 +38,6 @@ from tienlen.players.encoding import (  # noqa: E402
     legal_batch,
     max_legal_moves,
 )
-from tienlen.players.bots.learned import SPECIALISTS  # noqa: E402
 from tienlen.players.registry import make_bot  # noqa: E402
 
 #: The rules of a training job that deals every game under ``standard``.
