@@ -23,7 +23,7 @@ import argparse
 import asyncio
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import asyncpg
@@ -39,7 +39,7 @@ TABLE = "bench-table"
 FENCE = 3
 
 
-def event_rows(version: int, count: int) -> list[dict[str, Any]]:
+def event_rows(version: int, count: int) -> list[Mapping[str, Any]]:
     """``count`` event rows of the bench's table from ``version`` on."""
     return [
         {"table_id": TABLE, "version": version + i, "kind": "chat", "public": {}, "fence": FENCE}
@@ -99,9 +99,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, list[tuple[float, fl
             task = progress.add_task("writing", total=args.repeat * len(ways))
             for _ in range(args.repeat):  # the ways alternate, so drift hits each alike
                 for way, write in ways.items():
-                    await timed(
-                        write, 20, version, args.rows
-                    )  # warm: statement prepared, pool filled
+                    # warm: the statement prepared, the pool filled
+                    await timed(write, 20, version, args.rows)
                     version += 20 * args.rows
                     got[way].append(await timed(write, args.writes, version, args.rows))
                     version += args.writes * args.rows

@@ -316,16 +316,13 @@ class LearnedBot:
     ) -> None:
         self.name = name
         self.candidates = candidates
-        self._own = weights is not None
-        if isinstance(weights, QNet):
-            self.net = weights
-        else:
-            self.net = QNet.shipped() if weights is None else QNet.load(weights)
+        # None: the shipped weights, chosen for each game's rules (a specialist's or not)
+        self._weights = weights if isinstance(weights, QNet | None) else QNet.load(weights)
 
     def net_for(self, rules: Rules) -> QNet:
         """The network that plays ``rules``: the weights given, else the shipped ones for
         those rules (a specialist's where there is one)."""
-        return self.net if self._own else QNet.shipped(rules)
+        return self._weights if self._weights is not None else QNet.shipped(rules)
 
     def choose(self, obs: Observation, legal: Sequence[Choice], budget: Budget) -> Choice:
         """The legal move of highest value; a trade offer answered as the ``heuristic``
