@@ -34,7 +34,7 @@ $(HAPROXY):
 # build/compiled, used by putting that folder first on PYTHONPATH. The source stays the
 # package that .venv runs.
 COMPILED := build/compiled
-$(COMPILED)/.built: $(STAMP) setup.py $(wildcard src/tienlen/*.py)
+$(COMPILED)/.built: $(STAMP) setup.py $(shell find src/tienlen -type f -not -path "*/__pycache__/*")
 	rm -rf $(COMPILED) build/lib.* build/temp.*  # no stale modules from an earlier build
 	TIENLEN_COMPILE=1 $(BIN)/pip install --quiet --no-build-isolation --no-deps --target $(COMPILED) .
 	touch $@

@@ -391,6 +391,8 @@ def play_out(
     for s in sockets.values():  # leave every socket at the end of a batch
         while not s.settled:
             s.recv()
+    # A match that ends first would leave a later call waiting for frames that never come.
+    assert actions is None or sent == actions, f"the match ended after {sent} of {actions} actions"
 
 
 def store_finished_game(url: str, game_id: str, record: dict[str, Any]) -> None:

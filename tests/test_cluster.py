@@ -578,24 +578,28 @@ def test_the_new_owner_runs_the_bots_and_the_turn_timer(tmp_path: Path) -> None:
         dead = s.owner_node(table)  # node 1, where it was made, unless it moved since
         nodes[dead].signal(signal.SIGKILL)
         nodes[dead].proc.wait()
+        # What the dead node wrote, read before the takeover: read after it, a slow poll
+        # could miss the new owner's first moves, even the game's end, and wait forever.
+        then = event_log(s.db, table)[-1][0]
         live = 1 - dead
         sock = socks[live]
         until(lambda: s.owner(table) == nodes[live].id, "the live node takes the table")
-        then = event_log(s.db, table)[-1][0]  # what the dead node wrote
-        # The clock and the bots go on at the other node: a timeout, and a bot's move after.
-        sock.until(
+
+        # The clock and the bots go on at the other node: a timeout, and a bot's move after
+        # (the game ending first would fail here, not hang).
+        def after(m: dict[str, Any]) -> bool:
+            return bool(m["type"] == "event" and m["version"] > then)
+
+        got = sock.until(lambda m: after(m) and m["event"]["kind"] in ("timeout", "game_over"))
+        assert got["event"]["kind"] == "timeout", got
+        got = sock.until(
             lambda m: (
-                m["type"] == "event" and m["event"]["kind"] == "timeout" and m["version"] > then
+                after(m)
+                and m["event"]["kind"] in ("play", "pass", "game_over")
+                and m["event"].get("seat") != 0
             )
         )
-        sock.until(
-            lambda m: (
-                m["type"] == "event"
-                and m["event"]["kind"] in ("play", "pass")
-                and m["event"]["seat"] != 0
-                and m["version"] > then
-            )
-        )
+        assert got["event"]["kind"] != "game_over", got
         assert s.owner(table) == nodes[live].id
 
 

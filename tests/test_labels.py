@@ -9,12 +9,19 @@ import pytest
 np = pytest.importorskip("numpy", reason="the env extra (numpy) is not installed")
 
 from tienlen import Game, Rules  # noqa: E402
+from tienlen.combos import Choice  # noqa: E402
 from tienlen.env.labels import Labels, _Labeller, label_games  # noqa: E402
 from tienlen.env.train import TrainConfig, Trainer  # noqa: E402
 from tienlen.observation import observe  # noqa: E402
 from tienlen.players.base import Budget  # noqa: E402
 from tienlen.players.bots.ismcts import PolicyMemo  # noqa: E402
-from tienlen.players.bots.learned import RANK_COLUMN, QNet, candidate_rows, move_features  # noqa: E402
+from tienlen.players.bots.learned import (  # noqa: E402
+    RANK_COLUMN,
+    QNet,
+    candidate_rows,
+    move_features,
+    state_features,
+)
 from tienlen.players.encoding import MOVE_PASS  # noqa: E402
 from tienlen.players.registry import make_bot  # noqa: E402
 from tienlen.players.toolkit import play_out  # noqa: E402
@@ -50,6 +57,27 @@ def test_labels_hold_every_labelled_decisions_candidates() -> None:
     assert labels.won.any()
 
 
+def _labelled_decision(labeller: _Labeller, game: Game) -> tuple[int, list[Choice], list[int]]:
+    """Play ``game`` on with ``labeller`` to a labelled decision a few moves in (so that the
+    pile and the counts matter) with three candidates or more: its seat, legal moves and
+    candidate rows; ``game`` is left before the move."""
+    memo: PolicyMemo = {}
+    while True:
+        seat, legal = game.turn, game.legal_moves()
+        move = labeller.decide(game, legal, None, memo)
+        if len(game.history) > 6 and labeller.mask and labeller.mask[-1][2]:
+            return seat, list(legal), candidate_rows(move_features(observe(game, seat), legal), 3)
+        game.play(move)
+
+
+def _played_on(game: Game, move: Choice, bot: object) -> Game:
+    """A copy of ``game`` with ``move`` made, then played to its end by ``bot``."""
+    trial = game.copy()
+    trial.play(move)
+    play_out(trial, bot)  # type: ignore[arg-type]
+    return trial
+
+
 def test_a_label_is_where_the_seat_finishes_when_the_heuristic_bot_plays_on() -> None:
     """A candidate's label is the place its seat reaches when that move is made and every
     seat then plays as the ``heuristic`` bot does (the memoised rollout of the ``ismcts``
@@ -57,28 +85,16 @@ def test_a_label_is_where_the_seat_finishes_when_the_heuristic_bot_plays_on() ->
     heuristic = make_bot("heuristic")
     game = Game(STANDARD, seed=11)
     labeller = _Labeller(seed=0, top=3, others=0, epsilon=0.0)
-    memo: PolicyMemo = {}
-    # a few moves in (so that the pile and the counts matter), at a decision with three
-    # candidates or more
-    while True:
-        seat, legal = game.turn, game.legal_moves()
-        move = labeller.decide(game, legal, None, memo)
-        if len(game.history) > 6 and labeller.mask and labeller.mask[-1][2]:
-            break
-        game.play(move)
+    seat, legal, rows = _labelled_decision(labeller, game)
     labels = labeller.labels()
-    features = move_features(observe(game, seat), legal)
-    rows = candidate_rows(features, 3)
     assert len(rows) >= 3
+
+    def bot(g: Game, options: object) -> object:
+        return heuristic.choose(observe(g, g.turn), g.legal_moves(), Budget())
+
     for j, i in enumerate(rows):
         assert labels.mask[-1, j]
-        trial = game.copy()
-        trial.play(legal[i])
-
-        def bot(g: Game, options: object) -> object:
-            return heuristic.choose(observe(g, g.turn), g.legal_moves(), Budget())
-
-        play_out(trial, bot)  # type: ignore[arg-type]
+        trial = _played_on(game, legal[i], bot)
         assert trial.finish_order.index(seat) == labels.place[-1, j]
         assert labels.won[-1, j] == (trial.finish_order[0] == seat)
 
@@ -160,3 +176,42 @@ def test_the_rollouts_method_plays_only_the_heuristic_bot_and_the_network() -> N
         TrainConfig(method="rollouts", opponents=("greedy",))
     with pytest.raises(ValueError, match="method must be one of dmc, rollouts, not 'ppo'"):
         TrainConfig(method="ppo")
+
+
+def test_with_playout_network_the_seat_plays_on_as_the_network_would() -> None:
+    """Policy iteration (``playout="network"``): a candidate's label is the place its seat
+    reaches when the network chooses that seat's later moves from its observation (among
+    every legal move) and the ``heuristic`` bot every other seat's."""
+    net = QNet.init((16, 8), seed=4)
+    heuristic = make_bot("heuristic")
+    game = Game(STANDARD, seed=11)
+    labeller = _Labeller(seed=0, top=3, others=0, epsilon=0.0, playout_net=net)
+    seat, legal, rows = _labelled_decision(labeller, game)
+    labels = labeller.labels()
+
+    def bot(g: Game, options: object) -> object:
+        view, moves = observe(g, g.turn), g.legal_moves()
+        if g.turn == seat:
+            return moves[net.best(state_features(view), move_features(view, moves))]
+        return heuristic.choose(view, moves, Budget())
+
+    for j, i in enumerate(rows):
+        trial = _played_on(game, legal[i], bot)
+        assert trial.finish_order.index(seat) == labels.place[-1, j]
+
+
+def test_the_network_s_play_outs_change_the_labels_of_the_same_decisions() -> None:
+    net = QNet.init((16, 8), seed=4)
+    # net_share 0: the heuristic plays every seat of the real games, so the decisions agree
+    mine = label_games(STANDARD, 2, seed=5, net=net, playout="network")
+    theirs = label_games(STANDARD, 2, seed=5, net=net, playout="heuristic")
+    assert np.array_equal(mine.obs, theirs.obs) and np.array_equal(mine.mask, theirs.mask)
+    assert not np.array_equal(mine.place, theirs.place)
+    # an untrained network going on for the seat finishes it lower, on the whole
+    assert mine.place[mine.mask].mean() > theirs.place[theirs.mask].mean()
+    with pytest.raises(ValueError, match="playout='network' needs a net"):
+        label_games(STANDARD, 1, seed=5, playout="network")
+    with pytest.raises(ValueError, match="playout must be one of heuristic, network, not 'x'"):
+        label_games(STANDARD, 1, seed=5, playout="x")
+    with pytest.raises(ValueError, match="playout 'network' is for the rollouts method only"):
+        TrainConfig(method="dmc", playout="network")

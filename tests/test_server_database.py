@@ -161,7 +161,9 @@ def test_connections_dropped_mid_game_lose_nothing(pg: str, tmp_path: Path) -> N
     live = LiveServer(server_settings(pg, tmp_path, **LIMITS))
     try:
         watch, bots = bot_table(live, games=20)
-        _clients, sockets, ann = seated_table(live, ["Ann"], bots="greedy")
+        # A long match: one game may end within Ann's twelve actions (about one deal in
+        # twenty, first legal move against three greedy bots), and a match's end stops play.
+        _clients, sockets, ann = seated_table(live, ["Ann"], bots="greedy", games=20)
         sockets[0].send(type="start")
         ann_sock = {0: sockets[0]}
         play_out(ann_sock, actions=2)

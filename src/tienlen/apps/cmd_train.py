@@ -264,6 +264,13 @@ def register(subparsers: Any) -> None:
         help="rollouts: each round draws this many times its new decisions from the buffer "
         "(default {passes})",
     )
+    p.add_argument(
+        "--playout",
+        choices=("heuristic", "network"),
+        help="rollouts: who plays the deciding seat's later moves in each play-out, the "
+        "heuristic bot or the network being trained (policy iteration; some five times the "
+        "labelling time); the other seats are always the heuristic's (default {playout})",
+    )
     p.add_argument("--batch", type=at_least_one, help="decisions per update (default {batch})")
     p.add_argument(
         "--hidden",

@@ -6,7 +6,10 @@ at its root: the ``heuristic`` bot's best ``top`` moves and the pass; beside the
 network's own choice among every legal move and a few other legal moves at random, so that
 the network learns to value the moves the heuristic would not make. Each candidate is
 played on a copy of the real game, which is then played out with the ``heuristic`` scoring
-for every seat (the ``ismcts`` bot's playout); the candidate's label is where the deciding
+for every seat (the ``ismcts`` bot's playout), or, with ``playout="network"``, with the
+network choosing the deciding seat's own later moves from its observation and the
+``heuristic`` the other seats' (policy iteration: a move is valued as the network would
+go on from it, not as the heuristic would); the candidate's label is where the deciding
 seat finished (first out or not, and its place).
 
 The rollouts see the real hands, which no player does, but the labels are only regression
@@ -22,16 +25,17 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
-from tienlen.combos import Choice, index
+from tienlen.combos import Choice, Move, index
 from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.heuristic import HeuristicBot
-from tienlen.players.bots.ismcts import PolicyMemo, rollout_heuristic
+from tienlen.players.bots.ismcts import PolicyMemo, heuristic_policy, rollout_heuristic
 from tienlen.players.bots.learned import (
     FEATURE_DIM,
     STATE_DIM,
@@ -46,7 +50,10 @@ from tienlen.rules import Rules
 
 from . import deal
 
-__all__ = ["Labels", "label_games"]
+__all__ = ["PLAYOUTS", "Labels", "label_games"]
+
+#: Who plays the deciding seat's later moves in a label's play-out.
+PLAYOUTS = ("heuristic", "network")
 
 FloatArray = npt.NDArray[np.float32]
 #: The move feature that is 1 for a move that empties the hand.
@@ -88,10 +95,13 @@ class Labels:
 class _Labeller:
     """Plays and labels games, collecting the rows of :class:`Labels`."""
 
-    def __init__(self, *, seed: int, top: int, others: int, epsilon: float) -> None:
+    def __init__(
+        self, *, seed: int, top: int, others: int, epsilon: float, playout_net: QNet | None = None
+    ) -> None:
         self.rng = random.Random(seed)
         self.bot = HeuristicBot()
         self.top, self.others, self.epsilon = top, others, epsilon
+        self.playout_net = playout_net  # the network that goes on for the deciding seat, if any
         self.group = top + 2 + others
         self.obs: list[FloatArray] = []
         self.moves: list[FloatArray] = []
@@ -145,7 +155,10 @@ class _Labeller:
         for j, i in enumerate(rows):
             trial = game.copy()
             trial.apply_unchecked(legal[i])
-            rollout_heuristic(trial, ix, memo)
+            if self.playout_net is None:
+                rollout_heuristic(trial, ix, memo)
+            else:
+                _rollout_own(trial, seat, self.playout_net, memo)
             m[j], mask[j] = features[i], True
             place[j] = trial.finish_order.index(seat)
         self.obs.append(o)
@@ -167,6 +180,19 @@ class _Labeller:
         )
 
 
+def _rollout_own(game: Game, seat: int, net: QNet, memo: PolicyMemo) -> None:
+    """Play ``game`` to its end, ``net`` choosing ``seat``'s moves among every legal move
+    from that seat's observation, the ``heuristic`` scoring every other seat's."""
+
+    def pick(game: Game, legal: Sequence[Choice]) -> Choice:
+        if game.turn != seat:
+            return heuristic_policy(game, cast(Sequence[Move], legal), memo)
+        view = observe(game, seat)
+        return legal[net.best(state_features(view), move_features(view, legal))]
+
+    play_out(game, pick)
+
+
 def label_games(
     rules: Rules | Sequence[Rules],
     games: int,
@@ -177,6 +203,7 @@ def label_games(
     epsilon: float = 0.1,
     net: QNet | None = None,
     net_share: float = 0.0,
+    playout: str = "heuristic",
 ) -> Labels:
     """Play ``games`` games and label every decision with a choice of their play phases
     (see the module docstring); each game is dealt under ``rules`` or, given several, under
@@ -184,9 +211,15 @@ def label_games(
     move) with probability ``net_share``, else by the ``heuristic`` bot; with probability
     ``epsilon`` a decision plays a random candidate instead. The candidates are the
     ``heuristic`` bot's best ``top``, the pass, the network's choice and ``others`` random
-    legal moves (:meth:`_Labeller.candidates`)."""
+    legal moves (:meth:`_Labeller.candidates`). ``playout`` says who plays the deciding
+    seat's later moves in the play-outs: the ``heuristic`` bot or the ``network`` (``net``)."""
+    if playout not in PLAYOUTS:
+        raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
+    if playout == "network" and net is None:
+        raise ValueError("playout='network' needs a net")
     mix = [rules] if isinstance(rules, Rules) else list(rules)
-    labeller = _Labeller(seed=seed, top=top, others=others, epsilon=epsilon)
+    own = net if playout == "network" else None
+    labeller = _Labeller(seed=seed, top=top, others=others, epsilon=epsilon, playout_net=own)
     rng = labeller.rng
     for _ in range(games):
         game_rules = mix[rng.randrange(len(mix))] if len(mix) > 1 else mix[0]

@@ -84,7 +84,7 @@ from tienlen.players.toolkit import play_out
 from tienlen.rules import RULESETS, Rules
 
 from . import deal, new_rng, resolve_rules, returns
-from .labels import Labels, label_games
+from .labels import PLAYOUTS, Labels, label_games
 
 __all__ = ["METHODS", "TrainConfig", "Trainer", "loss_and_grads", "rules_mix", "train"]
 
@@ -146,10 +146,18 @@ class TrainConfig:
     """``rollouts``: labelled decisions kept for the updates."""
     passes: float = 2.0
     """``rollouts``: each round draws this many times its new decisions from the buffer."""
+    playout: str = "heuristic"
+    """``rollouts``: who plays the deciding seat's later moves in a label's play-out: the
+    ``heuristic`` bot, or the ``network`` being trained (policy iteration); the other seats
+    are always the ``heuristic``'s."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        if self.playout not in PLAYOUTS:
+            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
+        if self.playout != "heuristic" and self.method != "rollouts":
+            raise ValueError(f"playout {self.playout!r} is for the rollouts method only")
         if self.method == "rollouts" and set(self.opponents) - {"heuristic"}:
             raise ValueError(
                 "the rollouts method plays the heuristic bot and the network only, not "
@@ -213,6 +221,7 @@ class _Job:
     candidates: int | None = None
     top: int = 3
     others: int = 0
+    playout: str = "heuristic"
 
 
 def _play_game(
@@ -294,6 +303,7 @@ def _label(job: _Job) -> Labels:
         epsilon=job.epsilon,
         net=_net(job.members),
         net_share=share,
+        playout=job.playout,
     )
 
 
@@ -489,6 +499,7 @@ class Trainer:
                 cfg.candidates,
                 cfg.top,
                 cfg.others,
+                cfg.playout,
             )
             for _ in range(cfg.workers)
         ]
