@@ -125,7 +125,9 @@ def wait_turn_or_end(page: Page) -> str:
 def take_turn(page: Page) -> None:
     """Ask for a hint, then play what it selected (or pass), by clicking."""
     version = int(page.locator(".table-page").get_attribute("data-version") or 0)
-    page.locator("#note").evaluate("n => n.textContent = ''")
+    # The page clears a note when this seat moves, so a note now is the hint's answer (text
+    # cleared here by hand could be drawn again by a frame before the answer came).
+    sync_api.expect(page.locator("#note")).to_have_text("")
     page.click("#hint")
     page.wait_for_function("() => document.querySelector('#note')?.textContent")
     if page.locator(".hand .card.selected").count():

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from serverkit import LiveServer, server_settings
+from serverkit import LiveServer, server_settings, until
 from test_web import WAIT, Player, sync_api
 from test_web import browser as browser  # a fixture, shared
 
@@ -53,16 +53,22 @@ def play_now(p: Player, *, level: str = "easy", preset: str = "standard") -> Non
 
 
 def inside(page: Any, selector: str) -> None:
-    """Every element of ``selector`` lies wholly inside the viewport (measured at once)."""
-    size = page.viewport_size
-    boxes = page.locator(selector).evaluate_all(
-        "els => els.map(e => { const r = e.getBoundingClientRect();"
-        " return [r.left, r.top, r.right, r.bottom]; })"
-    )
-    assert boxes, selector
-    for left, top, right, bottom in boxes:
-        assert left >= -1 and top >= -1, (selector, left, top)
-        assert right <= size["width"] + 1 and bottom <= size["height"] + 1, (selector, size)
+    """Every element of ``selector`` is drawn and lies wholly inside the viewport, waited for
+    (bounded): a frame that arrives between the turn's check and this one redraws the table,
+    and the check must not land between two draws."""
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+
+    def fits() -> bool:
+        boxes = page.locator(selector).evaluate_all(
+            "els => els.map(e => { const r = e.getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; })"
+        )
+        return bool(boxes) and all(
+            left >= -1 and top >= -1 and right <= width + 1 and bottom <= height + 1
+            for left, top, right, bottom in boxes
+        )
+
+    until(fits, f"every {selector} drawn inside the {width}x{height} screen")
 
 
 def press(locator: Any) -> None:
@@ -387,6 +393,37 @@ def test_the_state_reducer_takes_the_chop_from_the_server(browser: Any, server: 
         assert {"kind": "sound", "sound": "chop"} in got["effects"]
         assert got["after"] == got["banner"]  # the banner stays until the page drops it
         assert {"kind": "sound", "sound": "chop"} not in got["plainEffects"]
+    finally:
+        an.close()
+
+
+def test_a_hint_note_lasts_until_the_seat_moves(browser: Any, server: LiveServer) -> None:
+    """A hint is about one turn: other seats' moves leave its note, this seat's move ends it
+    (a stale "Hint: pair of 5s" stayed on screen after the pair was played)."""
+    an = Player(browser, server, "An")
+    try:
+        an.page.goto(an.base + "/rules")
+        got = an.page.evaluate(
+            """async () => {
+              const s = await import('/static/js/tablestate.js');
+              const seats = [0, 1, 2, 3].map((i) => ({seat: i, name: 'P' + i, player: 'p' + i}));
+              const table = {seats, status: 'playing'};
+              let st = s.initialState('p1');
+              st = s.reduce(st, {type: 'state', version: 3, table});
+              st = s.reduce(st, {type: 'hint', cards: ['5c', '5h'], kind: 'pair', why: 'w'});
+              const hinted = st.note;
+              st = s.reduce(st, {type: 'event', version: 4, more: false,
+                event: {kind: 'pass', seat: 0}});
+              const afterOther = st.note;
+              st = s.reduce(st, {type: 'event', version: 5, more: false,
+                event: {kind: 'play', seat: 1, cards: ['5c', '5h']}});
+              return {hinted, afterOther, afterOwn: st.note, seat: st.seat};
+            }"""
+        )
+        assert got["seat"] == 1
+        assert got["hinted"]["key"] == "note.hint" and got["hinted"]["cards"] == ["5c", "5h"]
+        assert got["afterOther"] == got["hinted"]
+        assert got["afterOwn"] is None
     finally:
         an.close()
 
