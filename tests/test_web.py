@@ -850,7 +850,7 @@ def test_keyboard_only_play_drag_chat_and_a_dom_without_hidden_cards(players: An
     # The rest of the game: H asks for a hint (it selects), P plays it, X passes.
     while wait_turn_or_end(page) == "turn":
         version = int(page.locator(".table-page").get_attribute("data-version") or 0)
-        page.locator("#note").evaluate("n => n.textContent = ''")
+        sync_api.expect(page.locator("#note")).to_have_text("")  # cleared by the last move
         page.keyboard.press("h")
         page.wait_for_function("() => document.querySelector('#note')?.textContent")
         page.keyboard.press("p" if page.locator(".hand .card.selected").count() else "x")

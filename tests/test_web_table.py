@@ -100,7 +100,7 @@ def wait_turn_or_end(page: Any) -> str:
 def tap_a_turn(page: Any, lang: str) -> None:
     """Tap cards (the hint's choice, then each card by a tap) and tap Play, or tap Pass."""
     version = int(page.locator(".table-page").get_attribute("data-version") or 0)
-    page.locator("#note").evaluate("n => n.textContent = ''")
+    sync_api.expect(page.locator("#note")).to_have_text("")  # cleared by the last move
     press(page.locator("#hint"))
     page.wait_for_function("() => document.querySelector('#note')?.textContent")
     chosen = page.locator(".hand .card.selected").evaluate_all("bs => bs.map(b => b.dataset.card)")
