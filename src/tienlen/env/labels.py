@@ -50,10 +50,17 @@ from tienlen.rules import Rules
 
 from . import deal
 
-__all__ = ["PLAYOUTS", "Labels", "label_games"]
+__all__ = ["PLAYOUTS", "Labels", "check_playout", "label_games"]
 
 #: Who plays the deciding seat's later moves in a label's play-out.
 PLAYOUTS = ("heuristic", "network")
+
+
+def check_playout(playout: str) -> None:
+    """Raise :class:`ValueError`, quoting ``playout``, unless it is one of :data:`PLAYOUTS`."""
+    if playout not in PLAYOUTS:
+        raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
+
 
 FloatArray = npt.NDArray[np.float32]
 #: The move feature that is 1 for a move that empties the hand.
@@ -213,8 +220,7 @@ def label_games(
     ``heuristic`` bot's best ``top``, the pass, the network's choice and ``others`` random
     legal moves (:meth:`_Labeller.candidates`). ``playout`` says who plays the deciding
     seat's later moves in the play-outs: the ``heuristic`` bot or the ``network`` (``net``)."""
-    if playout not in PLAYOUTS:
-        raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {playout!r}")
+    check_playout(playout)
     if playout == "network" and net is None:
         raise ValueError("playout='network' needs a net")
     mix = [rules] if isinstance(rules, Rules) else list(rules)

@@ -84,7 +84,7 @@ from tienlen.players.toolkit import play_out
 from tienlen.rules import RULESETS, Rules
 
 from . import deal, new_rng, resolve_rules, returns
-from .labels import PLAYOUTS, Labels, label_games
+from .labels import Labels, check_playout, label_games
 
 __all__ = ["METHODS", "TrainConfig", "Trainer", "loss_and_grads", "rules_mix", "train"]
 
@@ -154,8 +154,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        if self.playout not in PLAYOUTS:
-            raise ValueError(f"playout must be one of {', '.join(PLAYOUTS)}, not {self.playout!r}")
+        check_playout(self.playout)
         if self.playout != "heuristic" and self.method != "rollouts":
             raise ValueError(f"playout {self.playout!r} is for the rollouts method only")
         if self.method == "rollouts" and set(self.opponents) - {"heuristic"}:

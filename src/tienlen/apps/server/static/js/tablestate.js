@@ -149,7 +149,7 @@ const HANDLERS = {
       else if (!next.table || next.table.status === "waiting") next = withView(next, null);
       if (ACTIONS.has(msg.event.kind)) next.error = null;
       // A hint (or any note) is about a turn: this seat's own move ends it.
-      if (ACTIONS.has(msg.event.kind) && msg.event.seat === next.seat && next.seat !== null) next.note = null;
+      if (ACTIONS.has(msg.event.kind) && msg.event.seat === next.seat) next.note = null;
       const v = next.view;
       const mineNow = v && v.turn === next.seat && v.legal && v.phase !== "over";
       const mineBefore = before && before.turn === next.seat && before.legal;
