@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 from serverkit import Client, LiveServer, server_settings  # noqa: E402
 
@@ -85,7 +85,7 @@ def main() -> None:
             page.click("#start")
             for _ in range(3):  # a few plays in, with a selection showing its legal plays
                 my_turn(page)
-                page.locator("#note").evaluate("n => n.textContent = ''")
+                expect(page.locator("#note")).to_have_text("")  # cleared by the last move
                 page.click("#hint")
                 page.wait_for_function("() => document.querySelector('#note')?.textContent")
                 # The hint's note can show before its selection enables Play: wait for both.
