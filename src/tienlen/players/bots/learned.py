@@ -18,6 +18,7 @@ loads another checkpoint for every rule set.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from importlib import resources
@@ -30,6 +31,7 @@ import numpy.typing as npt
 from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
+from tienlen.players.bots.endgame import forcing_counts, in_endgame
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.encoding import (
     MOVE_DIM,
@@ -304,22 +306,30 @@ def _check(params: dict[str, FloatArray]) -> None:
 
 
 class LearnedBot:
-    """Plays the legal move the network values most (deterministic: ``seed`` is unused).
+    """Plays the legal move the network values most (deterministic without ``endgame``).
     ``weights``: a checkpoint path, played on every rule set (default: the shipped weights,
     and a specialist's on its rules: :meth:`QNet.shipped`). ``candidates``: choose
     only among the ``heuristic`` bot's best this many moves and the pass (default
-    :data:`CANDIDATES`; ``None``: among all legal moves)."""
+    :data:`CANDIDATES`; ``None``: among all legal moves). ``endgame``: near the end of a
+    game, solve this many deals of the unseen cards with open hands and play a choice that
+    forces going out in the most of them (:mod:`.endgame`; 0, the default: the network
+    alone); ``seed`` seeds those deals."""
 
     def __init__(
         self,
         *,
         weights: str | Path | QNet | None = None,
         candidates: int | None = CANDIDATES,
+        endgame: int = 0,
         seed: int | None = None,
         name: str = "learned",
     ) -> None:
+        if isinstance(endgame, bool) or not isinstance(endgame, int) or endgame < 0:
+            raise ValueError(f"endgame is a number of deals, 0 or more, not {endgame!r}")
         self.name = name
         self.candidates = candidates
+        self.endgame = endgame
+        self._rng = random.Random(seed)
         # None: the shipped weights, chosen for each game's rules (a specialist's or not)
         self._weights = weights if isinstance(weights, QNet | None) else _checkpoint(weights)
 
@@ -337,7 +347,15 @@ class LearnedBot:
             return HeuristicBot().ranked(obs, legal)[0].move
         features = move_features(obs, legal)
         net = self.net_for(obs.rules)
-        return legal[net.best(state_features(obs), features, self.candidates)]
+        state = state_features(obs)
+        if self.endgame and in_endgame(obs):
+            forcing = forcing_counts(obs, legal, self._rng, samples=self.endgame)
+            if forcing is not None and max(forcing):
+                most = max(forcing)
+                values = net.values(state, features)
+                rows = [i for i, n in enumerate(forcing) if n == most]
+                return legal[max(rows, key=lambda i: float(values[i]))]
+        return legal[net.best(state, features, self.candidates)]
 
 
 @cache
