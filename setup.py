@@ -13,7 +13,8 @@ from setuptools import setup
 
 # The modules on the engine's hot path (move generation and play, the record a game keeps
 # its state in (packed), with the card debts and the exchanges (mutual trading, San Jose)
-# that the record carries). The rest of the core
+# that the record carries), and the open-hands solver, which the analysis and the learned
+# bot's endgame run for thousands of positions a decision. The rest of the core
 # (rules validation, records, descriptions) stays interpreted: it is not hot, and parts of it
 # inspect dataclass annotations or subclass ``str``, which compiled classes do not support.
 COMPILED_MODULES = [
@@ -26,6 +27,7 @@ COMPILED_MODULES = [
     "src/tienlen/packed.py",
     "src/tienlen/patterns.py",
     "src/tienlen/play.py",
+    "src/tienlen/analysis/solver.py",
 ]
 
 ext_modules = []

@@ -2,8 +2,10 @@
 
 Prints
 
-- the median and 90th-percentile decision time of ``greedy``, ``heuristic`` and ``learned``
-  over every non-forced decision of seeded self-play games (``standard``, four players);
+- the median, 90th and 99th-percentile and longest decision time of ``greedy``,
+  ``heuristic``, ``learned`` and ``learned:endgame=8`` (the network with the open-hands
+  endgame) over every non-forced decision of seeded self-play games (``standard``, four
+  players), and for the last also over the decisions its endgame solved;
 - ``ismcts`` iterations per second at a fixed time budget, on the same kind of positions;
 - the arena's time per game for ``greedy`` self-play (duplicate deals, one process).
 
@@ -21,26 +23,46 @@ from tienlen import Game, Move, Rules
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget
+from tienlen.players.bots.endgame import in_endgame
 from tienlen.players.bots.ismcts import IsmctsBot
-from tienlen.players.registry import make_bot
+from tienlen.players.registry import make_bot, parse_spec
 from tienlen.players.toolkit import play_out
 
 
-def decision_times(name: str, games: int, rules: Rules) -> list[float]:
-    """Seconds per decision of bot ``name`` playing every seat of ``games`` deals."""
-    bot = make_bot(name, seed=1)
-    times = []
+def decision_times(spec: str, games: int, rules: Rules) -> tuple[list[float], list[float]]:
+    """Seconds per decision of bot ``spec`` (a registry spec) playing every seat of
+    ``games`` deals: every decision's, and those of decisions in the endgame the
+    ``learned`` bot solves (:func:`~tienlen.players.bots.endgame.in_endgame`)."""
+    name, options = parse_spec(spec)
+    bot = make_bot(name, seed=1, **options)
+    times: list[float] = []
+    endgame: list[float] = []
 
     def timed(game: Game, legal: Sequence[Move]) -> Move:
         obs = observe(game, game.turn)
         start = time.perf_counter()
         move = bot.choose(obs, legal, Budget())
         times.append(time.perf_counter() - start)
+        if in_endgame(obs):
+            endgame.append(times[-1])
         return move
 
     for seed in range(games):
         play_out(Game(rules, seed=seed), timed)
-    return times
+    return times, endgame
+
+
+def _spread(label: str, seconds: list[float]) -> str:
+    t = sorted(seconds)
+    if not t:
+        return f"{label}: none"
+    ms = [
+        x * 1000 for x in (statistics.median(t), t[int(len(t) * 0.9)], t[int(len(t) * 0.99)], t[-1])
+    ]
+    return (
+        f"{label}: median {ms[0]:.3f} ms, p90 {ms[1]:.3f} ms, p99 {ms[2]:.1f} ms, "
+        f"max {ms[3]:.1f} ms ({len(t)} decisions)"
+    )
 
 
 def ismcts_rate(budget_ms: float, positions: int, rules: Rules) -> tuple[float, float]:
@@ -76,17 +98,20 @@ def ismcts_rate(budget_ms: float, positions: int, rules: Rules) -> tuple[float, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="self-play deals for timings")
+    parser.add_argument(
+        "--endgame-games", type=int, default=40, help="self-play deals for learned:endgame=8"
+    )
     parser.add_argument("--arena-games", type=int, default=2000, help="greedy self-play games")
     parser.add_argument("--positions", type=int, default=60, help="ismcts positions")
     args = parser.parse_args()
     rules = Rules.preset("standard")
 
-    for name in ("greedy", "heuristic", "learned"):
-        t = sorted(decision_times(name, args.games, rules))
-        median = statistics.median(t) * 1000
-        p90 = t[int(len(t) * 0.9)] * 1000
-        n = len(t)
-        print(f"{name:<10} decision time: median {median:.3f} ms, p90 {p90:.3f} ms ({n} decisions)")
+    for spec in ("greedy", "heuristic", "learned", "learned:endgame=8"):
+        games = args.endgame_games if "endgame" in spec else args.games
+        every, endgame = decision_times(spec, games, rules)
+        print(_spread(f"{spec} decision time", every))
+        if "endgame" in spec:
+            print(_spread(f"{spec} in its endgame", endgame))
     for ms in (25, 100):
         rate, count = ismcts_rate(ms, args.positions, rules)
         print(f"ismcts     at {ms} ms/move: median {rate:,.0f} iterations/s, {count:.0f} per move")
