@@ -77,11 +77,11 @@ LEVELS: dict[str, Level] = {
         ),
         Level(
             "expert",
-            "learned",
+            "learned:endgame=8",
             {"en": "Expert", "vi": "Cao thủ"},
             {
-                "en": "a network trained on millions of decisions picks its move",
-                "vi": "mạng đã học từ hàng triệu nước đi chọn nước đánh",
+                "en": "a trained network picks its move and solves the endgame",
+                "vi": "mạng đã học chọn nước đánh, cuối ván tính chính xác",
             },
         ),
     )

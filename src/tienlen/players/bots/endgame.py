@@ -31,7 +31,7 @@ from tienlen.players.bots.ismcts import Determinizer
 __all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_counts", "in_endgame"]
 
 #: The most cards in hand, all seats together, of a position the endgame solves.
-ENDGAME_CARDS = 24
+ENDGAME_CARDS = 30
 #: The solver's node budget for one deal (some 0.1 s of CPU on the compiled engine).
 ENDGAME_NODES = 10_000
 
