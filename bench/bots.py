@@ -60,8 +60,8 @@ def _spread(label: str, seconds: list[float]) -> str:
         x * 1000 for x in (statistics.median(t), t[int(len(t) * 0.9)], t[int(len(t) * 0.99)], t[-1])
     ]
     return (
-        f"{label}: median {ms[0]:.3f} ms, p90 {ms[1]:.3f} ms, p99 {ms[2]:.1f} ms, "
-        f"max {ms[3]:.1f} ms ({len(t)} decisions)"
+        f"{label}: median {ms[0]:.3f} ms, p90 {ms[1]:.3f} ms, p99 {ms[2]:.2f} ms, "
+        f"max {ms[3]:.2f} ms ({len(t)} decisions)"
     )
 
 
