@@ -27,7 +27,7 @@ COMPILED_MODULES = [
     "src/tienlen/packed.py",
     "src/tienlen/patterns.py",
     "src/tienlen/play.py",
-    "src/tienlen/analysis/solver.py",
+    "src/tienlen/solver.py",
 ]
 
 ext_modules = []

@@ -187,7 +187,7 @@ def _table(pairs: list[tuple[float, bool]], what: str, started: float) -> None:
 def solver(args: argparse.Namespace) -> None:
     """The solver on positions of self-played games with a given number of cards in hand
     in all (the first position of each game at or under it): time and share too large."""
-    from tienlen.analysis.solver import Solver, TooLargeError
+    from tienlen.solver import Solver, TooLargeError
 
     print("| cards in hand | positions | solved | median s | max s | too large | s to say so |")
     print("|---|---|---|---|---|---|---|")

@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from rich.progress import track
 
 from tienlen import Game, Rules
-from tienlen.analysis.solver import Solver, TooLargeError
 from tienlen.combos import Choice, Move
 from tienlen.observation import observe
 from tienlen.players.arena import deal_seed
 from tienlen.players.base import Budget, Player
 from tienlen.players.registry import make_bot, parse_spec
 from tienlen.players.toolkit import play_out
+from tienlen.solver import Solver, TooLargeError
 
 
 def one_game(

@@ -21,13 +21,13 @@ from rich.progress import MofNCompleteColumn, Progress
 
 from tienlen import Game
 from tienlen.analysis.puzzles import Puzzle, puzzles_of_record
-from tienlen.analysis.solver import Solver
 from tienlen.match_record import read_games
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.registry import make_bot
 from tienlen.players.toolkit import play_out
 from tienlen.record import GameRecord
+from tienlen.solver import Solver
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "tienlen" / "analysis" / "puzzles.json"
 

@@ -21,8 +21,8 @@ from tienlen.match_record import read_games
 from tienlen.observation import observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.analysis import planner
+from tienlen.players.bots.determinize import Determinizer
 from tienlen.players.bots.heuristic import HeuristicBot
-from tienlen.players.bots.ismcts import Determinizer
 from tienlen.players.toolkit import play_out
 from tienlen.record import GameRecord, apply_action
 from tienlen.scoring import outcome_of, score_outcome

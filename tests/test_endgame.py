@@ -7,13 +7,13 @@ import pytest
 pytest.importorskip("numpy", reason="the learned bot needs numpy (the apps extra)")
 
 from tienlen import Game, Rules
-from tienlen.analysis.solver import solve
 from tienlen.observation import observe
 from tienlen.players.arena import play_game
 from tienlen.players.base import Budget
 from tienlen.players.bots.endgame import ENDGAME_CARDS, in_endgame
 from tienlen.players.bots.learned import LearnedBot
 from tienlen.players.registry import make_bot, parse_spec
+from tienlen.solver import solve
 
 FREE = Budget()
 

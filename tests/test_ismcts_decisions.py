@@ -20,8 +20,9 @@ from tienlen import Game, Rules
 from tienlen.combos import Choice, Move, index
 from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget
+from tienlen.players.bots.determinize import Determinizer
 from tienlen.players.bots.heuristic import HeuristicBot
-from tienlen.players.bots.ismcts import Determinizer, IsmctsBot, PolicyMemo, rollout_heuristic
+from tienlen.players.bots.ismcts import IsmctsBot, PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import play_out
 
 #: The rule sets pinned: (preset, seats). ``double-deck-13`` at 4 seats deals half the two

@@ -47,10 +47,19 @@ def imports_of(path: Path, package: str = "tienlen") -> list[tuple[str, int]]:
 
 def test_the_core_modules_are_found() -> None:
     names = {p.stem for p in CORE}
-    assert {"cards", "patterns", "rules", "combos", "movegen", "game", "observation"} <= names
+    assert {
+        "cards",
+        "patterns",
+        "rules",
+        "combos",
+        "movegen",
+        "game",
+        "observation",
+        "solver",
+    } <= names
     assert (PACKAGE / "players").is_dir() and (PACKAGE / "apps").is_dir()
     assert (PACKAGE / "env").is_dir() and len(PLAYERS) > 5
-    assert (PACKAGE / "analysis" / "solver.py") in ANALYSIS
+    assert (PACKAGE / "analysis" / "decisions.py") in ANALYSIS
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)

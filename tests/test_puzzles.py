@@ -10,9 +10,9 @@ import pytest
 
 from tienlen import Game
 from tienlen.analysis.puzzles import Puzzle, elo_update, find_puzzle, starter_set
-from tienlen.analysis.solver import Solver
 from tienlen.apps.cli import main
 from tienlen.combos import format_move
+from tienlen.solver import Solver
 
 
 def test_every_shipped_puzzle_has_exactly_one_winning_choice_and_a_line_that_wins() -> None:

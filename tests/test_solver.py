@@ -9,8 +9,8 @@ import random
 import pytest
 
 from tienlen import Game, Rules
-from tienlen.analysis.solver import Solver, TooLargeError, first_out, forced_winner, solve
 from tienlen.cards import bits_of_mask, cards_of_mask, deck_mask
+from tienlen.solver import Solver, TooLargeError, first_out, forced_winner, solve
 
 
 def brute_force(game: Game, seat: int, out: int) -> bool:

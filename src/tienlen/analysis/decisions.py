@@ -11,7 +11,7 @@ sampled deals with its standard error:
   (:func:`tienlen.scoring.score_outcome`).
 
 A sample deals the cards the seat has not seen to the other seats
-(:class:`~tienlen.players.bots.ismcts.Determinizer` with ``tidy``: of :data:`GUESSES` random
+(:class:`~tienlen.players.bots.determinize.Determinizer` with ``tidy``: of :data:`GUESSES` random
 deals in the known card counts, the one whose other hands are the cheapest to play out:
 players keep tidy hands, and random deals, which give the opponents untidy ones, made the
 values too high, docs/bots.md),
@@ -51,14 +51,14 @@ from tienlen.combos import PASS, Choice, Give, RulesIndex, format_move, index
 from tienlen.exchanges import MutualTrading, SanJoseExchange, subsets
 from tienlen.game import Game
 from tienlen.observation import Observation
+from tienlen.players.bots.determinize import Determinizer
 from tienlen.players.bots.heuristic import accepts_trade, rank_gives, rank_swaps
-from tienlen.players.bots.ismcts import Determinizer, PolicyMemo, rollout_heuristic
+from tienlen.players.bots.ismcts import PolicyMemo, rollout_heuristic
 from tienlen.players.toolkit import placeholder_hands, unseen_mask
 from tienlen.position import Action
 from tienlen.rules import Rules
 from tienlen.scoring import outcome_of, score_outcome
-
-from .solver import EXACT_NODES, Solver, exact_choices
+from tienlen.solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "DEFAULT_SAMPLES",

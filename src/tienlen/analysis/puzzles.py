@@ -3,7 +3,7 @@
 A puzzle is a position of the play phase, every hand known, where the seat to act can force
 going out next (first, or with two seats left, ahead of the other) by exactly one of its
 legal choices, cannot do it by going out at once, and has at least one other choice. The
-open-hands solver (:mod:`.solver`) finds and checks them. Its *depth* is how many plays the
+open-hands solver (:mod:`tienlen.solver`) finds and checks them. Its *depth* is how many plays the
 solver's winning line gives the seat, the winning one included: the deeper, the harder
 (``easy`` 2, ``medium`` 3, ``hard`` 4 or more).
 
@@ -27,8 +27,7 @@ from tienlen.combos import format_move, parse_move
 from tienlen.game import Game
 from tienlen.record import GameRecord, apply_action
 from tienlen.rules import Rules
-
-from .solver import Solver, TooLargeError
+from tienlen.solver import Solver, TooLargeError
 
 __all__ = [
     "PUZZLE_FILE",

@@ -39,6 +39,7 @@ from tienlen.game import Game
 from tienlen.observation import observe
 from tienlen.position import Action
 from tienlen.record import GameRecord, RecordedAction, apply_action
+from tienlen.solver import EXACT_NODES, Solver, exact_choices
 
 from .decisions import (
     DEFAULT_SAMPLES,
@@ -51,7 +52,6 @@ from .decisions import (
     format_option,
     options_of,
 )
-from .solver import EXACT_NODES, Solver, exact_choices
 
 __all__ = [
     "LABELS",

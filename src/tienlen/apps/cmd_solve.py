@@ -7,10 +7,10 @@ import json
 import time
 from typing import Any
 
-from tienlen.analysis.solver import DEFAULT_NODES, Solution, Solver
 from tienlen.combos import Move, format_move
 from tienlen.game import Game
 from tienlen.position import parse_position
+from tienlen.solver import DEFAULT_NODES, Solution, Solver
 
 from .argtypes import at_least_one
 from .files import rules_arg

@@ -4,9 +4,9 @@ Near the end of a game a network's estimate can miss a line that forces going ou
 there the game is small enough to solve. Where the seat's stake is still open (nobody is
 out, so the stake is the win; or two seats are left, so it is not being last) and at most
 :data:`ENDGAME_CARDS` cards are in hand in all, :func:`forcing_counts` deals the unseen
-cards ``samples`` times as the search bot does (:class:`~.ismcts.Determinizer`: from the
+cards ``samples`` times as the search bot does (:class:`~.determinize.Determinizer`: from the
 observation only, preferring deals that explain the opponents' recent plays) and asks the
-open-hands solver (:mod:`tienlen.analysis.solver`) in each deal which of the seat's choices
+open-hands solver (:mod:`tienlen.solver`) in each deal which of the seat's choices
 still force it out next whatever the others play. The bot then plays a choice that forces
 it in the most deals (docs/bots.md measures what this gives).
 
@@ -22,11 +22,11 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from tienlen.analysis.solver import Solver, TooLargeError
 from tienlen.combos import Choice, Move
 from tienlen.game import Game
 from tienlen.observation import Observation
-from tienlen.players.bots.ismcts import Determinizer
+from tienlen.players.bots.determinize import Determinizer
+from tienlen.solver import Solver, TooLargeError
 
 __all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_counts", "in_endgame"]
 
