@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 pytest.importorskip("numpy", reason="the learned bot needs numpy (the apps extra)")
@@ -10,7 +12,7 @@ from tienlen import Game, Rules
 from tienlen.observation import observe
 from tienlen.players.arena import play_game
 from tienlen.players.base import Budget
-from tienlen.players.bots.endgame import ENDGAME_CARDS, in_endgame
+from tienlen.players.bots.endgame import ENDGAME_CARDS, forcing_counts, in_endgame
 from tienlen.players.bots.learned import LearnedBot
 from tienlen.players.registry import make_bot, parse_spec
 from tienlen.solver import solve
@@ -34,11 +36,16 @@ def choice(bot: LearnedBot, game: Game) -> str:
     return str(bot.choose(observe(game, game.turn), game.legal_plays(), FREE))
 
 
-def test_the_endgame_plays_a_choice_that_forces_the_stake() -> None:
+def replay() -> Game:
     game = Game("standard", seed=88)
     for move in HISTORY.split("|"):
         game.play(move)
     assert game.position.format() == LAST_TWO
+    return game
+
+
+def test_the_endgame_plays_a_choice_that_forces_the_stake() -> None:
+    game = replay()
     winning = {str(m) for m in solve(game, 0).winning}
     assert winning == {"pass"}  # the 2s are worth more kept for the end
     for seed in range(3):
@@ -46,10 +53,14 @@ def test_the_endgame_plays_a_choice_that_forces_the_stake() -> None:
 
 
 def test_where_nothing_forces_the_network_decides() -> None:
-    # seat 0 leads with 3♣ 4♦ against a lone 2♥: whatever it leads, the 2 goes out first
-    game = Game.from_position("3c4d/-/-/2h 0 0 - - - 12", rules="standard")
-    assert not solve(game, 0).wins
-    assert in_endgame(observe(game, 0))
+    # The same game after the network's pair of 2s and seat 1's pass: seat 0 leads 7♣ 7♥ J♥
+    # against 8♠ 8♣ J♠ K♥ A♥, and every deal (the real one) says no lead forces it out first.
+    game = replay()
+    game.play("2♠ 2♥")
+    game.play("pass")
+    obs, legal = observe(game, 0), game.legal_plays()
+    assert in_endgame(obs) and not solve(game, 0).wins
+    assert forcing_counts(obs, legal, random.Random(1), samples=8) == [0] * len(legal)
     assert choice(LearnedBot(endgame=8, seed=1), game) == choice(LearnedBot(), game)
 
 

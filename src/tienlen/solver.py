@@ -42,6 +42,7 @@ __all__ = [
     "exact_choices",
     "first_out",
     "forced_winner",
+    "next_out_is_the_stake",
     "solve",
 ]
 
@@ -198,16 +199,21 @@ def solve(game: Game, seat: int | None = None, *, nodes: int = DEFAULT_NODES) ->
     return Solver(nodes=nodes).solve(game, seat)
 
 
+def next_out_is_the_stake(cards_in_hand: Sequence[int]) -> bool:
+    """Whether the solver's question, who can force going out next, is what a seat in play
+    has at stake, given every seat's cards in hand: nobody is out yet (going out next is the
+    win) or two seats are left (it is not being last)."""
+    left = sum(1 for count in cards_in_hand if count)
+    return left == len(cards_in_hand) or left == 2
+
+
 def exact_choices(game: Game, seat: int, *, solver: Solver) -> dict[int, bool] | None:
     """Where the solver's question is ``seat``'s stake (nobody is out, or two seats are
     left) and ``game`` holds at most :data:`EXACT_CARDS` cards in hand: for each choice of
     the seat to act (by its card mask), whether ``seat`` can force its stake after it.
     ``None`` elsewhere, or where the search runs past ``solver``'s budget."""
-    n = game.rules.players
-    left = [s for s in range(n) if game.cards_left(s)]
-    if game.finish_order and len(left) != 2:
-        return None
-    if sum(game.cards_left(s) for s in left) > EXACT_CARDS:
+    in_hand = [game.cards_left(s) for s in range(game.rules.players)]
+    if not next_out_is_the_stake(in_hand) or sum(in_hand) > EXACT_CARDS:
         return None
     try:
         solution = solver.solve(game, seat)

@@ -26,7 +26,7 @@ from tienlen.combos import Choice, Move
 from tienlen.game import Game
 from tienlen.observation import Observation
 from tienlen.players.bots.determinize import Determinizer
-from tienlen.solver import Solver, TooLargeError
+from tienlen.solver import Solver, TooLargeError, next_out_is_the_stake
 
 __all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_counts", "in_endgame"]
 
@@ -44,8 +44,7 @@ def in_endgame(obs: Observation, *, cards: int = ENDGAME_CARDS) -> bool:
     if obs.phase != "play" or obs.pending_trade is not None:
         return False
     counts = obs.tracked_counts()
-    left = sum(1 for c in counts if c)
-    return (left == len(counts) or left == 2) and sum(counts) <= cards
+    return next_out_is_the_stake(counts) and sum(counts) <= cards
 
 
 def forcing_counts(
