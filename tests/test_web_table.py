@@ -399,7 +399,8 @@ def test_the_state_reducer_takes_the_chop_from_the_server(browser: Any, server: 
 
 def test_a_hint_note_lasts_until_the_seat_moves(browser: Any, server: LiveServer) -> None:
     """A hint is about one turn: other seats' moves leave its note, this seat's move ends it
-    (a stale "Hint: pair of 5s" stayed on screen after the pair was played)."""
+    (a stale "Hint: pair of 5s" stayed on screen after the pair was played), also where more
+    events follow in its batch, and a new deal ends it."""
     an = Player(browser, server, "An")
     try:
         an.page.goto(an.base + "/rules")
@@ -417,13 +418,31 @@ def test_a_hint_note_lasts_until_the_seat_moves(browser: Any, server: LiveServer
               const afterOther = st.note;
               st = s.reduce(st, {type: 'event', version: 5, more: false,
                 event: {kind: 'play', seat: 1, cards: ['5c', '5h']}});
-              return {hinted, afterOther, afterOwn: st.note, seat: st.seat};
+              const afterOwn = st.note;
+              // The seat's last cards: its play comes first in a batch, the game's end and the
+              // next deal after it (the note stayed on into the next game).
+              st = s.reduce(st, {type: 'hint', cards: ['10c', '10d'], kind: 'pair', why: 'w'});
+              const hintedAgain = st.note;
+              st = s.reduce(st, {type: 'event', version: 6, more: true,
+                event: {kind: 'play', seat: 1, cards: ['10c', '10d']}});
+              st = s.reduce(st, {type: 'event', version: 7, more: false,
+                event: {kind: 'game_over', game: 1, finish_order: [1, 0, 2, 3]}});
+              const afterOut = st.note;
+              st = s.reduce(st, {type: 'hint', cards: [], kind: null, why: null});
+              const passHint = st.note;
+              st = s.reduce(st, {type: 'event', version: 8, more: false, event: {kind: 'deal'}});
+              return {hinted, afterOther, afterOwn, hintedAgain, afterOut, passHint,
+                      afterDeal: st.note, seat: st.seat};
             }"""
         )
         assert got["seat"] == 1
         assert got["hinted"]["key"] == "note.hint" and got["hinted"]["cards"] == ["5c", "5h"]
         assert got["afterOther"] == got["hinted"]
         assert got["afterOwn"] is None
+        assert got["hintedAgain"]["cards"] == ["10c", "10d"]
+        assert got["afterOut"] is None
+        assert got["passHint"] == {"key": "note.hintpass"}
+        assert got["afterDeal"] is None
     finally:
         an.close()
 

@@ -109,7 +109,7 @@ function onEvent(st, e) {
       };
     }
     case "deal":
-      return { ...next, selected: [], groups: null, order: [], banner: null };
+      return { ...next, selected: [], groups: null, order: [], banner: null, note: null };
     case "offline":
       return { ...next, presence: { ...next.presence, [e.seat]: { until: e.until * 1000 - next.skew } } };
     case "away": case "back": {
@@ -144,12 +144,13 @@ const HANDLERS = {
     }
     const before = next.view;
     next = onEvent(next, msg.event);
+    // A hint (or any note) is about a turn: this seat's own move ends it, even where more
+    // events come in the same batch (a play that ends the game is followed by its end).
+    if (ACTIONS.has(msg.event.kind) && msg.event.seat === next.seat) next.note = null;
     if (!msg.more) {
       if ("view" in msg) next = withView(next, msg.view);
       else if (!next.table || next.table.status === "waiting") next = withView(next, null);
       if (ACTIONS.has(msg.event.kind)) next.error = null;
-      // A hint (or any note) is about a turn: this seat's own move ends it.
-      if (ACTIONS.has(msg.event.kind) && msg.event.seat === next.seat) next.note = null;
       const v = next.view;
       const mineNow = v && v.turn === next.seat && v.legal && v.phase !== "over";
       const mineBefore = before && before.turn === next.seat && before.legal;
