@@ -20,6 +20,14 @@ Run::
         --games 120 --seed 2 --out suited_h2h.jsonl --ahead 0,1
     python bench/arena_deals.py --report suited_h2h.jsonl --ahead 0,1   # the figures of a file
     python bench/arena_deals.py --report new.jsonl --versus old.jsonl     # entry 0, paired by deal
+
+A run split over processes: ``--shard 1/2`` plays deals 0, 2, 4, ... and ``--shard 2/2``
+deals 1, 3, 5, ..., each into its own file (the same header); ``--report`` and ``--versus``
+take several files and read them as one run::
+
+    python bench/arena_deals.py --bots ... --games 300 --seed 2 --shard 1/2 --out a.jsonl &
+    python bench/arena_deals.py --bots ... --games 300 --seed 2 --shard 2/2 --out b.jsonl
+    python bench/arena_deals.py --report a.jsonl b.jsonl --ahead 0,1
 """
 
 from __future__ import annotations
@@ -91,18 +99,37 @@ def _outcome(row: dict[str, Any]) -> GameOutcome:
     )
 
 
-def read(path: Path) -> tuple[dict[str, Any], list[GameOutcome], float]:
-    """A file's header, its games in deal order and the seconds its deals took."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines:
-        raise ValueError(f"{quote_value(str(path))} is empty: no header line")
-    head = json.loads(lines[0])
+def read(*paths: Path) -> tuple[dict[str, Any], list[GameOutcome], float]:
+    """The files' header, their games in deal order and the seconds their deals took: several
+    files (the shards of one run) must hold the same run and no deal twice."""
+    head: dict[str, Any] | None = None
     outcomes: list[GameOutcome] = []
     seconds = 0.0
-    for line in lines[1:]:
-        deal = json.loads(line)
-        outcomes.extend(_outcome(r) for r in deal["games"])
-        seconds += deal["seconds"]
+    owner: dict[int, Path] = {}
+    for path in paths:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if not lines:
+            raise ValueError(f"{quote_value(str(path))} is empty: no header line")
+        mine = json.loads(lines[0])
+        if head is None:
+            head = mine
+        elif mine != head:
+            raise ValueError(
+                f"{quote_value(str(path))} holds another run ({json.dumps(mine)}) "
+                f"than {quote_value(str(paths[0]))} ({json.dumps(head)})"
+            )
+        for line in lines[1:]:
+            deal = json.loads(line)
+            if deal["deal"] in owner:
+                raise ValueError(
+                    f"deal {deal['deal']} is in both {quote_value(str(owner[deal['deal']]))} "
+                    f"and {quote_value(str(path))}"
+                )
+            owner[deal["deal"]] = path
+            outcomes.extend(_outcome(r) for r in deal["games"])
+            seconds += deal["seconds"]
+    if head is None:
+        raise ValueError("no file to read")
     outcomes.sort(key=lambda o: (o.deal, o.rotation))
     return head, outcomes, seconds
 
@@ -115,11 +142,12 @@ def play(
     games: int,
     seed: int,
     iterations: int | None = None,
+    shard: tuple[int, int] = (1, 1),
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Play the deals of the run that ``path`` does not hold yet, appending each one; the
-    file is created with its header when missing. ``progress(done, total)`` hears of each
-    deal played, in games."""
+    file is created with its header when missing. ``shard=(k, n)``: only every n-th deal,
+    from deal k - 1. ``progress(done, total)`` hears of each deal played, in games."""
     want = header(rules, specs, seed, iterations)
     if path.exists():
         head, outcomes, _ = read(path)
@@ -132,9 +160,12 @@ def play(
     else:
         path.write_text(json.dumps(want) + "\n", encoding="utf-8")
         done = set()
-    deals = -(-games // rules.players)
+    k, n = shard
+    if not 1 <= k <= n:
+        raise ValueError(f"shard {k}/{n}: expected K/N with 1 <= K <= N")
+    deals = len(range(k - 1, -(-games // rules.players), n))
     budget = Budget(iterations=iterations)
-    left = [d for d in range(deals) if d not in done]
+    left = [d for d in range(k - 1, -(-games // rules.players), n) if d not in done]
     if progress is not None:
         progress((deals - len(left)) * rules.players, deals * rules.players)
     for i, d in enumerate(left, start=1):
@@ -174,14 +205,14 @@ def paired(diffs: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def versus(path: Path, other: Path, console: Console) -> None:
-    """Print entry 0 of ``path`` against entry 0 of ``other``, paired by deal."""
-    head, outcomes, _ = read(path)
-    head_o, outcomes_o, _ = read(other)
+def versus(paths: Sequence[Path], others: Sequence[Path], console: Console) -> None:
+    """Print entry 0 of the run in ``paths`` against entry 0 of ``others``, paired by deal."""
+    head, outcomes, _ = read(*paths)
+    head_o, outcomes_o, _ = read(*others)
     for key in ("rules", "players", "seed"):
         if head.get(key) != head_o.get(key):
             raise ValueError(
-                f"{quote_value(str(other))} is another run ({key} {head_o.get(key)!r}, "
+                f"{quote_value(str(others[0]))} is another run ({key} {head_o.get(key)!r}, "
                 f"not {head.get(key)!r}): its deals are not these"
             )
     mine, theirs = per_deal(outcomes, 0), per_deal(outcomes_o, 0)
@@ -197,9 +228,9 @@ def versus(path: Path, other: Path, console: Console) -> None:
     )
 
 
-def report(path: Path, pair: tuple[int, int] | None, console: Console) -> None:
-    """Print the arena's tables for the games in ``path`` (and the share ``--ahead`` asks)."""
-    head, outcomes, seconds = read(path)
+def report(paths: Sequence[Path], pair: tuple[int, int] | None, console: Console) -> None:
+    """Print the arena's tables for the games in ``paths`` (and the share ``--ahead`` asks)."""
+    head, outcomes, seconds = read(*paths)
     rules = rules_arg(head["rules"]).for_players(head["players"])
     specs = tuple(head["bots"])
     result = ArenaResult(
@@ -231,6 +262,16 @@ def _pair(text: str) -> tuple[int, int]:
     return a, b
 
 
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N, as 1/2, not {text!r}") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, not {text!r}")
+    return k, n
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(
@@ -250,11 +291,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--iterations", type=int, help="iterations per move for search bots")
     parser.add_argument("--out", type=Path, help="the JSON-lines file to fill (and go on with)")
-    parser.add_argument("--report", type=Path, metavar="FILE", help="only print a file's figures")
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=(1, 1),
+        metavar="K/N",
+        help="play only every N-th deal from deal K-1 (one process's share of a run)",
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="only print the figures of a run's files",
+    )
     parser.add_argument("--ahead", type=_pair, help="A,B: how often entry A finished ahead of B")
     parser.add_argument(
         "--versus",
         type=Path,
+        nargs="+",
         metavar="OTHER",
         help="also compare entry 0 with entry 0 of OTHER (same rules, seats, seed), paired by deal",
     )
@@ -282,12 +337,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             games=args.games,
             seed=args.seed,
             iterations=args.iterations,
+            shard=args.shard,
         ),
         quiet=args.quiet,
     )
-    report(args.out, args.ahead, console)
+    report([args.out], args.ahead, console)
     if args.versus is not None:
-        versus(args.out, args.versus, console)
+        versus([args.out], args.versus, console)
     return 0
 
 

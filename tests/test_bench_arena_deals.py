@@ -95,3 +95,37 @@ def test_paired_is_the_mean_and_its_normal_interval() -> None:
     mean, low, high = paired([1.0, 2.0, 3.0])
     assert mean == 2.0
     assert (low, high) == pytest.approx((2.0 - 1.96 / 3**0.5, 2.0 + 1.96 / 3**0.5))
+
+
+def test_shards_of_a_run_read_together_are_the_whole_run(tmp_path: Path) -> None:
+    """Two processes, each with every other deal, give the games of one process."""
+    rules = Rules.preset("suited")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    play(a, rules, SPECS, games=12, seed=7, shard=(1, 2))
+    play(b, rules, SPECS, games=12, seed=7, shard=(2, 2))
+    assert sorted({o.deal for o in read(a)[1]}) == [0, 2]
+    assert sorted({o.deal for o in read(b)[1]}) == [1]
+    assert read(a, b)[1] == run_arena(rules, SPECS, games=12, seed=7).outcomes
+    with pytest.raises(ValueError, match="deal 0 is in both"):
+        read(a, b, a)
+    other = tmp_path / "other.jsonl"
+    play(other, rules, SPECS, games=4, seed=8)
+    with pytest.raises(ValueError, match="holds another run"):
+        read(a, other)
+    with pytest.raises(ValueError, match="shard 3/2"):
+        play(b, rules, SPECS, games=12, seed=7, shard=(3, 2))
+
+
+def test_the_command_line_reports_shards_as_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--rules", "pagat", "--bots", ",".join(SPECS), "--games", "8", "--seed", "3"]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main([*argv, "--shard", "1/2", "--out", str(a), "--quiet"]) == 0
+    assert main([*argv, "--shard", "2/2", "--out", str(b), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["--report", str(a), str(b), "--ahead", "1,0"]) == 0
+    assert "(" + str(ahead(read(a, b)[1], 1, 0)[0]) + " of 8 games)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([*argv, "--shard", "0/2", "--out", str(a)])
+    assert "expected K/N with 1 <= K <= N, not '0/2'" in capsys.readouterr().err
