@@ -44,7 +44,7 @@ ENGINE_TESTS := tests/test_compiled.py tests/test_cards.py tests/test_codes.py t
 	tests/test_packed.py \
 	tests/test_game.py tests/test_golden.py tests/test_match.py tests/test_movegen_reference.py \
 	tests/test_notation.py tests/test_observation.py tests/test_properties.py tests/test_record.py \
-	tests/test_rules.py tests/test_scoring.py tests/test_solver.py
+	tests/test_rules.py tests/test_scoring.py tests/test_solver.py tests/test_gc_pause.py
 
 .PHONY: play serve test test-fast test-compiled compiled lint bench venv screenshots
 venv: $(STAMP)

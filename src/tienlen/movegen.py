@@ -286,7 +286,10 @@ _SIZES: Final = (
 )
 
 
-@lru_cache(maxsize=65536)
+# 8,192 tables hit as often as 65,536 did in ismcts's games (151,985 misses against 151,132
+# in 444,836 look-ups), and a full cache of 65,536 held some 1.3 million objects that every
+# full garbage collection walks: up to a second each, in the middle of a bot's decision.
+@lru_cache(maxsize=8192)
 def table_for(hand: int, rules: Rules) -> MoveTable:
     """The move table of a hand (cached: search revisits the same hands)."""
     return MoveTable.build(hand, rules)

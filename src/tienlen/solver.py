@@ -30,6 +30,7 @@ from typing import cast
 
 from tienlen.combos import Move
 from tienlen.game import Game
+from tienlen.gc_pause import paused_gc
 from tienlen.position import Action
 
 __all__ = [
@@ -117,17 +118,18 @@ class Solver:
         self._spent = 0
         self._limit = self.nodes
         choices = []
-        try:
-            for move in game.legal_plays():
-                child = game.copy()
-                child.apply_unchecked(move)
-                choices.append((move, self._after(child, target, len(game.finish_order))))
-        except TooLargeError as e:
-            cards = sum(game.cards_left(s) for s in range(n))
-            raise TooLargeError(f"{e} (a position of {cards} cards in hand)") from None
-        verdicts = [won for _, won in choices]
-        wins = any(verdicts) if game.turn == target else all(verdicts)
-        line = self._line(game, target) if wins else ()
+        with paused_gc():  # the search makes no reference cycles
+            try:
+                for move in game.legal_plays():
+                    child = game.copy()
+                    child.apply_unchecked(move)
+                    choices.append((move, self._after(child, target, len(game.finish_order))))
+            except TooLargeError as e:
+                cards = sum(game.cards_left(s) for s in range(n))
+                raise TooLargeError(f"{e} (a position of {cards} cards in hand)") from None
+            verdicts = [won for _, won in choices]
+            wins = any(verdicts) if game.turn == target else all(verdicts)
+            line = self._line(game, target) if wins else ()
         return Solution(target, wins, tuple(choices), line, self._spent)
 
     def _after(self, game: Game, seat: int, out: int) -> bool:

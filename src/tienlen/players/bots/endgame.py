@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from tienlen.combos import Choice, Move
 from tienlen.game import Game
+from tienlen.gc_pause import paused_gc
 from tienlen.observation import Observation
 from tienlen.players.bots.determinize import Determinizer
 from tienlen.solver import Solver, TooLargeError, next_out_is_the_stake
@@ -58,6 +59,16 @@ def forcing_counts(
     """For each of ``legal``, in how many of ``samples`` deals of the unseen cards it still
     lets the seat force going out next (see the module docstring); ``None`` where no deal
     could be solved."""
+    # Paused over all the deals (not only each solve): each solver's memo is freed before
+    # the collector runs again, so it never walks them.
+    with paused_gc():
+        counts = _forcing(obs, rng, samples, nodes)
+    if counts is None:
+        return None
+    return [counts[c.mask] if isinstance(c, Move) else 0 for c in legal]
+
+
+def _forcing(obs: Observation, rng: random.Random, samples: int, nodes: int) -> Counter[int] | None:
     deals = Determinizer(obs)
     forcing: Counter[int] = Counter()
     solved = 0
@@ -72,6 +83,4 @@ def forcing_counts(
         solved += 1
         for move, wins in solution.choices:
             forcing[move.mask] += wins
-    if not solved:
-        return None
-    return [forcing[c.mask] if isinstance(c, Move) else 0 for c in legal]
+    return forcing if solved else None

@@ -32,7 +32,6 @@ with an iteration budget and a seed the bot is deterministic.
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 import statistics
@@ -42,6 +41,7 @@ from typing import Any, cast
 
 from tienlen.combos import PASS, Choice, Move, RulesIndex, index
 from tienlen.game import Game
+from tienlen.gc_pause import paused_gc
 from tienlen.observation import Observation, observe
 from tienlen.players.base import Budget
 from tienlen.players.bots.determinize import Determinizer
@@ -174,13 +174,8 @@ class IsmctsBot:
             iterations, seconds = self.iterations, self.seconds
         # The search makes many short-lived objects and no reference cycles: a full
         # collection of the memo tables in the middle of a move would cost a second.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             return self._search(obs, roots, iterations, seconds)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _learned_order(
         self, obs: Observation, legal: Sequence[Choice], roots: list[Move]
