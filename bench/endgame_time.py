@@ -61,11 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     bots = ("learned:endgame=8", f"ismcts:iterations={args.iterations}", "heuristic", "heuristic")
     rules = Rules.preset("standard")
     start = time.perf_counter()
-    for deal in range(args.deals):
-        _play_deal(_Job(rules, bots, args.seed, deal, Budget()))
-        print(f"deal {deal + 1} of {args.deals} played", flush=True)
+    try:
+        for deal in range(args.deals):
+            _play_deal(_Job(rules, bots, args.seed, deal, Budget()))
+            print(f"deal {deal + 1} of {args.deals} played", flush=True)
+    finally:
+        gc.callbacks.remove(heard)
+        vars(learned)["forcing_counts"] = solve
     wall = time.perf_counter() - start
-    gc.callbacks.remove(heard)
     t = sorted(times)
     ms = [
         x * 1000 for x in (statistics.median(t), t[int(len(t) * 0.9)], t[int(len(t) * 0.99)], t[-1])
