@@ -52,7 +52,8 @@ def decision_times(spec: str, games: int, rules: Rules) -> tuple[list[float], li
     return times, endgame
 
 
-def _spread(label: str, seconds: list[float]) -> str:
+def spread(label: str, seconds: list[float]) -> str:
+    """One line: the median, 90th and 99th percentile and longest of ``seconds``, in ms."""
     t = sorted(seconds)
     if not t:
         return f"{label}: none"
@@ -109,9 +110,9 @@ def main() -> None:
     for spec in ("greedy", "heuristic", "learned", "learned:endgame=8"):
         games = args.endgame_games if "endgame" in spec else args.games
         every, endgame = decision_times(spec, games, rules)
-        print(_spread(f"{spec} decision time", every))
+        print(spread(f"{spec} decision time", every))
         if "endgame" in spec:
-            print(_spread(f"{spec} in its endgame", endgame))
+            print(spread(f"{spec} in its endgame", endgame))
     for ms in (25, 100):
         rate, count = ismcts_rate(ms, args.positions, rules)
         print(f"ismcts     at {ms} ms/move: median {rate:,.0f} iterations/s, {count:.0f} per move")

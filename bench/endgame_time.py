@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
+
+from bots import spread
 
 import tienlen.players.bots.learned as learned
 from tienlen.players.arena import _Job, _play_deal
@@ -69,14 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.callbacks.remove(heard)
         vars(learned)["forcing_counts"] = solve
     wall = time.perf_counter() - start
-    t = sorted(times)
-    ms = [
-        x * 1000 for x in (statistics.median(t), t[int(len(t) * 0.9)], t[int(len(t) * 0.99)], t[-1])
-    ]
-    print(
-        f"{len(t)} endgame decisions: median {ms[0]:.1f} ms, p90 {ms[1]:.0f} ms, "
-        f"p99 {ms[2]:.0f} ms, longest {ms[3]:.0f} ms"
-    )
+    print(spread("learned:endgame=8 in its endgame, beside ismcts", times))
     tracked = len(gc.get_objects())
     print(f"{args.deals * 4} games in {wall:.1f} s; objects the collector tracks: {tracked:,}")
     for generation, (count, seconds) in collections.items():

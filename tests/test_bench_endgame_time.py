@@ -21,7 +21,9 @@ def test_a_short_run_times_the_endgame_and_counts_collections(
     solve = vars(learned)["forcing_counts"]
     assert main(["--deals", "1", "--iterations", "20", "--seed", "2"]) == 0
     out = capsys.readouterr().out
-    decisions = re.search(r"(\d+) endgame decisions: median [\d.]+ ms", out)
+    decisions = re.search(
+        r"in its endgame, beside ismcts: median [\d.]+ ms.*\((\d+) decisions\)", out
+    )
     assert decisions is not None and int(decisions.group(1)) > 0, out
     assert "4 games in" in out
     for generation in (0, 1, 2):
