@@ -188,6 +188,14 @@ def ahead(outcomes: Sequence[GameOutcome], a: int, b: int) -> tuple[int, int]:
     return sum(1 for o in outcomes if o.positions[a] < o.positions[b]), len(outcomes)
 
 
+def ahead_by_deal(outcomes: Sequence[GameOutcome], a: int, b: int) -> dict[int, float]:
+    """In each deal, the share of its games in which entry ``a`` finished ahead of ``b``."""
+    games: dict[int, list[bool]] = {}
+    for o in outcomes:
+        games.setdefault(o.deal, []).append(o.positions[a] < o.positions[b])
+    return {d: sum(v) / len(v) for d, v in games.items()}
+
+
 def per_deal(outcomes: Sequence[GameOutcome], entry: int) -> dict[int, tuple[float, float]]:
     """Entry ``entry``'s mean finishing position and share of wins in each deal's games."""
     games: dict[int, list[int]] = {}
@@ -252,6 +260,18 @@ def report(paths: Sequence[Path], pair: tuple[int, int] | None, console: Console
             f"{result.labels[a]} finished ahead of {result.labels[b]}: {share:.1f}% "
             f"[{100 * low:.1f}–{100 * high:.1f}] ({k} of {n} games)"
         )
+        mine, theirs = per_deal(outcomes, a), per_deal(outcomes, b)
+        if len(mine) > 1:
+            deals = sorted(mine)
+            win = paired([100 * (mine[d][1] - theirs[d][1]) for d in deals])
+            pos = paired([mine[d][0] - theirs[d][0] for d in deals])
+            above = paired([100 * s for s in ahead_by_deal(outcomes, a, b).values()])
+            console.print(
+                f"{result.labels[a]} less {result.labels[b]}, paired by deal ({len(deals)} deals): "
+                f"win rate {win[0]:+.1f} points [{win[1]:+.1f}, {win[2]:+.1f}], "
+                f"mean position {pos[0]:+.3f} [{pos[1]:+.3f}, {pos[2]:+.3f}]; ahead "
+                f"{above[0]:.1f}% [{above[1]:.1f}–{above[2]:.1f}] over the deals' shares"
+            )
 
 
 def _pair(text: str) -> tuple[int, int]:

@@ -14,7 +14,7 @@ from tienlen.players.arena import GameOutcome, run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from arena_deals import ahead, main, paired, per_deal, play, read  # noqa: E402
+from arena_deals import ahead, ahead_by_deal, main, paired, per_deal, play, read  # noqa: E402
 
 SPECS = ["greedy", "heuristic", "random", "greedy"]
 
@@ -65,6 +65,17 @@ def test_the_command_line_plays_and_reports(
     assert n == 8
     assert f"heuristic finished ahead of greedy#1: {100 * k / n:.1f}%" in printed
     assert f"({k} of 8 games)" in printed
+    # and the two entries paired by deal: the deals' differences and shares ahead
+    mine, theirs = per_deal(outcomes, 1), per_deal(outcomes, 0)
+    win = paired([100 * (mine[d][1] - theirs[d][1]) for d in (0, 1)])
+    shares = ahead_by_deal(outcomes, 1, 0)
+    assert sorted(shares) == [0, 1] and sum(shares.values()) * 4 == k
+    above = paired([100 * x for x in shares.values()])
+    assert (
+        f"heuristic less greedy#1, paired by deal (2 deals): win rate {win[0]:+.1f} points"
+        in printed.replace("\n", "")
+    )
+    assert f"ahead {above[0]:.1f}% [{above[1]:.1f}" in printed.replace("\n", "")
     assert main(["--report", str(path)]) == 0
     assert "heuristic" in capsys.readouterr().out
 
