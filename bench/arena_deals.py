@@ -163,9 +163,10 @@ def play(
     k, n = shard
     if not 1 <= k <= n:
         raise ValueError(f"shard {k}/{n}: expected K/N with 1 <= K <= N")
-    deals = len(range(k - 1, -(-games // rules.players), n))
+    mine = range(k - 1, -(-games // rules.players), n)  # this shard's deals
+    deals = len(mine)
     budget = Budget(iterations=iterations)
-    left = [d for d in range(k - 1, -(-games // rules.players), n) if d not in done]
+    left = [d for d in mine if d not in done]
     if progress is not None:
         progress((deals - len(left)) * rules.players, deals * rules.players)
     for i, d in enumerate(left, start=1):
