@@ -19,7 +19,8 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from tienlen import Game, Move, Rules
+from tienlen import Game, Rules
+from tienlen.combos import Choice
 from tienlen.observation import observe
 from tienlen.players.arena import run_arena
 from tienlen.players.base import Budget
@@ -38,7 +39,7 @@ def decision_times(spec: str, games: int, rules: Rules) -> tuple[list[float], li
     times: list[float] = []
     endgame: list[float] = []
 
-    def timed(game: Game, legal: Sequence[Move]) -> Move:
+    def timed(game: Game, legal: Sequence[Choice]) -> Choice:
         obs = observe(game, game.turn)
         start = time.perf_counter()
         move = bot.choose(obs, legal, Budget())
@@ -70,7 +71,8 @@ def ismcts_rate(budget_ms: float, positions: int, rules: Rules) -> tuple[float, 
     """(median iterations per second, median iterations per decision) of ``ismcts``."""
     bot = IsmctsBot(seed=1)
     greedy = make_bot("greedy")
-    rates, counts = [], []
+    rates: list[float] = []
+    counts: list[float] = []
     seed = 0
     while len(rates) < positions:
         game = Game(rules, seed=seed)
