@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     times: list[float] = []
-    solve = vars(learned)["forcing_counts"]
+    solve = vars(learned)["forcing_choice"]
 
     def timed(*a: Any, **k: Any) -> Any:
         start = time.perf_counter()
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             c[0] += 1
             c[1] += time.perf_counter() - began[0]
 
-    vars(learned)["forcing_counts"] = timed  # the bot looks it up in its module each time
+    vars(learned)["forcing_choice"] = timed  # the bot looks it up in its module each time
     gc.callbacks.append(heard)
     bots = ("learned:endgame=8", f"ismcts:iterations={args.iterations}", "heuristic", "heuristic")
     rules = Rules.preset("standard")
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"deal {deal + 1} of {args.deals} played", flush=True)
     finally:
         gc.callbacks.remove(heard)
-        vars(learned)["forcing_counts"] = solve
+        vars(learned)["forcing_choice"] = solve
     wall = time.perf_counter() - start
     print(spread("learned:endgame=8 in its endgame, beside ismcts", times))
     tracked = len(gc.get_objects())

@@ -47,21 +47,23 @@ def endgame_deals(rules: Rules, deals: int, seed: int) -> list[tuple[Game, int]]
     """The games (and the bot's seat) the endgame of ``learned:endgame=8`` solves in
     ``deals`` duplicate deals against three ``heuristic`` bots."""
     asked: list[tuple[Observation, random.Random]] = []
-    real = vars(learned)["forcing_counts"]
+    real = vars(learned)["forcing_choice"]
 
-    def grab(obs: Observation, legal: Sequence[Any], rng: random.Random, **k: Any) -> Any:
+    def grab(
+        obs: Observation, legal: Sequence[Any], values: Any, rng: random.Random, **k: Any
+    ) -> Any:
         copy = random.Random()
         copy.setstate(rng.getstate())  # the deals the bot is about to draw
         asked.append((obs, copy))
-        return real(obs, legal, rng, **k)
+        return real(obs, legal, values, rng, **k)
 
-    vars(learned)["forcing_counts"] = grab  # the bot looks it up in its module each time
+    vars(learned)["forcing_choice"] = grab  # the bot looks it up in its module each time
     bots = ("learned:endgame=8", "heuristic", "heuristic", "heuristic")
     try:
         for deal in range(deals):
             _play_deal(_Job(rules, bots, seed, deal, Budget()))
     finally:
-        vars(learned)["forcing_counts"] = real
+        vars(learned)["forcing_choice"] = real
     out = []
     for obs, rng in asked:
         draw = Determinizer(obs)

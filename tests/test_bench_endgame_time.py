@@ -18,7 +18,7 @@ import tienlen.players.bots.learned as learned  # noqa: E402
 def test_a_short_run_times_the_endgame_and_counts_collections(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    solve = vars(learned)["forcing_counts"]
+    solve = vars(learned)["forcing_choice"]
     assert main(["--deals", "1", "--iterations", "20", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     decisions = re.search(
@@ -29,4 +29,4 @@ def test_a_short_run_times_the_endgame_and_counts_collections(
     for generation in (0, 1, 2):
         assert f"collections of generation {generation}: " in out
     # the run put the bot's own endgame back
-    assert vars(learned)["forcing_counts"] is solve
+    assert vars(learned)["forcing_choice"] is solve

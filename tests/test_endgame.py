@@ -9,13 +9,15 @@ import pytest
 pytest.importorskip("numpy", reason="the learned bot needs numpy (the apps extra)")
 
 from tienlen import Game, Rules
-from tienlen.observation import observe
+from tienlen.combos import Move
+from tienlen.observation import Observation, observe
 from tienlen.players.arena import play_game
 from tienlen.players.base import Budget
-from tienlen.players.bots.endgame import ENDGAME_CARDS, forcing_counts, in_endgame
+from tienlen.players.bots.determinize import Determinizer
+from tienlen.players.bots.endgame import ENDGAME_CARDS, forcing_choice, in_endgame
 from tienlen.players.bots.learned import LearnedBot
 from tienlen.players.registry import make_bot, parse_spec
-from tienlen.solver import solve
+from tienlen.solver import Solver, solve
 
 FREE = Budget()
 
@@ -60,7 +62,8 @@ def test_where_nothing_forces_the_network_decides() -> None:
     game.play("pass")
     obs, legal = observe(game, 0), game.legal_plays()
     assert in_endgame(obs) and not solve(game, 0).wins
-    assert forcing_counts(obs, legal, random.Random(1), samples=8) == [0] * len(legal)
+    values = [0.0] * len(legal)
+    assert forcing_choice(obs, legal, values, random.Random(1), samples=8) is None
     assert choice(LearnedBot(endgame=8, seed=1), game) == choice(LearnedBot(), game)
 
 
@@ -74,6 +77,85 @@ def test_the_endgame_solves_only_where_the_solver_answers_the_seats_stake() -> N
     assert not in_endgame(observe(deal, deal.turn))
     plain, solving = LearnedBot(), LearnedBot(endgame=8, seed=3)
     assert choice(plain, deal) == choice(solving, deal)  # outside the endgame: the network
+
+
+def counted_choice(
+    obs: Observation, legal: list[Move], values: list[float], rng: random.Random, samples: int
+) -> int | None:
+    """The endgame's rule the plain way: every choice solved in every deal (the same deals,
+    drawn from the same ``rng``), then the most forcing, ties to the highest value."""
+    draw = Determinizer(obs)
+    counts = [0] * len(legal)
+    for _ in range(samples):
+        game = Game.from_state(obs, rules=obs.rules, hands=draw.sample(rng))
+        verdict = {m.mask: won for m, won in solve(game, obs.seat, nodes=10**6).choices}
+        for i, m in enumerate(legal):
+            counts[i] += verdict[m.mask]
+    if not max(counts):
+        return None
+    return max((i for i in range(len(legal)) if counts[i] == max(counts)), key=values.__getitem__)
+
+
+def small_endgames(preset: str, count: int) -> list[Game]:
+    """Positions of ``heuristic`` games with nobody out and at most 16 cards in hand, the
+    seat to act having a choice."""
+    out = []
+    bot = make_bot("heuristic")
+    for seed in range(200):
+        game = Game(preset, seed=seed)
+        while not game.finish_order:
+            legal = game.legal_plays()
+            cards = sum(game.cards_left(s) for s in range(game.rules.players))
+            if cards <= 16 and len(legal) > 2:
+                out.append(game)
+                break
+            game.play(bot.choose(observe(game, game.turn), legal, FREE))
+        if len(out) == count:
+            break
+    return out
+
+
+@pytest.mark.parametrize("preset", ["standard", "pike"])
+def test_asking_the_choices_lazily_picks_what_counting_every_one_picks(preset: str) -> None:
+    """The choices are asked in the network's order and each only while it can still beat
+    the best: where every question fits the budget, the pick is that of counting them all."""
+    games = small_endgames(preset, 12)
+    assert len(games) == 12
+    noise = random.Random(5)
+    forced = 0
+    for game in games:
+        obs, legal = observe(game, game.turn), game.legal_plays()
+        values = [noise.random() for _ in legal]  # any order of the choices
+        expected = counted_choice(obs, legal, values, random.Random(9), samples=4)
+        got = forcing_choice(obs, legal, values, random.Random(9), samples=4, nodes=10**6)
+        assert got == expected, game.position.format()
+        forced += expected is not None
+    assert forced >= 3  # the comparison covered positions where a choice forces
+
+
+def test_where_the_networks_choice_forces_in_every_deal_nothing_else_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = replay()  # every deal is the real one; only the pass forces (above)
+    obs, legal = observe(game, 0), game.legal_plays()
+    asked: list[str] = []
+    real = Solver.forces_after
+
+    def spy(self: Solver, game: Game, move: Move, seat: int) -> bool:
+        asked.append(str(move))
+        return real(self, game, move, seat)
+
+    monkeypatch.setattr(Solver, "forces_after", spy)
+    first = [1.0 if m.mask == 0 else 0.0 for m in legal]  # the network's choice: the pass
+    pick = forcing_choice(obs, legal, first, random.Random(2), samples=3)
+    assert pick is not None and str(legal[pick]) == "pass"
+    assert asked == ["pass"] * 3
+    asked.clear()
+    last = [0.0 if m.mask == 0 else 1.0 + i for i, m in enumerate(legal)]  # the pass last
+    pick = forcing_choice(obs, legal, last, random.Random(2), samples=3)
+    assert pick is not None and str(legal[pick]) == "pass"
+    # the network's choice is asked in every deal (it forces in none), then the pass
+    assert asked == ["2♠ 2♥"] * 3 + ["pass"] * 3
 
 
 @pytest.mark.parametrize("preset", ["wikipedia", "pike"])

@@ -141,6 +141,25 @@ class Solver:
             line = self._line(game, target) if wins else ()
         return Solution(target, wins, tuple(choices), line, self._spent)
 
+    @property
+    def spent(self) -> int:
+        """Positions the last :meth:`solve` or :meth:`forces_after` expanded (a search past
+        its budget: the budget and one)."""
+        return self._spent
+
+    def forces_after(self, game: Game, move: Move, seat: int) -> bool:
+        """Whether ``seat`` can still force going out next once the seat to act in
+        ``game`` plays ``move``: that choice's verdict in :meth:`solve`, without the other
+        choices, the line or the checks (``game`` in its play phase, ``move`` legal in it,
+        ``seat`` not out). Stops at the first answer that settles it; raises
+        :class:`TooLargeError` past the budget."""
+        self._spent = 0
+        self._limit = self.nodes
+        child = game.copy()
+        child.apply_unchecked(move)
+        with paused_gc():
+            return self._after(child, seat, len(game.finish_order))
+
     def _after(self, game: Game, seat: int, out: int) -> bool:
         finish = game.finish_order
         if len(finish) > out:

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
-from tienlen.players.bots.endgame import forcing_counts, in_endgame
+from tienlen.players.bots.endgame import forcing_choice, in_endgame
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.encoding import (
     MOVE_DIM,
@@ -349,12 +349,10 @@ class LearnedBot:
         net = self.net_for(obs.rules)
         state = state_features(obs)
         if self.endgame and in_endgame(obs):
-            forcing = forcing_counts(obs, legal, self._rng, samples=self.endgame)
-            if forcing is not None and max(forcing):
-                most = max(forcing)
-                values = net.values(state, features)
-                rows = [i for i, n in enumerate(forcing) if n == most]
-                return legal[max(rows, key=lambda i: float(values[i]))]
+            values = [float(v) for v in net.values(state, features)]
+            forcing = forcing_choice(obs, legal, values, self._rng, samples=self.endgame)
+            if forcing is not None:
+                return legal[forcing]
         return legal[net.best(state, features, self.candidates)]
 
 
