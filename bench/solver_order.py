@@ -25,6 +25,7 @@ import argparse
 import random
 import time
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 import tienlen.players.bots.learned as learned
@@ -33,7 +34,7 @@ from tienlen.game import Game
 from tienlen.observation import Observation
 from tienlen.players.arena import _Job, _play_deal
 from tienlen.players.base import Budget
-from tienlen.players.bots.determinize import Determinizer
+from tienlen.players.bots.endgame import sampled_deals
 from tienlen.rules import Rules
 
 #: The orders compared: the name, and the function that orders the others' moves.
@@ -64,12 +65,7 @@ def endgame_deals(rules: Rules, deals: int, seed: int) -> list[tuple[Game, int]]
             _play_deal(_Job(rules, bots, seed, deal, Budget()))
     finally:
         vars(learned)["forcing_choice"] = real
-    out = []
-    for obs, rng in asked:
-        draw = Determinizer(obs)
-        for _ in range(8):
-            out.append((Game.from_state(obs, rules=obs.rules, hands=draw.sample(rng)), obs.seat))
-    return out
+    return [(g, obs.seat) for obs, rng in asked for g in islice(sampled_deals(obs, rng), 8)]
 
 
 def solve_all(games: list[tuple[Game, int]], nodes: int) -> tuple[int, int, float, list[Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import islice
 
 import pytest
 
@@ -13,8 +14,12 @@ from tienlen.combos import Move
 from tienlen.observation import Observation, observe
 from tienlen.players.arena import play_game
 from tienlen.players.base import Budget
-from tienlen.players.bots.determinize import Determinizer
-from tienlen.players.bots.endgame import ENDGAME_CARDS, forcing_choice, in_endgame
+from tienlen.players.bots.endgame import (
+    ENDGAME_CARDS,
+    forcing_choice,
+    in_endgame,
+    sampled_deals,
+)
 from tienlen.players.bots.learned import LearnedBot
 from tienlen.players.registry import make_bot, parse_spec
 from tienlen.solver import Solver, solve
@@ -84,10 +89,8 @@ def counted_choice(
 ) -> int | None:
     """The endgame's rule the plain way: every choice solved in every deal (the same deals,
     drawn from the same ``rng``), then the most forcing, ties to the highest value."""
-    draw = Determinizer(obs)
     counts = [0] * len(legal)
-    for _ in range(samples):
-        game = Game.from_state(obs, rules=obs.rules, hands=draw.sample(rng))
+    for game in islice(sampled_deals(obs, rng), samples):
         verdict = {m.mask: won for m, won in solve(game, obs.seat, nodes=10**6).choices}
         for i, m in enumerate(legal):
             counts[i] += verdict[m.mask]

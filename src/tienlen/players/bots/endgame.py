@@ -23,7 +23,8 @@ whose question runs past the deal's budget counts as not forcing there.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import islice
 
 from tienlen.combos import Choice, Move
 from tienlen.game import Game
@@ -32,7 +33,7 @@ from tienlen.observation import Observation
 from tienlen.players.bots.determinize import Determinizer
 from tienlen.solver import Solver, TooLargeError, next_out_is_the_stake
 
-__all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_choice", "in_endgame"]
+__all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_choice", "in_endgame", "sampled_deals"]
 
 #: The most cards in hand, all seats together, of a position the endgame solves.
 ENDGAME_CARDS = 30
@@ -75,29 +76,36 @@ def forcing_choice(
     return None if best is None else plays[best][0]
 
 
+def sampled_deals(obs: Observation, rng: random.Random) -> Iterator[Game]:
+    """Deals of the unseen cards for ``obs``'s seat, without end, as the endgame draws them
+    (:class:`~.determinize.Determinizer`), each as a game to solve."""
+    draw = Determinizer(obs)
+    while True:
+        yield Game.from_state(obs, rules=obs.rules, hands=draw.sample(rng))
+
+
 class _Deal:
     """One deal of the unseen cards, its solver (whose memo its questions share) and the
-    positions its questions have spent."""
+    positions its questions have left to spend."""
 
-    __slots__ = ("game", "nodes", "seat", "solver", "spent")
+    __slots__ = ("game", "left", "seat", "solver")
 
     def __init__(self, game: Game, seat: int, nodes: int) -> None:
-        self.game, self.seat, self.nodes = game, seat, nodes
+        self.game, self.seat, self.left = game, seat, nodes
         self.solver = Solver(nodes=nodes)
-        self.spent = 0
 
     def forces(self, move: Move) -> bool | None:
         """Whether the seat forces going out next after ``move``; ``None`` past the deal's
         budget."""
-        if self.spent >= self.nodes:
+        if self.left <= 0:
             return None
-        self.solver.nodes = self.nodes - self.spent
+        self.solver.nodes = self.left
         try:
             won = self.solver.forces_after(self.game, move, self.seat)
         except TooLargeError:
-            self.spent = self.nodes
+            self.left = 0
             return None
-        self.spent += self.solver.spent
+        self.left -= self.solver.spent
         return won
 
 
@@ -106,11 +114,10 @@ def _forcing_choice(
 ) -> int | None:
     """:func:`forcing_choice` on ``moves``, given in the network's order: the index of the
     one to play in ``moves``."""
-    draw = Determinizer(obs)
     deals: list[_Deal] = []
     best_count = 0
-    for _ in range(samples):  # the network's choice, in every deal
-        deal = _Deal(Game.from_state(obs, rules=obs.rules, hands=draw.sample(rng)), obs.seat, nodes)
+    for game in islice(sampled_deals(obs, rng), samples):  # the network's choice, in each
+        deal = _Deal(game, obs.seat, nodes)
         won = deal.forces(moves[0])
         if won is None:
             if not deals:
