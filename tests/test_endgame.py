@@ -16,6 +16,7 @@ from tienlen.players.arena import play_game
 from tienlen.players.base import Budget
 from tienlen.players.bots.endgame import (
     ENDGAME_CARDS,
+    ENDGAME_NODES,
     forcing_choice,
     in_endgame,
     sampled_deals,
@@ -57,6 +58,17 @@ def test_the_endgame_plays_a_choice_that_forces_the_stake() -> None:
     assert winning == {"pass"}  # the 2s are worth more kept for the end
     for seed in range(3):
         assert choice(LearnedBot(endgame=4, seed=seed), game) in winning
+
+
+def test_the_endgame_searches_at_most_its_nodes_in_a_deal() -> None:
+    game = replay()
+    assert choice(LearnedBot(), game) == "2♠ 2♥"
+    # one position answers for no choice in any deal, so the network decides
+    assert choice(LearnedBot(endgame=4, nodes=1, seed=0), game) == "2♠ 2♥"
+    assert choice(LearnedBot(endgame=4, nodes=ENDGAME_NODES, seed=0), game) == "pass"
+    name, options = parse_spec("learned:endgame=4:nodes=1")
+    bot = make_bot(name, seed=0, **options)
+    assert isinstance(bot, LearnedBot) and bot.nodes == 1
 
 
 def test_where_nothing_forces_the_network_decides() -> None:
@@ -179,4 +191,11 @@ def test_the_endgame_bot_plays_whole_games_legally(preset: str) -> None:
 def test_the_endgame_option_is_a_count_of_deals(bad: object) -> None:
     with pytest.raises(ValueError, match="endgame is a number of deals") as e:
         LearnedBot(endgame=bad)  # type: ignore[arg-type]
+    assert repr(bad) in str(e.value)
+
+
+@pytest.mark.parametrize("bad", [0, -5, True, 2.5, "5000"])
+def test_the_nodes_option_is_a_count_of_positions(bad: object) -> None:
+    with pytest.raises(ValueError, match="nodes is a number of positions") as e:
+        LearnedBot(endgame=8, nodes=bad)  # type: ignore[arg-type]
     assert repr(bad) in str(e.value)

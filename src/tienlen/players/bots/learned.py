@@ -31,7 +31,7 @@ import numpy.typing as npt
 from tienlen.combos import Choice
 from tienlen.observation import Observation
 from tienlen.players.base import Budget, split_choices
-from tienlen.players.bots.endgame import forcing_choice, in_endgame
+from tienlen.players.bots.endgame import ENDGAME_NODES, forcing_choice, in_endgame
 from tienlen.players.bots.heuristic import Context, HeuristicBot
 from tienlen.players.encoding import (
     MOVE_DIM,
@@ -313,7 +313,8 @@ class LearnedBot:
     :data:`CANDIDATES`; ``None``: among all legal moves). ``endgame``: near the end of a
     game, solve this many deals of the unseen cards with open hands and play a choice that
     forces going out in the most of them (:mod:`.endgame`; 0, the default: the network
-    alone); ``seed`` seeds those deals."""
+    alone), searching at most ``nodes`` positions in each deal (default
+    :data:`~.endgame.ENDGAME_NODES`); ``seed`` seeds those deals."""
 
     def __init__(
         self,
@@ -321,14 +322,18 @@ class LearnedBot:
         weights: str | Path | QNet | None = None,
         candidates: int | None = CANDIDATES,
         endgame: int = 0,
+        nodes: int = ENDGAME_NODES,
         seed: int | None = None,
         name: str = "learned",
     ) -> None:
         if isinstance(endgame, bool) or not isinstance(endgame, int) or endgame < 0:
             raise ValueError(f"endgame is a number of deals, 0 or more, not {endgame!r}")
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+            raise ValueError(f"nodes is a number of positions, 1 or more, not {nodes!r}")
         self.name = name
         self.candidates = candidates
         self.endgame = endgame
+        self.nodes = nodes
         self._rng = random.Random(seed)
         # None: the shipped weights, chosen for each game's rules (a specialist's or not)
         self._weights = weights if isinstance(weights, QNet | None) else _checkpoint(weights)
@@ -350,7 +355,9 @@ class LearnedBot:
         state = state_features(obs)
         if self.endgame and in_endgame(obs):
             values = [float(v) for v in net.values(state, features)]
-            forcing = forcing_choice(obs, legal, values, self._rng, samples=self.endgame)
+            forcing = forcing_choice(
+                obs, legal, values, self._rng, samples=self.endgame, nodes=self.nodes
+            )
             if forcing is not None:
                 return legal[forcing]
         return legal[net.best(state, features, self.candidates)]
