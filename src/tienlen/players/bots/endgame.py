@@ -39,7 +39,7 @@ __all__ = ["ENDGAME_CARDS", "ENDGAME_NODES", "forcing_choice", "in_endgame", "sa
 ENDGAME_CARDS = 30
 #: The solver's node budget for one deal (about 18 ms of CPU on the compiled engine, at the
 #: 3.5 microseconds a position measured over 320 endgame solves). 5,000 won as often as
-#: 10,000 in 1,000 games of two rule sets, at about 60% of the time (docs/bots.md).
+#: 10,000 in 1,000 games on each of two rule sets, in 60-80% of the time (docs/bots.md).
 ENDGAME_NODES = 5_000
 
 

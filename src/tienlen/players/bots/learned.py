@@ -326,10 +326,8 @@ class LearnedBot:
         seed: int | None = None,
         name: str = "learned",
     ) -> None:
-        if isinstance(endgame, bool) or not isinstance(endgame, int) or endgame < 0:
-            raise ValueError(f"endgame is a number of deals, 0 or more, not {endgame!r}")
-        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-            raise ValueError(f"nodes is a number of positions, 1 or more, not {nodes!r}")
+        _check_count(endgame, "endgame is a number of deals", least=0)
+        _check_count(nodes, "nodes is a number of positions", least=1)
         self.name = name
         self.candidates = candidates
         self.endgame = endgame
@@ -361,6 +359,13 @@ class LearnedBot:
             if forcing is not None:
                 return legal[forcing]
         return legal[net.best(state, features, self.candidates)]
+
+
+def _check_count(value: object, what: str, *, least: int) -> None:
+    """Raise ``ValueError`` (saying ``what``) unless ``value`` is an int of ``least`` or
+    more; booleans are not counts."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{what}, {least} or more, not {value!r}")
 
 
 @cache
