@@ -9,15 +9,19 @@ Prints
 - ``ismcts`` iterations per second at a fixed time budget, on the same kind of positions;
 - the arena's time per game for ``greedy`` self-play (duplicate deals, one process).
 
-Run: ``.venv/bin/python bench/bots.py`` (``--games`` to change the sample sizes).
+Run: ``.venv/bin/python bench/bots.py`` (``--games`` to change the sample sizes; ``--bots``
+to time some bots only; ``--busy N`` to keep N other processes spinning meanwhile, as a
+shared server's other tables would: the learned bot's BLAS products measure the difference).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from tienlen import Game, Rules
 from tienlen.combos import Choice
@@ -98,6 +102,28 @@ def ismcts_rate(budget_ms: float, positions: int, rules: Rules) -> tuple[float, 
     return statistics.median(real), statistics.median(counts)
 
 
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextmanager
+def busy(processes: int) -> Iterator[None]:
+    """``processes`` other processes spinning on the CPU while the block runs."""
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(processes)]
+    for p in spinners:
+        p.start()
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.terminate()
+            p.join()
+
+
+BOTS = ("greedy", "heuristic", "learned", "learned:endgame=8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="self-play deals for timings")
@@ -106,15 +132,23 @@ def main() -> None:
     )
     parser.add_argument("--arena-games", type=int, default=2000, help="greedy self-play games")
     parser.add_argument("--positions", type=int, default=60, help="ismcts positions")
+    parser.add_argument(
+        "--bots", default=",".join(BOTS), help="the bots to time, comma-separated (default: all)"
+    )
+    parser.add_argument(
+        "--busy", type=int, default=0, help="other processes spinning during the timings"
+    )
     args = parser.parse_args()
     rules = Rules.preset("standard")
 
-    for spec in ("greedy", "heuristic", "learned", "learned:endgame=8"):
-        games = args.endgame_games if "endgame" in spec else args.games
-        every, endgame = decision_times(spec, games, rules)
-        print(spread(f"{spec} decision time", every))
-        if "endgame" in spec:
-            print(spread(f"{spec} in its endgame", endgame))
+    with busy(args.busy):
+        for spec in args.bots.split(","):
+            games = args.endgame_games if "endgame" in spec else args.games
+            every, endgame = decision_times(spec, games, rules)
+            slow = sum(t > 0.005 for t in every) / len(every)
+            print(spread(f"{spec} decision time", every) + f"; {slow:.1%} over 5 ms")
+            if "endgame" in spec:
+                print(spread(f"{spec} in its endgame", endgame))
     for ms in (25, 100):
         rate, count = ismcts_rate(ms, args.positions, rules)
         print(f"ismcts     at {ms} ms/move: median {rate:,.0f} iterations/s, {count:.0f} per move")

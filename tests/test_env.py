@@ -7,6 +7,8 @@ import random
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -786,6 +788,43 @@ def test_an_ensemble_values_a_move_by_its_networks_mean_and_saves_whole(tmp_path
     b.save(tmp_path / "b.npz")
     assert main(["train", "--out", str(tmp_path / "x.npz"), "--combine",
                  str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]) == 2  # fmt: skip
+
+
+def test_the_network_values_moves_on_one_blas_thread_and_leaves_the_count_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # handed to threads, a decision's small products waited for a busy core: a p90 of
+    # 9.6 ms against 2.4 ms on one thread beside a spinning process (docs/bots.md, Speed)
+    from threadpoolctl import threadpool_info
+
+    from tienlen.players.bots import learned
+    from tienlen.players.bots.learned import QNet, move_features, state_features
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    assert before, "numpy's BLAS library is not one threadpoolctl can see"
+    inside: list[list[int]] = []
+    plain = learned._one_blas_thread
+
+    @contextmanager
+    def watched() -> Iterator[None]:
+        with plain():
+            inside.append(blas_threads())
+            yield
+
+    monkeypatch.setattr(learned, "_one_blas_thread", watched)
+    game = Game("standard", seed=4)
+    obs, legal = observe(game, game.turn), game.legal_moves()
+    o, m = state_features(obs), move_features(obs, legal)
+    net = QNet.init((16, 8), seed=1)
+    p = net.params
+    h = np.maximum(o @ p["w1o"] + p["b1"] + m @ p["w1a"], 0.0)
+    expected = (np.maximum(h @ p["w2"] + p["b2"], 0.0) @ p["w3"] + p["b3"])[:, 0]
+    assert np.allclose(net.values(o, m), expected, atol=1e-6)
+    assert inside and set(inside[0]) == {1}
+    assert blas_threads() == before
 
 
 def test_bots_given_one_checkpoint_read_it_once_until_it_is_written_again(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from tienlen.combos import Choice
 from tienlen.observation import Observation
@@ -91,9 +93,6 @@ FEATURE_DIM = MOVE_DIM + ADVICE_DIM
 #: The column of :func:`move_features` that holds ``1 / (1 + rank)`` in the ``heuristic``
 #: bot's ranking (its last advice feature): the best moves have the largest.
 RANK_COLUMN = FEATURE_DIM - 1
-#: Multiplications in one product of the hidden layers (:meth:`QNet.values`): 16 moves
-#: for a 256-128 network, 4 for a 512-256 one.
-_PRODUCT = 1 << 19
 #: Scores of the ``heuristic`` bot are clipped to this size (going out scores 100).
 _CLIP = 5.0
 
@@ -253,19 +252,14 @@ class QNet:
 
     def values(self, obs: FloatArray, moves: FloatArray) -> FloatArray:
         """The value of each row of ``moves`` (one state vector, a batch of moves): the
-        mean of the members' values. The rows go through in blocks of at most
-        :data:`_PRODUCT` multiplications in the hidden layer's product: a larger product
-        makes the BLAS library hand it to threads, whose start costs some twenty times the
-        product (measured: 100 moves, 17-25 ms of CPU in one product, 1.7 ms in blocks)."""
+        mean of the members' values. The products run on one BLAS thread
+        (:func:`_one_blas_thread`)."""
         total = np.zeros(len(moves), np.float32)
-        for p in self.members:
-            first = obs @ p["w1o"] + p["b1"]
-            rows = max(1, _PRODUCT // p["w2"].size)
-            for at in range(0, len(moves), rows):
-                block = moves[at : at + rows]
-                h = np.maximum(first + block @ p["w1a"], 0.0)
+        with _one_blas_thread():
+            for p in self.members:
+                h = np.maximum(obs @ p["w1o"] + p["b1"] + moves @ p["w1a"], 0.0)
                 h = np.maximum(h @ p["w2"] + p["b2"], 0.0)
-                total[at : at + rows] += (h @ p["w3"] + p["b3"])[:, 0]
+                total += (h @ p["w3"] + p["b3"])[:, 0]
         if len(self.members) > 1:
             total /= np.float32(len(self.members))
         return total
@@ -366,6 +360,21 @@ def _check_count(value: object, what: str, *, least: int) -> None:
     more; booleans are not counts."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ValueError(f"{what}, {least} or more, not {value!r}")
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def _one_blas_thread() -> AbstractContextManager[object]:
+    """A context in which the BLAS library runs on one thread. A decision's products are
+    small (a state and a few dozen moves): handed to threads, they wait for cores, and
+    where another process keeps a core busy that wait is most of the decision (measured
+    in docs/bots.md, Speed: a p90 of 12.9 ms against 0.9 ms on one thread). Process-wide
+    while it lasts; the trainer's own products, outside it, keep their threads."""
+    limit: AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
+    return limit
 
 
 @cache
