@@ -396,6 +396,8 @@ def test_the_command_line_loads_the_trainer_only_to_show_its_help() -> None:
         check=True,
     ).stdout
     assert "(default random,greedy,heuristic)" in " ".join(shown.split())
+    # the examples' long lines go on after a backslash, as a shell takes them
+    assert "--vary-players 0.3 \\\n        --init old.npz" in shown
 
 
 @pytest.mark.slow

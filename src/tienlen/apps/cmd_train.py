@@ -1,4 +1,4 @@
-"""``tienlen train``: train the ``learned`` bot (needs the ``env`` extra).
+r"""``tienlen train``: train the ``learned`` bot (needs the ``env`` extra).
 
 Examples::
 
