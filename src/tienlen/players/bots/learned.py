@@ -370,9 +370,11 @@ def _blas() -> ThreadpoolController:
 def _one_blas_thread() -> AbstractContextManager[object]:
     """A context in which the BLAS library runs on one thread. A decision's products are
     small (a state and a few dozen moves): handed to threads, they wait for cores, and
-    where another process keeps a core busy that wait is most of the decision (measured
-    in docs/bots.md, Speed: a p90 of 12.9 ms against 0.9 ms on one thread). Process-wide
-    while it lasts; the trainer's own products, outside it, keep their threads."""
+    where another process keeps a core busy that wait is most of the decision (docs/bots.md,
+    "One BLAS thread": a p90 of 9.6 ms against 2.4 ms on one thread). Process-wide while it
+    lasts, and the count is put back after; where bots of one process decide in several
+    threads at once (the server's thread pool, for tests), one may put back another's 1.
+    The trainer's own products, outside it, keep their threads."""
     limit: AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
     return limit
 
