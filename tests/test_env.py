@@ -796,7 +796,8 @@ def test_the_network_values_moves_on_one_blas_thread_and_leaves_the_count_as_it_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # handed to threads, a decision's small products waited for a busy core: a p90 of
-    # 9.6 ms against 2.4 ms on one thread beside a spinning process (docs/bots.md, Speed)
+    # 9.6 ms against 2.4 ms on one thread beside a spinning process (docs/bots.md, "One
+    # BLAS thread" under `learned`)
     from threadpoolctl import threadpool_info
 
     from tienlen.players.bots import learned
