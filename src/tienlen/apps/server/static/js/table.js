@@ -204,9 +204,10 @@ export async function mount(root, tableId) {
       pass: () => act("pass"),
       clear: () => dispatch({ type: "clear" }),
       hint: async () => {
+        const asked = st.moves;
         try {
           const got = await api(`/api/tables/${encodeURIComponent(tableId)}/hint`);
-          dispatch({ type: "hint", cards: got.cards, kind: got.kind, why: got.why, reason: got.reason });
+          dispatch({ type: "hint", asked, cards: got.cards, kind: got.kind, why: got.why, reason: got.reason });
         } catch (e) {
           dispatch({ type: "note", note: { key: "error.generic", message: e.message } });
         }

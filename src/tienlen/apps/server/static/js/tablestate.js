@@ -11,6 +11,7 @@ export function initialState(me, { wantSit = false } = {}) {
     me, seat: null, version: 0, table: null, view: null, skew: 0,
     log: [], chat: [], results: [], selected: [], order: [], groups: null,
     error: null, note: null, fatal: "", wantSit, lost: false,
+    moves: 0, // moves (and fresh states) seen: a hint asked before the last one is stale
     presence: {}, // seat -> {offline: true, until: client ms} while a grace runs
     deadline: null, // client ms by which the seat to act must act (a turn timer)
     banner: null, // {key, params, version}: a chop, shown for a moment
@@ -122,6 +123,16 @@ function onEvent(st, e) {
   }
 }
 
+/** Whether this seat's turn has just begun (``before``: the view before the frame). */
+function turnBegun(st, before) {
+  return myTurn(st) && !myTurn({ ...st, view: before });
+}
+
+/** A turn of this seat's that has just begun starts without the last turn's note. */
+function freshTurn(st, before) {
+  return turnBegun(st, before) ? { ...st, note: null } : st;
+}
+
 const HANDLERS = {
   welcome: (st, msg) => ({
     ...st, seat: msg.seat ?? null, lost: false,
@@ -129,8 +140,13 @@ const HANDLERS = {
     skew: msg.now ? msg.now * 1000 - msg.received : 0,
   }),
   state: (st, msg) => {
+    const before = st.view;
     let next = withTable({ ...st, version: msg.version }, msg.table);
+    // A state after a gap (a socket opened again, a sync) may follow moves the page never
+    // saw, this seat's own among them: what a note said is about a turn that may be gone.
+    if (msg.version !== st.version) next = { ...next, moves: st.moves + 1, note: null };
     next = withView(next, msg.view ?? null);
+    next = freshTurn(next, before);
     next.presence = presenceOf(msg.table, next.skew);
     next.log = (msg.view && msg.view.history || []).map((p) =>
       p.kind === "pass" || !p.cards.length ? { key: "log.pass", seat: p.seat } : { key: p.kind === "give" ? "log.give" : "log.play", seat: p.seat, cards: p.cards });
@@ -146,15 +162,16 @@ const HANDLERS = {
     next = onEvent(next, msg.event);
     // A hint (or any note) is about a turn: this seat's own move ends it, even where more
     // events come in the same batch (a play that ends the game is followed by its end).
-    if (ACTIONS.has(msg.event.kind) && msg.event.seat === next.seat) next.note = null;
+    if (ACTIONS.has(msg.event.kind)) {
+      next.moves = st.moves + 1;
+      if (msg.event.seat === next.seat) next.note = null;
+    }
     if (!msg.more) {
       if ("view" in msg) next = withView(next, msg.view);
       else if (!next.table || next.table.status === "waiting") next = withView(next, null);
       if (ACTIONS.has(msg.event.kind)) next.error = null;
-      const v = next.view;
-      const mineNow = v && v.turn === next.seat && v.legal && v.phase !== "over";
-      const mineBefore = before && before.turn === next.seat && before.legal;
-      if (mineNow && !mineBefore) next.effects = [...next.effects, { kind: "sound", sound: "turn" }];
+      next = freshTurn(next, before);
+      if (turnBegun(next, before)) next.effects = [...next.effects, { kind: "sound", sound: "turn" }];
     }
     return next;
   },
@@ -171,7 +188,10 @@ const HANDLERS = {
   }),
   select: (st, msg) => ({ ...st, selected: [...msg.cards], error: null }),
   clear: (st) => ({ ...st, selected: [], error: null, note: null }),
-  hint: (st, msg) => ({ ...st, selected: [...msg.cards], note: msg.cards.length ? { key: "note.hint", cards: msg.cards, kind: msg.kind, why: msg.why, reason: msg.reason } : { key: "note.hintpass" } }),
+  // A hint answers the turn it was asked at (``asked``: the moves seen then); one that comes
+  // back after a move (the seat's bot played while it was away, a sync) would select cards
+  // and leave a note for a turn that is gone.
+  hint: (st, msg) => msg.asked !== st.moves ? st : ({ ...st, selected: [...msg.cards], note: msg.cards.length ? { key: "note.hint", cards: msg.cards, kind: msg.kind, why: msg.why, reason: msg.reason } : { key: "note.hintpass" } }),
   note: (st, msg) => ({ ...st, note: msg.note }),
   groups: (st, msg) => ({
     ...st, groups: msg.groups,
