@@ -19,6 +19,7 @@ import pytest
 from serverkit import LiveServer, server_settings, until
 from test_web import WAIT, Player, sync_api
 from test_web import browser as browser  # a fixture, shared
+from tienlen.apps.server.config import Settings
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,10 @@ PASS = {"en": "Pass", "vi": "Bỏ lượt"}
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = LiveServer(server_settings(f"sqlite+aiosqlite:///{tmp_path / 'table.db'}", tmp_path))
+    # The server's own grace: a socket that drops for a moment (a loaded machine, a relay)
+    # keeps the seat, where none would hand the seat's turns to its bot mid-test.
+    url = f"sqlite+aiosqlite:///{tmp_path / 'table.db'}"
+    live = LiveServer(server_settings(url, tmp_path, grace=Settings.grace))
     yield live
     live.close()
 
