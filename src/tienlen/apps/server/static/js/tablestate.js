@@ -128,11 +128,6 @@ function turnBegun(st, before) {
   return myTurn(st) && !myTurn({ ...st, view: before });
 }
 
-/** A turn of this seat's that has just begun starts without the last turn's note. */
-function freshTurn(st, before) {
-  return turnBegun(st, before) ? { ...st, note: null } : st;
-}
-
 const HANDLERS = {
   welcome: (st, msg) => ({
     ...st, seat: msg.seat ?? null, lost: false,
@@ -140,13 +135,11 @@ const HANDLERS = {
     skew: msg.now ? msg.now * 1000 - msg.received : 0,
   }),
   state: (st, msg) => {
-    const before = st.view;
     let next = withTable({ ...st, version: msg.version }, msg.table);
     // A state after a gap (a socket opened again, a sync) may follow moves the page never
     // saw, this seat's own among them: what a note said is about a turn that may be gone.
     if (msg.version !== st.version) next = { ...next, moves: st.moves + 1, note: null };
     next = withView(next, msg.view ?? null);
-    next = freshTurn(next, before);
     next.presence = presenceOf(msg.table, next.skew);
     next.log = (msg.view && msg.view.history || []).map((p) =>
       p.kind === "pass" || !p.cards.length ? { key: "log.pass", seat: p.seat } : { key: p.kind === "give" ? "log.give" : "log.play", seat: p.seat, cards: p.cards });
@@ -170,8 +163,8 @@ const HANDLERS = {
       if ("view" in msg) next = withView(next, msg.view);
       else if (!next.table || next.table.status === "waiting") next = withView(next, null);
       if (ACTIONS.has(msg.event.kind)) next.error = null;
-      next = freshTurn(next, before);
-      if (turnBegun(next, before)) next.effects = [...next.effects, { kind: "sound", sound: "turn" }];
+      // A turn of this seat's that has just begun starts without the last turn's note.
+      if (turnBegun(next, before)) next = { ...next, note: null, effects: [...next.effects, { kind: "sound", sound: "turn" }] };
     }
     return next;
   },
